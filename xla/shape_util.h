@@ -1,0 +1,79 @@
+// Construction, validation, parsing and arithmetic on Shapes.
+#ifndef XLA_SHAPE_UTIL_H_
+#define XLA_SHAPE_UTIL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "xla/shape.h"
+
+namespace xla {
+
+class ShapeUtil {
+ public:
+  static Shape MakeShape(PrimitiveType type, absl::Span<const int64_t> dimensions);
+  static Shape MakeShapeWithLayout(PrimitiveType type, absl::Span<const int64_t> dimensions,
+                                   absl::Span<const int64_t> minor_to_major);
+  static Shape MakeScalarShape(PrimitiveType type) { return MakeShape(type, {}); }
+  static Shape MakeTupleShape(std::vector<Shape> shapes);
+  static Shape MakeTokenShape();
+  // Same dimensions with another element type (arrays only; tuples recurse).
+  static Shape ChangeElementType(const Shape& shape, PrimitiveType type);
+
+  static bool IsScalar(const Shape& shape) { return shape.IsArray() && shape.rank() == 0; }
+  static bool IsEffectiveScalar(const Shape& shape);  // array with one element
+  static int64_t ElementsIn(const Shape& shape);  // arrays only
+  // Bytes of the dense array data (0 for tuples and tokens).
+  static int64_t ByteSizeOfElements(const Shape& shape);
+  static bool SameDimensions(const Shape& a, const Shape& b);
+  static bool HasZeroElements(const Shape& shape);
+
+  // Default row-major layout {rank-1, ..., 0}.
+  static Layout DefaultLayout(int rank);
+  // The shape with a row-major layout set on every array in it.
+  static Shape WithDefaultLayout(const Shape& shape);
+  static bool HasDefaultLayout(const Shape& shape);
+
+  // Checks element type, non-negative dimensions, a permutation layout, no
+  // overflow of the element count (limit 2^62 bytes), recursively for tuples.
+  static absl::Status ValidateShape(const Shape& shape);
+  static absl::StatusOr<Shape> FromProto(const ShapeProto& proto);  // validated
+  static absl::StatusOr<ProgramShape> ProgramShapeFromProto(const ProgramShapeProto& proto);
+
+  // Parses HLO spellings: "f32[2,3]", "f32[2,3]{1,0}", "(f32[], s32[2])",
+  // "token[]", "pred[]", "f32[]". Trailing text is an error.
+  static absl::StatusOr<Shape> ParseShape(absl::string_view text);
+
+  // Linear position (in the shape's layout) of a multi-index, and back.
+  static int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);
+  static void MultiIndex(const Shape& shape, int64_t linear, absl::Span<int64_t> index);
+
+  // Calls fn(index) for every index of `shape` in row-major order; stops and
+  // returns the first error. For zero-element shapes calls nothing.
+  template <typename Fn>
+  static absl::Status ForEachIndex(const Shape& shape, Fn&& fn) {
+    std::vector<int64_t> index(shape.rank(), 0);
+    if (HasZeroElements(shape)) return absl::OkStatus();
+    while (true) {
+      absl::Status s = fn(absl::Span<const int64_t>(index));
+      if (!s.ok()) return s;
+      int d = shape.rank() - 1;
+      for (; d >= 0; --d) {
+        if (++index[d] < shape.dimensions(d)) break;
+        index[d] = 0;
+      }
+      if (d < 0) return absl::OkStatus();
+    }
+  }
+
+  // Sub-shape at a tuple index path.
+  static absl::StatusOr<const Shape*> TryGetSubshape(const Shape& shape,
+                                                    absl::Span<const int64_t> index);
+};
+
+}  // namespace xla
+
+#endif  // XLA_SHAPE_UTIL_H_

@@ -1,0 +1,38 @@
+// HloEvaluator: the reference semantics of every op (the executable
+// definition the backends are tested against). Straightforward loops over
+// Literals; clarity over speed.
+#ifndef XLA_EVALUATOR_HLO_EVALUATOR_H_
+#define XLA_EVALUATOR_HLO_EVALUATOR_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "xla/hlo/hlo_computation.h"
+#include "xla/hlo/hlo_module.h"
+#include "xla/literal.h"
+
+namespace xla {
+
+class HloEvaluator {
+ public:
+  // `max_loop_iterations` bounds every While (negative: unbounded), so a
+  // runaway loop becomes an error instead of a hang.
+  explicit HloEvaluator(int64_t max_loop_iterations = -1) : max_loop_iterations_(max_loop_iterations) {}
+
+  // Runs the entry computation. Arguments must match the parameter shapes
+  // (layouts may differ); the result is in the root's layout.
+  absl::StatusOr<Literal> Evaluate(const HloModule& module, absl::Span<const Literal* const> args);
+  absl::StatusOr<Literal> Evaluate(const HloComputation& computation,
+                                   absl::Span<const Literal* const> args);
+  // One instruction on given operand values (for constant folding).
+  absl::StatusOr<Literal> EvaluateInstruction(const HloInstruction& instruction,
+                                              absl::Span<const Literal* const> operands);
+
+ private:
+  int64_t max_loop_iterations_;
+};
+
+}  // namespace xla
+
+#endif  // XLA_EVALUATOR_HLO_EVALUATOR_H_

@@ -1,0 +1,96 @@
+#include "xla/hlo/hlo_computation.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "xla/hlo/hlo_module.h"
+#include "xla/hlo/hlo_printer.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+
+HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
+  HloInstruction* raw = instruction.get();
+  raw->set_parent(this);
+  if (raw->unique_id() < 0 && parent_ != nullptr) raw->set_unique_id(parent_->NextUniqueId());
+  if (raw->opcode() == HloOpcode::kParameter) {
+    int64_t n = raw->parameter_number();
+    if (n >= static_cast<int64_t>(parameters_.size())) parameters_.resize(n + 1, nullptr);
+    parameters_[n] = raw;
+  }
+  instructions_.push_back(std::move(instruction));
+  return raw;
+}
+
+absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
+  if (!instruction->users().empty() || instruction == root_) {
+    return FailedPrecondition("cannot remove %s: it is used or is the root", instruction->name());
+  }
+  if (instruction->opcode() == HloOpcode::kParameter) {
+    return FailedPrecondition("cannot remove parameter %s", instruction->name());
+  }
+  for (int64_t i = 0; i < instruction->operand_count(); ++i) {
+    HloInstruction* op = instruction->mutable_operand(i);
+    // Drop `instruction` from the operand's users.
+    auto& users = const_cast<std::vector<HloInstruction*>&>(op->users());
+    users.erase(std::remove(users.begin(), users.end(), instruction), users.end());
+  }
+  instructions_.erase(std::remove_if(instructions_.begin(), instructions_.end(),
+                                     [&](const auto& p) { return p.get() == instruction; }),
+                      instructions_.end());
+  return absl::OkStatus();
+}
+
+std::vector<HloInstruction*> HloComputation::instructions() const {
+  std::vector<HloInstruction*> out;
+  out.reserve(instructions_.size());
+  for (const auto& i : instructions_) out.push_back(i.get());
+  return out;
+}
+
+std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
+  std::vector<HloInstruction*> order;
+  absl::flat_hash_set<const HloInstruction*> visited;
+  // Iterative DFS so deep graphs cannot overflow the stack.
+  auto visit = [&](HloInstruction* start) {
+    std::vector<std::pair<HloInstruction*, int64_t>> stack = {{start, 0}};
+    if (!visited.insert(start).second) return;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < node->operand_count()) {
+        HloInstruction* op = node->mutable_operand(next++);
+        if (visited.insert(op).second) stack.push_back({op, 0});
+      } else {
+        order.push_back(node);
+        stack.pop_back();
+      }
+    }
+  };
+  if (root_ != nullptr) visit(root_);
+  for (const auto& i : instructions_) visit(i.get());
+  return order;
+}
+
+ProgramShape HloComputation::ComputeProgramShape() const {
+  ProgramShape ps;
+  for (const HloInstruction* p : parameters_) {
+    ps.parameters().push_back(p->shape());
+    ps.parameter_names().push_back(p->name());
+  }
+  if (root_ != nullptr) ps.result() = root_->shape();
+  return ps;
+}
+
+HloComputationProto HloComputation::ToProto() const {
+  HloComputationProto proto;
+  proto.set_name(name_);
+  proto.set_id(unique_id_);
+  for (const auto& i : instructions_) *proto.add_instructions() = i->ToProto();
+  if (root_ != nullptr) proto.set_root_id(root_->unique_id());
+  *proto.mutable_program_shape() = ComputeProgramShape().ToProto();
+  return proto;
+}
+
+std::string HloComputation::ToString() const { return HloComputationToString(*this); }
+
+}  // namespace xla

@@ -1,0 +1,64 @@
+// HloComputation: a function body; owns its instructions, kept in an order
+// where every operand comes before its users.
+#ifndef XLA_HLO_HLO_COMPUTATION_H_
+#define XLA_HLO_HLO_COMPUTATION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "xla/hlo/hlo_instruction.h"
+#include "xla/shape.h"
+
+namespace xla {
+
+class HloModule;
+
+class HloComputation {
+ public:
+  explicit HloComputation(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  int64_t unique_id() const { return unique_id_; }
+  void set_unique_id(int64_t id) { unique_id_ = id; }
+  HloModule* parent() const { return parent_; }
+  void set_parent(HloModule* module) { parent_ = module; }
+
+  // Appends `instruction` (its operands must already be in this computation).
+  // Parameters are also registered by number. Returns the raw pointer.
+  HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
+  // Removes an instruction that has no users and is not the root.
+  absl::Status RemoveInstruction(HloInstruction* instruction);
+
+  HloInstruction* root_instruction() const { return root_; }
+  void set_root_instruction(HloInstruction* root) { root_ = root; }
+
+  int64_t num_parameters() const { return static_cast<int64_t>(parameters_.size()); }
+  HloInstruction* parameter_instruction(int64_t i) const { return parameters_[i]; }
+  const std::vector<HloInstruction*>& parameter_instructions() const { return parameters_; }
+
+  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
+  // In definition order (operands before users).
+  std::vector<HloInstruction*> instructions() const;
+  // Reachable from the root, operands first; then unreachable ones.
+  std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+
+  ProgramShape ComputeProgramShape() const;
+
+  HloComputationProto ToProto() const;
+  std::string ToString() const;
+
+ private:
+  std::string name_;
+  int64_t unique_id_ = -1;
+  HloModule* parent_ = nullptr;
+  std::vector<std::unique_ptr<HloInstruction>> instructions_;
+  std::vector<HloInstruction*> parameters_;  // by parameter number
+  HloInstruction* root_ = nullptr;
+};
+
+}  // namespace xla
+
+#endif  // XLA_HLO_HLO_COMPUTATION_H_

@@ -1,0 +1,104 @@
+// Shape inference: the one place that decides each op's result shape and
+// rejects invalid operands/attributes. The builder calls it while building
+// (errors surface at Build()), and the HloVerifier calls it again on
+// every instruction that arrives at the service.
+//
+// Error messages name the op, the operand, and the offending values, e.g.
+// "Dot: lhs contracting dimension 1 has size 3 but rhs contracting dimension
+// 0 has size 4 (lhs f32[2,3], rhs f32[4,5])".
+#ifndef XLA_SHAPE_INFERENCE_H_
+#define XLA_SHAPE_INFERENCE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/hlo.pb.h"
+#include "proto/xla_data.pb.h"
+#include "xla/hlo/hlo_opcode.h"
+#include "xla/shape.h"
+
+namespace xla {
+
+class ShapeInference {
+ public:
+  // HLO-level inference for any opcode of the implemented slice: operands'
+  // shapes, the instruction's typed attributes (dimensions, slice bounds,
+  // padding config, dot dimension numbers, comparison direction, tuple index,
+  // parameter/constant excluded), and the program shapes of its called
+  // computations in order. HLO-level binary ops need equal dimensions
+  // (broadcasts are explicit instructions). Opcodes outside the slice return
+  // Unimplemented naming the opcode. Returned shapes carry no layout.
+  // `declared_shape` is the instruction's own shape, needed only by ops whose
+  // result is an attribute of the instruction (broadcast, reshape, iota,
+  // convert, bitcast-convert, constant, parameter); it is checked, not trusted.
+  static absl::StatusOr<Shape> InferInstructionShape(HloOpcode opcode,
+                                                     const HloInstructionProto& attributes,
+                                                     absl::Span<const Shape* const> operand_shapes,
+                                                     absl::Span<const ProgramShape* const> called,
+                                                     const Shape& declared_shape);
+
+  // --- Pieces the builder uses directly -------------------------------------
+  static absl::StatusOr<Shape> InferUnaryOpShape(HloOpcode opcode, const Shape& operand);
+  // Element-wise binary op with the client-level implicit broadcasting rules
+  // of the operation-semantics document: equal shapes, a scalar operand, or
+  // `broadcast_dimensions` mapping the lower-rank operand into the higher
+  // one, followed by degenerate (size-1) dimension broadcasting. Comparisons
+  // (kCompare) give PRED; kComplex gives the complex type.
+  static absl::StatusOr<Shape> InferBinaryOpShape(HloOpcode opcode, const Shape& lhs, const Shape& rhs,
+                                                  absl::Span<const int64_t> broadcast_dimensions);
+  static absl::StatusOr<Shape> InferTernaryOpShape(HloOpcode opcode, const Shape& a, const Shape& b,
+                                                   const Shape& c);  // select, clamp
+  static absl::StatusOr<Shape> InferConvertShape(const Shape& operand, PrimitiveType new_type);
+  static absl::StatusOr<Shape> InferBitcastConvertShape(const Shape& operand, PrimitiveType new_type);
+  // Broadcast(operand, sizes): new major dimensions `sizes` prepended.
+  static absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, absl::Span<const int64_t> sizes);
+  // BroadcastInDim / HLO broadcast: operand dimension i maps to output
+  // dimension dims[i]; sizes must match or be 1 in the operand.
+  static absl::StatusOr<Shape> InferBroadcastInDimShape(const Shape& operand,
+                                                        absl::Span<const int64_t> out_dimensions,
+                                                        absl::Span<const int64_t> broadcast_dimensions);
+  static absl::StatusOr<Shape> InferReshapeShape(const Shape& operand, absl::Span<const int64_t> new_sizes);
+  static absl::StatusOr<Shape> InferTransposeShape(const Shape& operand, absl::Span<const int64_t> permutation);
+  static absl::StatusOr<Shape> InferReverseShape(const Shape& operand, absl::Span<const int64_t> dimensions);
+  static absl::StatusOr<Shape> InferSliceShape(const Shape& operand, absl::Span<const int64_t> starts,
+                                               absl::Span<const int64_t> limits,
+                                               absl::Span<const int64_t> strides);
+  static absl::StatusOr<Shape> InferDynamicSliceShape(const Shape& operand,
+                                                      absl::Span<const Shape> start_index_shapes,
+                                                      absl::Span<const int64_t> slice_sizes);
+  static absl::StatusOr<Shape> InferDynamicUpdateSliceShape(const Shape& operand, const Shape& update,
+                                                            absl::Span<const Shape> start_index_shapes);
+  static absl::StatusOr<Shape> InferConcatOpShape(absl::Span<const Shape* const> operands, int64_t dimension);
+  static absl::StatusOr<Shape> InferPadShape(const Shape& operand, const Shape& padding_value,
+                                             const PaddingConfig& padding_config);
+  static absl::StatusOr<Shape> InferTupleShape(absl::Span<const Shape* const> elements);
+  static absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple, int64_t index);
+  static absl::StatusOr<Shape> InferIotaShape(const Shape& shape, int64_t iota_dimension);
+  // Dot/DotGeneral. Result: batch dims, lhs free dims, rhs free dims.
+  static absl::StatusOr<Shape> InferDotOpShape(const Shape& lhs, const Shape& rhs,
+                                               const DotDimensionNumbers& dnums);
+  // Reduce over `dimensions` of N operands with N init values (operands then
+  // inits, in `arg_shapes`); the reducer takes 2N scalars and returns N
+  // (a tuple when N > 1).
+  static absl::StatusOr<Shape> InferReduceShape(absl::Span<const Shape* const> arg_shapes,
+                                                absl::Span<const int64_t> dimensions,
+                                                const ProgramShape& to_apply);
+  static absl::StatusOr<Shape> InferMapShape(absl::Span<const Shape* const> operands,
+                                             const ProgramShape& to_apply,
+                                             absl::Span<const int64_t> dimensions);
+  static absl::StatusOr<Shape> InferCallShape(absl::Span<const Shape* const> arg_shapes,
+                                              const ProgramShape& to_apply);
+  static absl::StatusOr<Shape> InferWhileShape(const ProgramShape& condition, const ProgramShape& body,
+                                               const Shape& init);
+  // Predicated form: branch_index is PRED and there are 2 branches; indexed
+  // form: S32 and N >= 1 branches. Each branch takes its own operand.
+  static absl::StatusOr<Shape> InferConditionalShape(const Shape& branch_index,
+                                                     absl::Span<const ProgramShape> branches,
+                                                     absl::Span<const Shape> branch_operands);
+};
+
+}  // namespace xla
+
+#endif  // XLA_SHAPE_INFERENCE_H_

@@ -1,0 +1,1138 @@
+#include "xla/shape_inference.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "xla/hlo/comparison.h"
+#include "xla/primitive_util.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace {
+
+using primitive_util::IsComplexType;
+using primitive_util::IsFloatingPointType;
+using primitive_util::IsIntegralType;
+using primitive_util::IsSignedIntegralType;
+using primitive_util::IsUnsignedIntegralType;
+
+// "dynamic-slice" -> "DynamicSlice": the op's name in error messages.
+std::string OpName(HloOpcode opcode) {
+  std::string out;
+  bool upper = true;
+  for (char c : HloOpcodeString(opcode)) {
+    if (c == '-') {
+      upper = true;
+      continue;
+    }
+    out.push_back(upper ? absl::ascii_toupper(static_cast<unsigned char>(c)) : c);
+    upper = false;
+  }
+  return out;
+}
+
+std::string TypeName(PrimitiveType type) { return std::string(primitive_util::LowercaseName(type)); }
+
+std::string ListStr(absl::Span<const int64_t> values) {
+  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
+}
+
+void ClearLayouts(Shape* shape) {
+  shape->clear_layout();
+  for (Shape& s : *shape->mutable_tuple_shapes()) ClearLayouts(&s);
+}
+
+Shape NoLayout(Shape shape) {
+  ClearLayouts(&shape);
+  return shape;
+}
+
+// The result of every inference is a valid shape; this catches sizes that
+// overflow or go negative (e.g. a broadcast to 2^40 x 2^40 elements).
+absl::StatusOr<Shape> Validated(absl::string_view op, Shape shape) {
+  absl::Status s = ShapeUtil::ValidateShape(shape);
+  if (!s.ok()) return InvalidArgument("%s: invalid result shape: %s", op, s.message());
+  return NoLayout(std::move(shape));
+}
+
+absl::Status ExpectArray(absl::string_view op, absl::string_view what, const Shape& shape) {
+  if (shape.IsArray()) return absl::OkStatus();
+  return InvalidArgument("%s: %s must be an array, got %s", op, what, shape.ToString());
+}
+
+absl::Status ExpectNonNull(absl::string_view op, absl::Span<const Shape* const> shapes) {
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (shapes[i] == nullptr) return InvalidArgument("%s: operand %d has no shape (null)", op, i);
+  }
+  return absl::OkStatus();
+}
+
+// Every entry of `dims` names a dimension of `shape` and appears once.
+absl::Status CheckDimensionList(absl::string_view op, absl::string_view what,
+                                absl::Span<const int64_t> dims, const Shape& shape) {
+  std::vector<bool> seen(shape.rank(), false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= shape.rank()) {
+      return InvalidArgument("%s: %s %s: dimension %d is out of range for %s (rank %d)", op, what,
+                             ListStr(dims), d, shape.ToString(), shape.rank());
+    }
+    if (seen[d]) {
+      return InvalidArgument("%s: %s %s: dimension %d appears more than once", op, what, ListStr(dims), d);
+    }
+    seen[d] = true;
+  }
+  return absl::OkStatus();
+}
+
+bool CheckedAdd(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
+bool CheckedMul(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+// --- Element-wise type rules ---------------------------------------------------
+
+// Checks the element types of a binary element-wise op and returns the result
+// element type (PRED for compare, complex for complex).
+absl::StatusOr<PrimitiveType> BinaryResultType(HloOpcode opcode, const Shape& lhs, const Shape& rhs) {
+  const std::string op = OpName(opcode);
+  if (!IsElementwiseBinary(opcode)) return InvalidArgument("%s is not an element-wise binary op", op);
+  RETURN_IF_ERROR(ExpectArray(op, "lhs", lhs));
+  RETURN_IF_ERROR(ExpectArray(op, "rhs", rhs));
+  if (lhs.element_type() != rhs.element_type()) {
+    return InvalidArgument("%s: element types differ: lhs %s, rhs %s", op, lhs.ToString(), rhs.ToString());
+  }
+  const PrimitiveType t = lhs.element_type();
+  auto type_error = [&](absl::string_view expected) {
+    return InvalidArgument("%s: operands must have %s element type, got %s (lhs %s, rhs %s)", op, expected,
+                           TypeName(t), lhs.ToString(), rhs.ToString());
+  };
+  switch (opcode) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kDivide:
+    case HloOpcode::kPower:
+    case HloOpcode::kRemainder:
+      if (t == PRED) return type_error("an arithmetic (non-pred)");
+      return t;
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+      return t;
+    case HloOpcode::kAtan2:
+      if (!IsFloatingPointType(t) && !IsComplexType(t)) return type_error("a floating-point or complex");
+      return t;
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+      if (t != PRED && !IsIntegralType(t)) return type_error("a pred or integral");
+      return t;
+    case HloOpcode::kShiftLeft:
+    case HloOpcode::kShiftRightArithmetic:
+    case HloOpcode::kShiftRightLogical:
+      if (!IsIntegralType(t)) return type_error("an integral");
+      return t;
+    case HloOpcode::kComplex:
+      if (t == F32) return C64;
+      if (t == F64) return C128;
+      return type_error("an f32 or f64");
+    case HloOpcode::kCompare:
+      return PRED;
+    default:
+      break;
+  }
+  return InvalidArgument("%s is not an element-wise binary op", op);
+}
+
+absl::StatusOr<Shape> InferHloBinaryShape(HloOpcode opcode, const Shape& lhs, const Shape& rhs) {
+  ASSIGN_OR_RETURN(PrimitiveType t, BinaryResultType(opcode, lhs, rhs));
+  if (!ShapeUtil::SameDimensions(lhs, rhs)) {
+    return InvalidArgument(
+        "%s: operands must have the same dimensions in HLO (broadcasts are explicit instructions): "
+        "lhs %s, rhs %s",
+        OpName(opcode), lhs.ToString(), rhs.ToString());
+  }
+  return ShapeUtil::MakeShape(t, lhs.dimensions());
+}
+
+// Same-rank broadcasting: each pair of sizes is equal or one of them is 1.
+absl::StatusOr<std::vector<int64_t>> DegenerateBroadcast(const std::string& op, const Shape& lhs,
+                                                         absl::Span<const int64_t> a,
+                                                         absl::Span<const int64_t> b, const Shape& rhs) {
+  std::vector<int64_t> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i] || b[i] == 1) {
+      out[i] = a[i];
+    } else if (a[i] == 1) {
+      out[i] = b[i];
+    } else {
+      return InvalidArgument(
+          "%s: dimension %d is incompatible for broadcasting: lhs has size %d and rhs has size %d "
+          "(sizes must be equal or one of them 1; lhs %s, rhs %s)",
+          op, i, a[i], b[i], lhs.ToString(), rhs.ToString());
+    }
+  }
+  return out;
+}
+
+absl::Status CheckComparisonType(const std::string& op, absl::string_view type_text, const Shape& lhs) {
+  auto type_or = StringToComparisonType(type_text);
+  if (!type_or.ok()) {
+    return InvalidArgument("%s: invalid comparison_type '%s' (expected FLOAT, TOTALORDER, SIGNED or UNSIGNED)",
+                           op, type_text);
+  }
+  const PrimitiveType t = lhs.element_type();
+  bool ok = false;
+  switch (*type_or) {
+    case ComparisonType::kFloat: ok = IsFloatingPointType(t) || IsComplexType(t); break;
+    case ComparisonType::kTotalOrder: ok = IsFloatingPointType(t); break;
+    case ComparisonType::kSigned: ok = IsSignedIntegralType(t); break;
+    case ComparisonType::kUnsigned: ok = IsUnsignedIntegralType(t) || t == PRED; break;
+  }
+  if (!ok) {
+    return InvalidArgument("%s: comparison_type %s does not apply to element type %s (operand %s)", op,
+                           type_text, TypeName(t), lhs.ToString());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckScalarIndices(const std::string& op, const Shape& operand,
+                                absl::Span<const Shape> start_index_shapes) {
+  if (static_cast<int64_t>(start_index_shapes.size()) != operand.rank()) {
+    return InvalidArgument("%s: expected %d start indices (one scalar per dimension of operand %s), got %d",
+                           op, operand.rank(), operand.ToString(), start_index_shapes.size());
+  }
+  for (size_t i = 0; i < start_index_shapes.size(); ++i) {
+    const Shape& s = start_index_shapes[i];
+    if (!ShapeUtil::IsScalar(s) || !IsIntegralType(s.element_type())) {
+      return InvalidArgument("%s: start index %d must be an integral scalar, got %s", op, i, s.ToString());
+    }
+    if (s.element_type() != start_index_shapes[0].element_type()) {
+      return InvalidArgument("%s: start indices must all have the same type: index 0 is %s but index %d is %s",
+                             op, start_index_shapes[0].ToString(), i, s.ToString());
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The opcodes InferInstructionShape knows; everything else is Unimplemented.
+bool InShapeInferenceSlice(HloOpcode opcode) {
+  if (IsElementwiseUnary(opcode) || IsElementwiseBinary(opcode)) return true;
+  switch (opcode) {
+    case HloOpcode::kParameter: case HloOpcode::kConstant: case HloOpcode::kCopy:
+    case HloOpcode::kSelect: case HloOpcode::kClamp: case HloOpcode::kConvert:
+    case HloOpcode::kBitcastConvert: case HloOpcode::kBroadcast: case HloOpcode::kReshape:
+    case HloOpcode::kTranspose: case HloOpcode::kReverse: case HloOpcode::kSlice:
+    case HloOpcode::kDynamicSlice: case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate:
+    case HloOpcode::kPad: case HloOpcode::kTuple: case HloOpcode::kGetTupleElement:
+    case HloOpcode::kIota: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kMap:
+    case HloOpcode::kCall: case HloOpcode::kWhile: case HloOpcode::kConditional:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string ParamListStr(const ProgramShape& ps) { return ps.ToString(); }
+
+}  // namespace
+
+// --- Element-wise ops -----------------------------------------------------------
+
+absl::StatusOr<Shape> ShapeInference::InferUnaryOpShape(HloOpcode opcode, const Shape& operand) {
+  const std::string op = OpName(opcode);
+  if (!IsElementwiseUnary(opcode)) return InvalidArgument("%s is not an element-wise unary op", op);
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  const PrimitiveType t = operand.element_type();
+  const bool is_float = IsFloatingPointType(t);
+  const bool is_complex = IsComplexType(t);
+  auto type_error = [&](absl::string_view expected) {
+    return InvalidArgument("%s: operand must have %s element type, got %s", op, expected, operand.ToString());
+  };
+  const Shape same = NoLayout(operand);
+  switch (opcode) {
+    case HloOpcode::kFloor:
+    case HloOpcode::kCeil:
+    case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven:
+    case HloOpcode::kErf:
+      if (!is_float) return type_error("a floating-point");
+      return same;
+    case HloOpcode::kIsFinite:
+      if (!is_float) return type_error("a floating-point");
+      return ShapeUtil::ChangeElementType(same, PRED);
+    case HloOpcode::kCos:
+    case HloOpcode::kSin:
+    case HloOpcode::kTan:
+    case HloOpcode::kTanh:
+    case HloOpcode::kExp:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kCbrt:
+      if (!is_float && !is_complex) return type_error("a floating-point or complex");
+      return same;
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+      if (is_complex) return ShapeUtil::ChangeElementType(same, primitive_util::ComplexComponentType(t));
+      if (!is_float) return type_error("a floating-point or complex");
+      return same;
+    case HloOpcode::kAbs:
+      if (is_complex) return ShapeUtil::ChangeElementType(same, primitive_util::ComplexComponentType(t));
+      if (!is_float && !IsSignedIntegralType(t)) return type_error("a signed integral, floating-point or complex");
+      return same;
+    case HloOpcode::kSign:
+      if (!is_float && !is_complex && !IsSignedIntegralType(t)) {
+        return type_error("a signed integral, floating-point or complex");
+      }
+      return same;
+    case HloOpcode::kNegate:
+      if (!is_float && !is_complex && !IsIntegralType(t)) return type_error("an integral, floating-point or complex");
+      return same;
+    case HloOpcode::kNot:
+      if (t != PRED && !IsIntegralType(t)) return type_error("a pred or integral");
+      return same;
+    case HloOpcode::kClz:
+    case HloOpcode::kPopulationCount:
+      if (!IsIntegralType(t)) return type_error("an integral");
+      return same;
+    default:
+      break;
+  }
+  return InvalidArgument("%s is not an element-wise unary op", op);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferBinaryOpShape(HloOpcode opcode, const Shape& lhs, const Shape& rhs,
+                                                         absl::Span<const int64_t> broadcast_dimensions) {
+  const std::string op = OpName(opcode);
+  ASSIGN_OR_RETURN(PrimitiveType t, BinaryResultType(opcode, lhs, rhs));
+  if (lhs.rank() == rhs.rank()) {
+    if (!broadcast_dimensions.empty()) {
+      for (size_t i = 0; i < broadcast_dimensions.size(); ++i) {
+        if (broadcast_dimensions.size() != static_cast<size_t>(lhs.rank()) ||
+            broadcast_dimensions[i] != static_cast<int64_t>(i)) {
+          return InvalidArgument(
+              "%s: broadcast_dimensions %s must be empty or the identity for operands of equal rank "
+              "(lhs %s, rhs %s)",
+              op, ListStr(broadcast_dimensions), lhs.ToString(), rhs.ToString());
+        }
+      }
+    }
+    ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                     DegenerateBroadcast(op, lhs, lhs.dimensions(), rhs.dimensions(), rhs));
+    return ShapeUtil::MakeShape(t, dims);
+  }
+  const bool lhs_smaller = lhs.rank() < rhs.rank();
+  const Shape& smaller = lhs_smaller ? lhs : rhs;
+  const Shape& larger = lhs_smaller ? rhs : lhs;
+  if (broadcast_dimensions.empty()) {
+    if (smaller.rank() == 0) return ShapeUtil::MakeShape(t, larger.dimensions());
+    return InvalidArgument(
+        "%s: operands of different ranks need broadcast_dimensions (one per dimension of the "
+        "lower-rank operand): lhs %s, rhs %s",
+        op, lhs.ToString(), rhs.ToString());
+  }
+  if (static_cast<int64_t>(broadcast_dimensions.size()) != smaller.rank()) {
+    return InvalidArgument(
+        "%s: broadcast_dimensions %s must have one entry per dimension of the lower-rank operand %s "
+        "(rank %d) (lhs %s, rhs %s)",
+        op, ListStr(broadcast_dimensions), smaller.ToString(), smaller.rank(), lhs.ToString(), rhs.ToString());
+  }
+  // Expand the smaller shape to the larger rank with size-1 dimensions, then
+  // broadcast degenerate dimensions.
+  std::vector<int64_t> expanded(larger.rank(), 1);
+  for (size_t i = 0; i < broadcast_dimensions.size(); ++i) {
+    const int64_t d = broadcast_dimensions[i];
+    if (d < 0 || d >= larger.rank()) {
+      return InvalidArgument("%s: broadcast dimension %d (entry %d of %s) is out of range for %s (rank %d)", op, d,
+                             i, ListStr(broadcast_dimensions), larger.ToString(), larger.rank());
+    }
+    if (i > 0 && d <= broadcast_dimensions[i - 1]) {
+      return InvalidArgument("%s: broadcast_dimensions %s must be strictly increasing", op,
+                             ListStr(broadcast_dimensions));
+    }
+    const int64_t small_size = smaller.dimensions(i);
+    const int64_t large_size = larger.dimensions(d);
+    if (small_size != large_size && small_size != 1 && large_size != 1) {
+      return InvalidArgument(
+          "%s: dimension %d of %s (size %d) is mapped to dimension %d of %s (size %d); sizes must be "
+          "equal or one of them 1 (broadcast_dimensions %s)",
+          op, i, smaller.ToString(), small_size, d, larger.ToString(), large_size, ListStr(broadcast_dimensions));
+    }
+    expanded[d] = small_size;
+  }
+  std::vector<int64_t> dims;
+  if (lhs_smaller) {
+    ASSIGN_OR_RETURN(dims, DegenerateBroadcast(op, lhs, expanded, rhs.dimensions(), rhs));
+  } else {
+    ASSIGN_OR_RETURN(dims, DegenerateBroadcast(op, lhs, lhs.dimensions(), expanded, rhs));
+  }
+  return ShapeUtil::MakeShape(t, dims);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferTernaryOpShape(HloOpcode opcode, const Shape& a, const Shape& b,
+                                                          const Shape& c) {
+  const std::string op = OpName(opcode);
+  if (opcode == HloOpcode::kSelect) {
+    const Shape& pred = a;
+    const Shape& on_true = b;
+    const Shape& on_false = c;
+    if (!on_true.Compatible(on_false)) {
+      return InvalidArgument("%s: on_true and on_false must have the same shape: on_true %s, on_false %s", op,
+                             on_true.ToString(), on_false.ToString());
+    }
+    if (!on_true.IsArray() && !on_true.IsTuple()) {
+      return InvalidArgument("%s: on_true and on_false must be arrays or tuples, got %s", op, on_true.ToString());
+    }
+    if (!pred.IsArray() || pred.element_type() != PRED) {
+      return InvalidArgument("%s: pred must be a pred array, got %s", op, pred.ToString());
+    }
+    if (pred.rank() != 0) {
+      if (on_true.IsTuple()) {
+        return InvalidArgument("%s: pred must be a scalar when selecting between tuples, got %s (on_true %s)", op,
+                               pred.ToString(), on_true.ToString());
+      }
+      if (!ShapeUtil::SameDimensions(pred, on_true)) {
+        return InvalidArgument("%s: pred must be a scalar or have the dimensions of on_true: pred %s, on_true %s",
+                               op, pred.ToString(), on_true.ToString());
+      }
+    }
+    return NoLayout(on_true);
+  }
+  if (opcode == HloOpcode::kClamp) {
+    const Shape& min = a;
+    const Shape& operand = b;
+    const Shape& max = c;
+    RETURN_IF_ERROR(ExpectArray(op, "min", min));
+    RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+    RETURN_IF_ERROR(ExpectArray(op, "max", max));
+    for (const auto& [name, s] : {std::pair<const char*, const Shape*>{"min", &min}, {"max", &max}}) {
+      if (s->element_type() != operand.element_type()) {
+        return InvalidArgument("%s: element types differ: %s %s, operand %s", op, name, s->ToString(),
+                               operand.ToString());
+      }
+      if (s->rank() != 0 && !ShapeUtil::SameDimensions(*s, operand)) {
+        return InvalidArgument("%s: %s must be a scalar or have the shape of operand: %s %s, operand %s", op, name,
+                               name, s->ToString(), operand.ToString());
+      }
+    }
+    return NoLayout(operand);
+  }
+  return InvalidArgument("%s is not a ternary op (select or clamp)", op);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferConvertShape(const Shape& operand, PrimitiveType new_type) {
+  RETURN_IF_ERROR(ExpectArray("Convert", "operand", operand));
+  if (!primitive_util::IsArrayType(new_type)) {
+    return InvalidArgument("Convert: target element type %s is not an array element type (operand %s)",
+                           TypeName(new_type), operand.ToString());
+  }
+  if (IsComplexType(operand.element_type()) && !IsComplexType(new_type)) {
+    return InvalidArgument(
+        "Convert: converting complex %s to the real type %s is not supported (use Real/Imag) (operand %s)",
+        TypeName(operand.element_type()), TypeName(new_type), operand.ToString());
+  }
+  return ShapeUtil::MakeShape(new_type, operand.dimensions());
+}
+
+absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& operand, PrimitiveType new_type) {
+  const char* op = "BitcastConvert";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  if (!primitive_util::IsArrayType(new_type)) {
+    return InvalidArgument("%s: target element type %s is not an array element type (operand %s)", op,
+                           TypeName(new_type), operand.ToString());
+  }
+  const PrimitiveType old_type = operand.element_type();
+  if (old_type == PRED || new_type == PRED) {
+    return InvalidArgument("%s: pred has no defined bit representation; cannot bitcast %s to %s", op,
+                           operand.ToString(), TypeName(new_type));
+  }
+  const int64_t old_bits = primitive_util::BitWidth(old_type);
+  const int64_t new_bits = primitive_util::BitWidth(new_type);
+  std::vector<int64_t> dims = operand.dimensions();
+  if (new_bits < old_bits) {
+    // A new minor-most dimension holds the pieces of each element.
+    dims.push_back(old_bits / new_bits);
+  } else if (new_bits > old_bits) {
+    const int64_t ratio = new_bits / old_bits;
+    if (dims.empty() || dims.back() != ratio) {
+      return InvalidArgument(
+          "%s: converting %s to the wider type %s needs a minor-most dimension of size %d (%d-bit to %d-bit)", op,
+          operand.ToString(), TypeName(new_type), ratio, old_bits, new_bits);
+    }
+    dims.pop_back();
+  }
+  return ShapeUtil::MakeShape(new_type, dims);
+}
+
+// --- Shape-changing ops -----------------------------------------------------------
+
+absl::StatusOr<Shape> ShapeInference::InferBroadcastShape(const Shape& operand, absl::Span<const int64_t> sizes) {
+  RETURN_IF_ERROR(ExpectArray("Broadcast", "operand", operand));
+  for (int64_t s : sizes) {
+    if (s < 0) {
+      return InvalidArgument("Broadcast: broadcast sizes %s must be non-negative (operand %s)", ListStr(sizes),
+                             operand.ToString());
+    }
+  }
+  std::vector<int64_t> dims(sizes.begin(), sizes.end());
+  dims.insert(dims.end(), operand.dimensions().begin(), operand.dimensions().end());
+  return Validated("Broadcast", ShapeUtil::MakeShape(operand.element_type(), dims));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferBroadcastInDimShape(const Shape& operand,
+                                                               absl::Span<const int64_t> out_dimensions,
+                                                               absl::Span<const int64_t> broadcast_dimensions) {
+  const char* op = "Broadcast";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  for (int64_t s : out_dimensions) {
+    if (s < 0) return InvalidArgument("%s: output sizes %s must be non-negative", op, ListStr(out_dimensions));
+  }
+  const Shape out = ShapeUtil::MakeShape(operand.element_type(), out_dimensions);
+  if (static_cast<int64_t>(broadcast_dimensions.size()) != operand.rank()) {
+    return InvalidArgument(
+        "%s: dimensions %s must have one entry per operand dimension (operand %s has rank %d; output %s)", op,
+        ListStr(broadcast_dimensions), operand.ToString(), operand.rank(), out.ToString());
+  }
+  RETURN_IF_ERROR(CheckDimensionList(op, "dimensions", broadcast_dimensions, out));
+  for (int64_t i = 0; i < operand.rank(); ++i) {
+    const int64_t out_dim = broadcast_dimensions[i];
+    if (operand.dimensions(i) != 1 && operand.dimensions(i) != out_dimensions[out_dim]) {
+      return InvalidArgument(
+          "%s: operand dimension %d (size %d) is mapped to output dimension %d (size %d); sizes must be "
+          "equal or the operand's 1 (operand %s, output %s, dimensions %s)",
+          op, i, operand.dimensions(i), out_dim, out_dimensions[out_dim], operand.ToString(), out.ToString(),
+          ListStr(broadcast_dimensions));
+    }
+  }
+  return Validated(op, out);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferReshapeShape(const Shape& operand, absl::Span<const int64_t> new_sizes) {
+  const char* op = "Reshape";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  for (int64_t s : new_sizes) {
+    if (s < 0) return InvalidArgument("%s: new sizes %s must be non-negative", op, ListStr(new_sizes));
+  }
+  ASSIGN_OR_RETURN(Shape out, Validated(op, ShapeUtil::MakeShape(operand.element_type(), new_sizes)));
+  const int64_t in_elements = ShapeUtil::ElementsIn(operand);
+  const int64_t out_elements = ShapeUtil::ElementsIn(out);
+  if (in_elements != out_elements) {
+    return InvalidArgument("%s: cannot reshape %s (%d elements) to %s (%d elements)", op, operand.ToString(),
+                           in_elements, out.ToString(), out_elements);
+  }
+  return out;
+}
+
+absl::StatusOr<Shape> ShapeInference::InferTransposeShape(const Shape& operand,
+                                                          absl::Span<const int64_t> permutation) {
+  const char* op = "Transpose";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  if (static_cast<int64_t>(permutation.size()) != operand.rank()) {
+    return InvalidArgument("%s: permutation %s must have %d entries, one per dimension of operand %s", op,
+                           ListStr(permutation), operand.rank(), operand.ToString());
+  }
+  RETURN_IF_ERROR(CheckDimensionList(op, "permutation", permutation, operand));
+  std::vector<int64_t> dims;
+  for (int64_t p : permutation) dims.push_back(operand.dimensions(p));
+  return ShapeUtil::MakeShape(operand.element_type(), dims);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferReverseShape(const Shape& operand, absl::Span<const int64_t> dimensions) {
+  RETURN_IF_ERROR(ExpectArray("Reverse", "operand", operand));
+  RETURN_IF_ERROR(CheckDimensionList("Reverse", "dimensions", dimensions, operand));
+  return NoLayout(operand);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferSliceShape(const Shape& operand, absl::Span<const int64_t> starts,
+                                                      absl::Span<const int64_t> limits,
+                                                      absl::Span<const int64_t> strides) {
+  const char* op = "Slice";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  const size_t rank = operand.rank();
+  if (starts.size() != rank || limits.size() != rank || strides.size() != rank) {
+    return InvalidArgument(
+        "%s: need one start, limit and stride per dimension of operand %s (rank %d), got %d starts, %d limits, "
+        "%d strides",
+        op, operand.ToString(), rank, starts.size(), limits.size(), strides.size());
+  }
+  std::vector<int64_t> dims(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t start = starts[i], limit = limits[i], stride = strides[i], size = operand.dimensions(i);
+    if (start < 0 || limit > size || start > limit || stride <= 0) {
+      return InvalidArgument(
+          "%s: dimension %d: invalid slice [start %d : limit %d : stride %d] of size %d (need 0 <= start <= limit "
+          "<= size and stride >= 1; operand %s)",
+          op, i, start, limit, stride, size, operand.ToString());
+    }
+    dims[i] = limit == start ? 0 : 1 + (limit - start - 1) / stride;
+  }
+  return ShapeUtil::MakeShape(operand.element_type(), dims);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferDynamicSliceShape(const Shape& operand,
+                                                             absl::Span<const Shape> start_index_shapes,
+                                                             absl::Span<const int64_t> slice_sizes) {
+  const std::string op = "DynamicSlice";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  RETURN_IF_ERROR(CheckScalarIndices(op, operand, start_index_shapes));
+  if (static_cast<int64_t>(slice_sizes.size()) != operand.rank()) {
+    return InvalidArgument("%s: slice sizes %s must have one entry per dimension of operand %s", op,
+                           ListStr(slice_sizes), operand.ToString());
+  }
+  for (int64_t i = 0; i < operand.rank(); ++i) {
+    if (slice_sizes[i] < 0 || slice_sizes[i] > operand.dimensions(i)) {
+      return InvalidArgument("%s: slice size %d of dimension %d must be in [0, %d] (operand %s, slice sizes %s)", op,
+                             slice_sizes[i], i, operand.dimensions(i), operand.ToString(), ListStr(slice_sizes));
+    }
+  }
+  return ShapeUtil::MakeShape(operand.element_type(), slice_sizes);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferDynamicUpdateSliceShape(const Shape& operand, const Shape& update,
+                                                                   absl::Span<const Shape> start_index_shapes) {
+  const std::string op = "DynamicUpdateSlice";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  RETURN_IF_ERROR(ExpectArray(op, "update", update));
+  if (update.element_type() != operand.element_type()) {
+    return InvalidArgument("%s: element types differ: operand %s, update %s", op, operand.ToString(),
+                           update.ToString());
+  }
+  if (update.rank() != operand.rank()) {
+    return InvalidArgument("%s: update %s must have the rank of operand %s", op, update.ToString(),
+                           operand.ToString());
+  }
+  for (int64_t i = 0; i < operand.rank(); ++i) {
+    if (update.dimensions(i) > operand.dimensions(i)) {
+      return InvalidArgument("%s: update dimension %d has size %d, larger than the operand's %d (operand %s, update %s)",
+                             op, i, update.dimensions(i), operand.dimensions(i), operand.ToString(),
+                             update.ToString());
+    }
+  }
+  RETURN_IF_ERROR(CheckScalarIndices(op, operand, start_index_shapes));
+  return NoLayout(operand);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferConcatOpShape(absl::Span<const Shape* const> operands,
+                                                         int64_t dimension) {
+  const char* op = "Concatenate";
+  RETURN_IF_ERROR(ExpectNonNull(op, operands));
+  if (operands.empty()) return InvalidArgument("%s: needs at least one operand", op);
+  const Shape& first = *operands[0];
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("operand ", i), *operands[i]));
+  }
+  if (first.rank() == 0) return InvalidArgument("%s: cannot concatenate scalars (operand 0 is %s)", op, first.ToString());
+  if (dimension < 0 || dimension >= first.rank()) {
+    return InvalidArgument("%s: dimension %d is out of range for operand 0 %s (rank %d)", op, dimension,
+                           first.ToString(), first.rank());
+  }
+  std::vector<int64_t> dims = first.dimensions();
+  for (size_t i = 1; i < operands.size(); ++i) {
+    const Shape& s = *operands[i];
+    if (s.element_type() != first.element_type()) {
+      return InvalidArgument("%s: element types differ: operand 0 %s, operand %d %s", op, first.ToString(), i,
+                             s.ToString());
+    }
+    if (s.rank() != first.rank()) {
+      return InvalidArgument("%s: ranks differ: operand 0 %s, operand %d %s", op, first.ToString(), i, s.ToString());
+    }
+    for (int64_t d = 0; d < first.rank(); ++d) {
+      if (d != dimension && s.dimensions(d) != first.dimensions(d)) {
+        return InvalidArgument(
+            "%s: operand %d %s differs from operand 0 %s in dimension %d, which is not the concatenated dimension %d",
+            op, i, s.ToString(), first.ToString(), d, dimension);
+      }
+    }
+    if (!CheckedAdd(dims[dimension], s.dimensions(dimension), &dims[dimension])) {
+      return InvalidArgument("%s: concatenated dimension %d overflows", op, dimension);
+    }
+  }
+  return Validated(op, ShapeUtil::MakeShape(first.element_type(), dims));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferPadShape(const Shape& operand, const Shape& padding_value,
+                                                    const PaddingConfig& padding_config) {
+  const char* op = "Pad";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  if (!ShapeUtil::IsScalar(padding_value) || padding_value.element_type() != operand.element_type()) {
+    return InvalidArgument("%s: padding value must be a scalar of the operand's element type: operand %s, padding value %s",
+                           op, operand.ToString(), padding_value.ToString());
+  }
+  if (padding_config.dimensions_size() != operand.rank()) {
+    return InvalidArgument("%s: padding config has %d dimensions but operand %s has rank %d", op,
+                           padding_config.dimensions_size(), operand.ToString(), operand.rank());
+  }
+  std::vector<int64_t> dims(operand.rank());
+  for (int i = 0; i < operand.rank(); ++i) {
+    const auto& p = padding_config.dimensions(i);
+    const int64_t size = operand.dimensions(i);
+    if (p.interior_padding() < 0) {
+      return InvalidArgument("%s: dimension %d has negative interior padding %d (operand %s)", op, i,
+                             p.interior_padding(), operand.ToString());
+    }
+    int64_t interior = 0, total = 0;
+    bool ok = CheckedMul(std::max<int64_t>(size - 1, 0), p.interior_padding(), &interior) &&
+              CheckedAdd(size, interior, &total) && CheckedAdd(total, p.edge_padding_low(), &total) &&
+              CheckedAdd(total, p.edge_padding_high(), &total);
+    if (!ok) return InvalidArgument("%s: dimension %d: padded size overflows (operand %s)", op, i, operand.ToString());
+    if (total < 0) {
+      return InvalidArgument(
+          "%s: dimension %d would have negative size %d (size %d, edge_padding_low %d, edge_padding_high %d, "
+          "interior_padding %d; operand %s)",
+          op, i, total, size, p.edge_padding_low(), p.edge_padding_high(), p.interior_padding(), operand.ToString());
+    }
+    dims[i] = total;
+  }
+  return Validated(op, ShapeUtil::MakeShape(operand.element_type(), dims));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferTupleShape(absl::Span<const Shape* const> elements) {
+  RETURN_IF_ERROR(ExpectNonNull("Tuple", elements));
+  std::vector<Shape> shapes;
+  for (const Shape* s : elements) shapes.push_back(NoLayout(*s));
+  return ShapeUtil::MakeTupleShape(std::move(shapes));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferGetTupleElementShape(const Shape& tuple, int64_t index) {
+  const char* op = "GetTupleElement";
+  if (!tuple.IsTuple()) return InvalidArgument("%s: operand must be a tuple, got %s", op, tuple.ToString());
+  if (index < 0 || index >= tuple.tuple_shapes_size()) {
+    return InvalidArgument("%s: tuple index %d is out of range for %s (%d elements)", op, index, tuple.ToString(),
+                           tuple.tuple_shapes_size());
+  }
+  return NoLayout(tuple.tuple_shapes(index));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferIotaShape(const Shape& shape, int64_t iota_dimension) {
+  const char* op = "Iota";
+  RETURN_IF_ERROR(ExpectArray(op, "shape", shape));
+  if (shape.element_type() == PRED) return InvalidArgument("%s: element type must be numeric, got %s", op, shape.ToString());
+  if (shape.rank() == 0) return InvalidArgument("%s: shape must have rank >= 1, got %s", op, shape.ToString());
+  if (iota_dimension < 0 || iota_dimension >= shape.rank()) {
+    return InvalidArgument("%s: iota dimension %d is out of range for %s (rank %d)", op, iota_dimension,
+                           shape.ToString(), shape.rank());
+  }
+  return Validated(op, shape);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferDotOpShape(const Shape& lhs, const Shape& rhs,
+                                                      const DotDimensionNumbers& dnums) {
+  const char* op = "Dot";
+  RETURN_IF_ERROR(ExpectArray(op, "lhs", lhs));
+  RETURN_IF_ERROR(ExpectArray(op, "rhs", rhs));
+  const std::string both = absl::StrCat("lhs ", lhs.ToString(), ", rhs ", rhs.ToString());
+  if (lhs.element_type() != rhs.element_type()) {
+    return InvalidArgument("%s: element types differ: %s", op, both);
+  }
+  const auto& lc = dnums.lhs_contracting_dimensions();
+  const auto& rc = dnums.rhs_contracting_dimensions();
+  const auto& lb = dnums.lhs_batch_dimensions();
+  const auto& rb = dnums.rhs_batch_dimensions();
+  if (lc.size() != rc.size()) {
+    return InvalidArgument("%s: lhs has %d contracting dimensions but rhs has %d (%s)", op, lc.size(), rc.size(),
+                           both);
+  }
+  if (lb.size() != rb.size()) {
+    return InvalidArgument("%s: lhs has %d batch dimensions but rhs has %d (%s)", op, lb.size(), rb.size(), both);
+  }
+  // Batch and contracting dimensions of one side: in range, each used once.
+  auto check_side = [&](absl::string_view side, const Shape& s, const auto& batch,
+                        const auto& contracting) -> absl::Status {
+    std::vector<bool> used(s.rank(), false);
+    for (const auto* list : {&batch, &contracting}) {
+      const char* kind = list == &batch ? "batch" : "contracting";
+      for (int64_t d : *list) {
+        if (d < 0 || d >= s.rank()) {
+          return InvalidArgument("%s: %s %s dimension %d is out of range for %s (rank %d)", op, side, kind, d,
+                                 s.ToString(), s.rank());
+        }
+        if (used[d]) {
+          return InvalidArgument("%s: %s dimension %d is used more than once as a batch or contracting dimension (%s)",
+                                 op, side, d, both);
+        }
+        used[d] = true;
+      }
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(check_side("lhs", lhs, lb, lc));
+  RETURN_IF_ERROR(check_side("rhs", rhs, rb, rc));
+  for (int i = 0; i < lc.size(); ++i) {
+    if (lhs.dimensions(lc[i]) != rhs.dimensions(rc[i])) {
+      return InvalidArgument("%s: lhs contracting dimension %d has size %d but rhs contracting dimension %d has size %d (%s)",
+                             op, lc[i], lhs.dimensions(lc[i]), rc[i], rhs.dimensions(rc[i]), both);
+    }
+  }
+  std::vector<int64_t> dims;
+  for (int i = 0; i < lb.size(); ++i) {
+    if (lhs.dimensions(lb[i]) != rhs.dimensions(rb[i])) {
+      return InvalidArgument("%s: lhs batch dimension %d has size %d but rhs batch dimension %d has size %d (%s)", op,
+                             lb[i], lhs.dimensions(lb[i]), rb[i], rhs.dimensions(rb[i]), both);
+    }
+    dims.push_back(lhs.dimensions(lb[i]));
+  }
+  auto append_free = [&](const Shape& s, const auto& batch, const auto& contracting) {
+    for (int64_t d = 0; d < s.rank(); ++d) {
+      if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+          std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+        dims.push_back(s.dimensions(d));
+      }
+    }
+  };
+  append_free(lhs, lb, lc);
+  append_free(rhs, rb, rc);
+  return Validated(op, ShapeUtil::MakeShape(lhs.element_type(), dims));
+}
+
+// --- Ops with called computations -------------------------------------------------
+
+absl::StatusOr<Shape> ShapeInference::InferReduceShape(absl::Span<const Shape* const> arg_shapes,
+                                                       absl::Span<const int64_t> dimensions,
+                                                       const ProgramShape& to_apply) {
+  const char* op = "Reduce";
+  RETURN_IF_ERROR(ExpectNonNull(op, arg_shapes));
+  if (arg_shapes.empty() || arg_shapes.size() % 2 != 0) {
+    return InvalidArgument("%s: expects N operands followed by N init values (N >= 1), got %d arguments", op,
+                           arg_shapes.size());
+  }
+  const size_t n = arg_shapes.size() / 2;
+  const Shape& first = *arg_shapes[0];
+  for (size_t i = 0; i < n; ++i) {
+    const Shape& operand = *arg_shapes[i];
+    const Shape& init = *arg_shapes[n + i];
+    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("operand ", i), operand));
+    if (!ShapeUtil::SameDimensions(operand, first)) {
+      return InvalidArgument("%s: all operands must have the same dimensions: operand 0 %s, operand %d %s", op,
+                             first.ToString(), i, operand.ToString());
+    }
+    if (!ShapeUtil::IsScalar(init) || init.element_type() != operand.element_type()) {
+      return InvalidArgument("%s: init value %d must be a scalar of operand %d's element type: operand %s, init %s",
+                             op, i, i, operand.ToString(), init.ToString());
+    }
+  }
+  RETURN_IF_ERROR(CheckDimensionList(op, "dimensions", dimensions, first));
+  // Reducer: (T0..TN-1, T0..TN-1) -> T0 or (T0..TN-1), all scalars.
+  if (to_apply.parameters().size() != 2 * n) {
+    return InvalidArgument("%s: reducer must take %d parameters (2 per operand) but takes %d: %s", op, 2 * n,
+                           to_apply.parameters().size(), ParamListStr(to_apply));
+  }
+  std::vector<Shape> scalars;
+  for (size_t i = 0; i < n; ++i) scalars.push_back(ShapeUtil::MakeScalarShape(arg_shapes[i]->element_type()));
+  for (size_t p = 0; p < 2 * n; ++p) {
+    if (!to_apply.parameters()[p].Compatible(scalars[p % n])) {
+      return InvalidArgument("%s: reducer parameter %d has shape %s but must be %s (reducer %s)", op, p,
+                             to_apply.parameters()[p].ToString(), scalars[p % n].ToString(), ParamListStr(to_apply));
+    }
+  }
+  const Shape expected_result = n == 1 ? scalars[0] : ShapeUtil::MakeTupleShape(scalars);
+  if (!to_apply.result().Compatible(expected_result)) {
+    return InvalidArgument("%s: reducer must return %s but returns %s (reducer %s)", op, expected_result.ToString(),
+                           to_apply.result().ToString(), ParamListStr(to_apply));
+  }
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < first.rank(); ++d) {
+    if (std::find(dimensions.begin(), dimensions.end(), d) == dimensions.end()) kept.push_back(first.dimensions(d));
+  }
+  std::vector<Shape> results;
+  for (size_t i = 0; i < n; ++i) results.push_back(ShapeUtil::MakeShape(arg_shapes[i]->element_type(), kept));
+  return n == 1 ? results[0] : ShapeUtil::MakeTupleShape(std::move(results));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* const> operands,
+                                                    const ProgramShape& to_apply,
+                                                    absl::Span<const int64_t> dimensions) {
+  const char* op = "Map";
+  RETURN_IF_ERROR(ExpectNonNull(op, operands));
+  if (operands.empty()) return InvalidArgument("%s: needs at least one operand", op);
+  const Shape& first = *operands[0];
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("operand ", i), *operands[i]));
+    if (!ShapeUtil::SameDimensions(*operands[i], first)) {
+      return InvalidArgument("%s: all operands must have the same dimensions: operand 0 %s, operand %d %s", op,
+                             first.ToString(), i, operands[i]->ToString());
+    }
+  }
+  // Only whole-array maps exist: dimensions are empty or {0, ..., rank-1}.
+  if (!dimensions.empty()) {
+    bool identity = static_cast<int64_t>(dimensions.size()) == first.rank();
+    for (size_t i = 0; identity && i < dimensions.size(); ++i) identity = dimensions[i] == static_cast<int64_t>(i);
+    if (!identity) {
+      return InvalidArgument("%s: dimensions %s must be all dimensions of the operands in order (operand %s)", op,
+                             ListStr(dimensions), first.ToString());
+    }
+  }
+  if (to_apply.parameters().size() != operands.size()) {
+    return InvalidArgument("%s: computation must take %d parameters (one per operand) but takes %d: %s", op,
+                           operands.size(), to_apply.parameters().size(), ParamListStr(to_apply));
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Shape expected = ShapeUtil::MakeScalarShape(operands[i]->element_type());
+    if (!to_apply.parameters()[i].Compatible(expected)) {
+      return InvalidArgument("%s: computation parameter %d has shape %s but must be %s (operand %s; computation %s)",
+                             op, i, to_apply.parameters()[i].ToString(), expected.ToString(),
+                             operands[i]->ToString(), ParamListStr(to_apply));
+    }
+  }
+  if (!ShapeUtil::IsScalar(to_apply.result())) {
+    return InvalidArgument("%s: computation must return an array scalar, returns %s (computation %s)", op,
+                           to_apply.result().ToString(), ParamListStr(to_apply));
+  }
+  return ShapeUtil::MakeShape(to_apply.result().element_type(), first.dimensions());
+}
+
+absl::StatusOr<Shape> ShapeInference::InferCallShape(absl::Span<const Shape* const> arg_shapes,
+                                                     const ProgramShape& to_apply) {
+  const char* op = "Call";
+  RETURN_IF_ERROR(ExpectNonNull(op, arg_shapes));
+  if (arg_shapes.size() != to_apply.parameters().size()) {
+    return InvalidArgument("%s: computation takes %d parameters but %d arguments are given (computation %s)", op,
+                           to_apply.parameters().size(), arg_shapes.size(), ParamListStr(to_apply));
+  }
+  for (size_t i = 0; i < arg_shapes.size(); ++i) {
+    if (!arg_shapes[i]->Compatible(to_apply.parameters()[i])) {
+      return InvalidArgument("%s: argument %d has shape %s but the computation's parameter %d is %s (computation %s)",
+                             op, i, arg_shapes[i]->ToString(), i, to_apply.parameters()[i].ToString(),
+                             ParamListStr(to_apply));
+    }
+  }
+  return NoLayout(to_apply.result());
+}
+
+absl::StatusOr<Shape> ShapeInference::InferWhileShape(const ProgramShape& condition, const ProgramShape& body,
+                                                      const Shape& init) {
+  const char* op = "While";
+  if (condition.parameters().size() != 1) {
+    return InvalidArgument("%s: condition must take 1 parameter, takes %d (condition %s)", op,
+                           condition.parameters().size(), ParamListStr(condition));
+  }
+  if (body.parameters().size() != 1) {
+    return InvalidArgument("%s: body must take 1 parameter, takes %d (body %s)", op, body.parameters().size(),
+                           ParamListStr(body));
+  }
+  if (!condition.result().Compatible(ShapeUtil::MakeScalarShape(PRED))) {
+    return InvalidArgument("%s: condition must return pred[], returns %s (condition %s)", op,
+                           condition.result().ToString(), ParamListStr(condition));
+  }
+  if (!condition.parameters()[0].Compatible(init)) {
+    return InvalidArgument("%s: condition parameter %s does not match the init value %s", op,
+                           condition.parameters()[0].ToString(), init.ToString());
+  }
+  if (!body.parameters()[0].Compatible(init)) {
+    return InvalidArgument("%s: body parameter %s does not match the init value %s", op,
+                           body.parameters()[0].ToString(), init.ToString());
+  }
+  if (!body.result().Compatible(init)) {
+    return InvalidArgument("%s: body returns %s but the loop state (init value) is %s", op,
+                           body.result().ToString(), init.ToString());
+  }
+  return NoLayout(init);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferConditionalShape(const Shape& branch_index,
+                                                            absl::Span<const ProgramShape> branches,
+                                                            absl::Span<const Shape> branch_operands) {
+  const char* op = "Conditional";
+  const bool predicated = branch_index.IsArray() && branch_index.element_type() == PRED;
+  if (!ShapeUtil::IsScalar(branch_index) || (!predicated && branch_index.element_type() != S32)) {
+    return InvalidArgument("%s: branch index must be pred[] or s32[], got %s", op, branch_index.ToString());
+  }
+  if (predicated && branches.size() != 2) {
+    return InvalidArgument("%s: a pred branch index needs exactly 2 branches, got %d", op, branches.size());
+  }
+  if (branches.empty()) return InvalidArgument("%s: needs at least one branch", op);
+  if (branches.size() != branch_operands.size()) {
+    return InvalidArgument("%s: %d branch computations but %d branch operands", op, branches.size(),
+                           branch_operands.size());
+  }
+  for (size_t b = 0; b < branches.size(); ++b) {
+    const ProgramShape& ps = branches[b];
+    if (ps.parameters().size() != 1) {
+      return InvalidArgument("%s: branch %d must take 1 parameter, takes %d (branch %s)", op, b,
+                             ps.parameters().size(), ParamListStr(ps));
+    }
+    if (!ps.parameters()[0].Compatible(branch_operands[b])) {
+      return InvalidArgument("%s: branch %d takes %s but its operand is %s", op, b, ps.parameters()[0].ToString(),
+                             branch_operands[b].ToString());
+    }
+    if (!ps.result().Compatible(branches[0].result())) {
+      return InvalidArgument("%s: branch %d returns %s but branch 0 returns %s", op, b, ps.result().ToString(),
+                             branches[0].result().ToString());
+    }
+  }
+  return NoLayout(branches[0].result());
+}
+
+// --- HLO-level dispatch -------------------------------------------------------------
+
+absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, const HloInstructionProto& attrs,
+                                                            absl::Span<const Shape* const> operands,
+                                                            absl::Span<const ProgramShape* const> called,
+                                                            const Shape& declared_shape) {
+  const std::string op = OpName(opcode);
+  RETURN_IF_ERROR(ExpectNonNull(op, operands));
+  for (size_t i = 0; i < called.size(); ++i) {
+    if (called[i] == nullptr) return InvalidArgument("%s: called computation %d is null", op, i);
+  }
+  auto expect_operands = [&](size_t n) -> absl::Status {
+    if (operands.size() == n) return absl::OkStatus();
+    return InvalidArgument("%s: expects %d operands, got %d", op, n, operands.size());
+  };
+  auto expect_at_least = [&](size_t n) -> absl::Status {
+    if (operands.size() >= n) return absl::OkStatus();
+    return InvalidArgument("%s: expects at least %d operands, got %d", op, n, operands.size());
+  };
+  if (!InShapeInferenceSlice(opcode)) {
+    return Unimplemented("%s: shape inference is not implemented yet", HloOpcodeString(opcode));
+  }
+  // How many computations each op calls (a conditional: one per branch,
+  // checked against its operands by InferConditionalShape).
+  if (opcode == HloOpcode::kConditional) {
+    if (called.empty()) return InvalidArgument("%s: needs at least one branch computation", op);
+  } else {
+    size_t want_called = 0;
+    if (opcode == HloOpcode::kWhile) want_called = 2;
+    if (opcode == HloOpcode::kReduce || opcode == HloOpcode::kMap || opcode == HloOpcode::kCall) want_called = 1;
+    if (called.size() != want_called) {
+      return InvalidArgument("%s: expects %d called computations, got %d", op, want_called, called.size());
+    }
+  }
+
+  if (IsElementwiseUnary(opcode)) {
+    RETURN_IF_ERROR(expect_operands(1));
+    return InferUnaryOpShape(opcode, *operands[0]);
+  }
+  if (IsElementwiseBinary(opcode)) {
+    RETURN_IF_ERROR(expect_operands(2));
+    if (opcode == HloOpcode::kCompare) {
+      if (attrs.comparison_direction().empty()) {
+        return InvalidArgument("%s: comparison_direction is required (EQ, NE, LT, LE, GT or GE) (lhs %s, rhs %s)", op,
+                               operands[0]->ToString(), operands[1]->ToString());
+      }
+      if (!StringToComparisonDirection(attrs.comparison_direction()).ok()) {
+        return InvalidArgument("%s: invalid comparison_direction '%s' (expected EQ, NE, LT, LE, GT or GE)", op,
+                               attrs.comparison_direction());
+      }
+      ASSIGN_OR_RETURN(Shape result, InferHloBinaryShape(opcode, *operands[0], *operands[1]));
+      if (!attrs.comparison_type().empty()) {
+        RETURN_IF_ERROR(CheckComparisonType(op, attrs.comparison_type(), *operands[0]));
+      }
+      return result;
+    }
+    return InferHloBinaryShape(opcode, *operands[0], *operands[1]);
+  }
+
+  switch (opcode) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant: {
+      RETURN_IF_ERROR(expect_operands(0));
+      absl::Status s = ShapeUtil::ValidateShape(declared_shape);
+      if (!s.ok()) return InvalidArgument("%s: invalid shape: %s", op, s.message());
+      return NoLayout(declared_shape);
+    }
+    case HloOpcode::kCopy:
+      RETURN_IF_ERROR(expect_operands(1));
+      return NoLayout(*operands[0]);
+    case HloOpcode::kSelect:
+    case HloOpcode::kClamp:
+      RETURN_IF_ERROR(expect_operands(3));
+      return InferTernaryOpShape(opcode, *operands[0], *operands[1], *operands[2]);
+    case HloOpcode::kConvert:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferConvertShape(*operands[0], declared_shape.element_type());
+    case HloOpcode::kBitcastConvert:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferBitcastConvertShape(*operands[0], declared_shape.element_type());
+    case HloOpcode::kBroadcast:
+      RETURN_IF_ERROR(expect_operands(1));
+      if (!declared_shape.IsArray()) {
+        return InvalidArgument("%s: declared shape must be an array, got %s", op, declared_shape.ToString());
+      }
+      return InferBroadcastInDimShape(*operands[0], declared_shape.dimensions(), attrs.dimensions());
+    case HloOpcode::kReshape:
+      RETURN_IF_ERROR(expect_operands(1));
+      if (!declared_shape.IsArray()) {
+        return InvalidArgument("%s: declared shape must be an array, got %s", op, declared_shape.ToString());
+      }
+      return InferReshapeShape(*operands[0], declared_shape.dimensions());
+    case HloOpcode::kTranspose:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferTransposeShape(*operands[0], attrs.dimensions());
+    case HloOpcode::kReverse:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferReverseShape(*operands[0], attrs.dimensions());
+    case HloOpcode::kSlice: {
+      RETURN_IF_ERROR(expect_operands(1));
+      std::vector<int64_t> starts, limits, strides;
+      for (const auto& sd : attrs.slice_dimensions()) {
+        starts.push_back(sd.start());
+        limits.push_back(sd.limit());
+        strides.push_back(sd.stride());
+      }
+      return InferSliceShape(*operands[0], starts, limits, strides);
+    }
+    case HloOpcode::kDynamicSlice: {
+      RETURN_IF_ERROR(expect_at_least(1));
+      std::vector<Shape> indices;
+      for (size_t i = 1; i < operands.size(); ++i) indices.push_back(*operands[i]);
+      return InferDynamicSliceShape(*operands[0], indices, attrs.dynamic_slice_sizes());
+    }
+    case HloOpcode::kDynamicUpdateSlice: {
+      RETURN_IF_ERROR(expect_at_least(2));
+      std::vector<Shape> indices;
+      for (size_t i = 2; i < operands.size(); ++i) indices.push_back(*operands[i]);
+      return InferDynamicUpdateSliceShape(*operands[0], *operands[1], indices);
+    }
+    case HloOpcode::kConcatenate:
+      if (attrs.dimensions_size() != 1) {
+        return InvalidArgument("%s: needs exactly one dimension in dimensions, got %s", op,
+                               ListStr(attrs.dimensions()));
+      }
+      return InferConcatOpShape(operands, attrs.dimensions(0));
+    case HloOpcode::kPad:
+      RETURN_IF_ERROR(expect_operands(2));
+      return InferPadShape(*operands[0], *operands[1], attrs.padding_config());
+    case HloOpcode::kTuple:
+      return InferTupleShape(operands);
+    case HloOpcode::kGetTupleElement:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferGetTupleElementShape(*operands[0], attrs.tuple_index());
+    case HloOpcode::kIota:
+      RETURN_IF_ERROR(expect_operands(0));
+      if (attrs.dimensions_size() != 1) {
+        return InvalidArgument("%s: needs exactly one iota dimension in dimensions, got %s", op,
+                               ListStr(attrs.dimensions()));
+      }
+      return InferIotaShape(declared_shape, attrs.dimensions(0));
+    case HloOpcode::kDot:
+      RETURN_IF_ERROR(expect_operands(2));
+      return InferDotOpShape(*operands[0], *operands[1], attrs.dot_dimension_numbers());
+    case HloOpcode::kReduce:
+      return InferReduceShape(operands, attrs.dimensions(), *called[0]);
+    case HloOpcode::kMap:
+      return InferMapShape(operands, *called[0], attrs.dimensions());
+    case HloOpcode::kCall:
+      return InferCallShape(operands, *called[0]);
+    case HloOpcode::kWhile:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferWhileShape(*called[0], *called[1], *operands[0]);
+    case HloOpcode::kConditional: {
+      RETURN_IF_ERROR(expect_at_least(2));
+      std::vector<ProgramShape> branches;
+      for (const ProgramShape* ps : called) branches.push_back(*ps);
+      std::vector<Shape> branch_operands;
+      for (size_t i = 1; i < operands.size(); ++i) branch_operands.push_back(*operands[i]);
+      return InferConditionalShape(*operands[0], branches, branch_operands);
+    }
+    default:
+      break;
+  }
+  return Unimplemented("%s: shape inference is not implemented yet", HloOpcodeString(opcode));
+}
+
+}  // namespace xla

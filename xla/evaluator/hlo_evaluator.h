@@ -30,6 +30,17 @@ class HloEvaluator {
                                               absl::Span<const Literal* const> operands);
 
  private:
+  // Evaluates `computation` on arguments held in row-major layout (checked
+  // against the parameters); the result is row-major too.
+  absl::StatusOr<Literal> EvaluateRowMajor(const HloComputation& computation,
+                                           absl::Span<const Literal* const> args);
+  // One instruction other than a parameter, on row-major operand values.
+  absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
+                                   absl::Span<const Literal* const> operands);
+  absl::StatusOr<Literal> EvaluateWhile(const HloInstruction& instruction, const Literal& init);
+  absl::StatusOr<Literal> EvaluateConditional(const HloInstruction& instruction,
+                                              absl::Span<const Literal* const> operands);
+
   int64_t max_loop_iterations_;
 };
 

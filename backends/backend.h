@@ -1,0 +1,77 @@
+// The interfaces every backend implements: Compiler (HloModule ->
+// Executable), Executable (runs on DeviceBuffers), TransferManager (Literal
+// <-> DeviceBuffer), and Backend (the three together, under a name), plus a
+// registry that backends add themselves to when linked in.
+#ifndef BACKENDS_BACKEND_H_
+#define BACKENDS_BACKEND_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "backends/device_buffer.h"
+#include "proto/xla.pb.h"
+#include "xla/hlo/hlo_module.h"
+#include "xla/literal.h"
+
+namespace xla {
+
+class Executable {
+ public:
+  explicit Executable(std::unique_ptr<HloModule> module) : module_(std::move(module)) {}
+  virtual ~Executable() = default;
+
+  // Runs the entry computation. Arguments have been checked against the
+  // entry's parameter shapes by the caller. Thread-safe: many runs may
+  // proceed at once.
+  virtual absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
+      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) = 0;
+
+  const HloModule& module() const { return *module_; }
+  ProgramShape program_shape() const { return module_->entry_computation()->ComputeProgramShape(); }
+  virtual int64_t SizeInBytes() const { return 0; }
+
+ private:
+  std::unique_ptr<HloModule> module_;
+};
+
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+  // `module` has passed the HloVerifier.
+  virtual absl::StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
+                                                              const DebugOptions& options) = 0;
+};
+
+class TransferManager {
+ public:
+  virtual ~TransferManager() = default;
+  virtual absl::StatusOr<std::shared_ptr<DeviceBuffer>> TransferLiteralToDevice(const Literal& literal);
+  virtual absl::StatusOr<Literal> TransferLiteralFromDevice(const DeviceBuffer& buffer);
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const std::string& name() const = 0;
+  virtual Compiler* compiler() = 0;
+  virtual TransferManager* transfer_manager() = 0;
+};
+
+// Backends register a factory under their name at static-initialization time.
+class BackendRegistry {
+ public:
+  using Factory = std::function<absl::StatusOr<std::unique_ptr<Backend>>()>;
+  // `priority`: the highest-priority registered backend is the default.
+  static void Register(const std::string& name, int priority, Factory factory);
+  static absl::StatusOr<std::unique_ptr<Backend>> Create(const std::string& name);
+  static std::vector<std::string> Names();
+  static std::string DefaultName();
+};
+
+}  // namespace xla
+
+#endif  // BACKENDS_BACKEND_H_

@@ -1,0 +1,71 @@
+#include "backends/device_buffer.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+
+namespace {
+constexpr int64_t kAlignment = 64;
+}
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateArray(const Shape& shape) {
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+  if (!shape.IsArray() && !shape.IsToken()) return InvalidArgument("AllocateArray: %s is not an array", shape.ToString());
+  auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(shape));
+  buffer->size_bytes_ = ShapeUtil::ByteSizeOfElements(shape);
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  int64_t rounded = std::max<int64_t>(kAlignment, (buffer->size_bytes_ + kAlignment - 1) / kAlignment * kAlignment);
+  buffer->data_ = std::aligned_alloc(kAlignment, rounded);
+  if (buffer->data_ == nullptr) {
+    return ResourceExhausted("could not allocate %d bytes for %s", rounded, shape.ToString());
+  }
+  return buffer;
+}
+
+std::shared_ptr<DeviceBuffer> DeviceBuffer::MakeTuple(const Shape& shape,
+                                                      std::vector<std::shared_ptr<const DeviceBuffer>> elements) {
+  auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(shape));
+  buffer->elements_ = std::move(elements);
+  return buffer;
+}
+
+DeviceBuffer::~DeviceBuffer() { std::free(data_); }
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::FromLiteral(const Literal& literal) {
+  const Shape& shape = literal.shape();
+  if (shape.IsTuple()) {
+    std::vector<std::shared_ptr<const DeviceBuffer>> elements;
+    for (const Literal& e : literal.tuple_elements()) {
+      ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> eb, FromLiteral(e));
+      elements.push_back(std::move(eb));
+    }
+    return MakeTuple(ShapeUtil::WithDefaultLayout(shape).IsTuple() ? shape : shape, std::move(elements));
+  }
+  Shape with_layout = shape.has_layout() ? shape : ShapeUtil::WithDefaultLayout(shape);
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer, AllocateArray(with_layout));
+  if (literal.size_bytes() > 0) std::memcpy(buffer->data_, literal.untyped_data(), literal.size_bytes());
+  return buffer;
+}
+
+Literal DeviceBuffer::ToLiteral() const {
+  if (shape_.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const auto& e : elements_) elements.push_back(e->ToLiteral());
+    return Literal::MakeTuple(std::move(elements));
+  }
+  Literal literal(shape_);
+  if (size_bytes_ > 0) std::memcpy(literal.untyped_data(), data_, size_bytes_);
+  return literal;
+}
+
+int64_t DeviceBuffer::TotalBytes() const {
+  int64_t total = size_bytes_;
+  for (const auto& e : elements_) total += e->TotalBytes();
+  return total;
+}
+
+}  // namespace xla

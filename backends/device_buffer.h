@@ -1,0 +1,53 @@
+// DeviceBuffer: a value held by the service on a device. Every backend here
+// runs on the host, so device memory is host memory: 64-byte aligned bytes
+// for arrays (in the shape's layout), shared element buffers for tuples (a
+// tuple element handle is a view that shares ownership of the element).
+// Immutable once created, so it can be shared between handles and threads.
+#ifndef BACKENDS_DEVICE_BUFFER_H_
+#define BACKENDS_DEVICE_BUFFER_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "xla/literal.h"
+#include "xla/shape.h"
+
+namespace xla {
+
+class DeviceBuffer {
+ public:
+  // Allocates an array buffer of `shape` (contents uninitialized).
+  static absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateArray(const Shape& shape);
+  static std::shared_ptr<DeviceBuffer> MakeTuple(const Shape& shape,
+                                                 std::vector<std::shared_ptr<const DeviceBuffer>> elements);
+  // Copies a literal into a new buffer tree.
+  static absl::StatusOr<std::shared_ptr<DeviceBuffer>> FromLiteral(const Literal& literal);
+  // Copies the buffer tree into a literal.
+  Literal ToLiteral() const;
+
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  const Shape& shape() const { return shape_; }
+  const void* data() const { return data_; }
+  void* mutable_data() { return data_; }
+  int64_t size_bytes() const { return size_bytes_; }
+  const std::vector<std::shared_ptr<const DeviceBuffer>>& elements() const { return elements_; }
+
+  // Bytes of the whole tree, counting shared elements once per reference.
+  int64_t TotalBytes() const;
+
+ private:
+  explicit DeviceBuffer(const Shape& shape) : shape_(shape) {}
+  Shape shape_;
+  void* data_ = nullptr;
+  int64_t size_bytes_ = 0;
+  std::vector<std::shared_ptr<const DeviceBuffer>> elements_;
+};
+
+}  // namespace xla
+
+#endif  // BACKENDS_DEVICE_BUFFER_H_

@@ -1,0 +1,37 @@
+#include "backends/interpreter/interpreter_backend.h"
+
+#include "xla/evaluator/hlo_evaluator.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> InterpreterExecutable::Execute(
+    absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) {
+  std::vector<Literal> literals;
+  literals.reserve(arguments.size());
+  for (const auto& arg : arguments) literals.push_back(arg->ToLiteral());
+  std::vector<const Literal*> ptrs;
+  for (const Literal& l : literals) ptrs.push_back(&l);
+  // A fresh evaluator per run keeps concurrent runs independent.
+  HloEvaluator evaluator;
+  ASSIGN_OR_RETURN(Literal result, evaluator.Evaluate(module(), ptrs));
+  return DeviceBuffer::FromLiteral(result);
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> InterpreterCompiler::Compile(std::unique_ptr<HloModule> module,
+                                                                         const DebugOptions& options) {
+  return std::make_unique<InterpreterExecutable>(std::move(module));
+}
+
+namespace {
+
+// Registered at load time; priority 0 so a compiling backend becomes default.
+const bool registered = [] {
+  BackendRegistry::Register("interpreter", 0, []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+    return std::make_unique<InterpreterBackend>();
+  });
+  return true;
+}();
+
+}  // namespace
+}  // namespace xla

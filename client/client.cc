@@ -1,0 +1,153 @@
+#include "client/client.h"
+
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+
+absl::StatusOr<std::unique_ptr<GlobalData>> Client::TransferToServer(const Literal& literal) {
+  TransferToServerRequest request;
+  *request.mutable_literal() = literal.ToProto();
+  TransferToServerResponse response;
+  RETURN_IF_ERROR(service_->TransferToServer(request, &response));
+  return std::make_unique<GlobalData>(service_, response.data());
+}
+
+absl::StatusOr<Literal> Client::TransferToClient(const GlobalData& data, const Shape* shape_with_layout) {
+  TransferToClientRequest request;
+  *request.mutable_data() = data.handle();
+  if (shape_with_layout != nullptr) *request.mutable_shape_with_layout() = shape_with_layout->ToProto();
+  TransferToClientResponse response;
+  RETURN_IF_ERROR(service_->TransferToClient(request, &response));
+  return Literal::FromProto(response.literal());
+}
+
+absl::StatusOr<ExecutionHandle> Client::Compile(const XlaComputation& computation,
+                                                absl::Span<const Shape> argument_shapes,
+                                                const ExecutionOptions* options, bool* cache_hit) {
+  CompileRequest request;
+  *request.mutable_computation() = computation.proto();
+  if (options != nullptr) *request.mutable_execution_options() = *options;
+  for (const Shape& s : argument_shapes) *request.add_input_shape_with_layout() = s.ToProto();
+  CompileResponse response;
+  RETURN_IF_ERROR(service_->Compile(request, &response));
+  if (cache_hit != nullptr) *cache_hit = response.compilation_cache_hit();
+  return response.handle();
+}
+
+absl::StatusOr<ExecutionHandle> Client::CompileHloText(const std::string& hlo_text,
+                                                       const ExecutionOptions* options) {
+  CompileRequest request;
+  request.set_hlo_text(hlo_text);
+  if (options != nullptr) *request.mutable_execution_options() = *options;
+  CompileResponse response;
+  RETURN_IF_ERROR(service_->Compile(request, &response));
+  return response.handle();
+}
+
+absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const ExecutionHandle& executable,
+                                                            absl::Span<GlobalData* const> arguments,
+                                                            ExecutionProfile* profile) {
+  ExecuteRequest request;
+  *request.mutable_handle() = executable;
+  for (GlobalData* arg : arguments) {
+    if (arg == nullptr) return InvalidArgument("Execute: argument is null");
+    *request.add_arguments() = arg->handle();
+  }
+  ExecuteResponse response;
+  RETURN_IF_ERROR(service_->Execute(request, &response));
+  if (profile != nullptr) *profile = response.profile();
+  return std::make_unique<GlobalData>(service_, response.output());
+}
+
+absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const XlaComputation& computation,
+                                                            absl::Span<GlobalData* const> arguments,
+                                                            const ExecutionOptions* options,
+                                                            ExecutionProfile* profile) {
+  ExecuteGraphRequest request;
+  *request.mutable_computation() = computation.proto();
+  for (GlobalData* arg : arguments) {
+    if (arg == nullptr) return InvalidArgument("Execute: argument is null");
+    *request.add_arguments() = arg->handle();
+  }
+  if (options != nullptr) *request.mutable_execution_options() = *options;
+  ExecuteResponse response;
+  RETURN_IF_ERROR(service_->ExecuteGraph(request, &response));
+  if (profile != nullptr) *profile = response.profile();
+  return std::make_unique<GlobalData>(service_, response.output());
+}
+
+absl::StatusOr<Literal> Client::ExecuteAndTransfer(const XlaComputation& computation,
+                                                   absl::Span<GlobalData* const> arguments,
+                                                   const ExecutionOptions* options, ExecutionProfile* profile) {
+  ASSIGN_OR_RETURN(std::unique_ptr<GlobalData> result, Execute(computation, arguments, options, profile));
+  const Shape* layout = nullptr;
+  Shape requested;
+  if (options != nullptr && options->has_shape_with_output_layout()) {
+    ASSIGN_OR_RETURN(requested, ShapeUtil::FromProto(options->shape_with_output_layout()));
+    layout = &requested;
+  }
+  return TransferToClient(*result, layout);
+}
+
+absl::Status Client::UnregisterExecutable(const ExecutionHandle& executable) {
+  UnregisterExecutableRequest request;
+  *request.mutable_handle() = executable;
+  UnregisterExecutableResponse response;
+  return service_->UnregisterExecutable(request, &response);
+}
+
+absl::Status Client::Unregister(const GlobalData& data) {
+  UnregisterRequest request;
+  *request.add_data() = data.handle();
+  UnregisterResponse response;
+  return service_->Unregister(request, &response);
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> Client::DeconstructTuple(const GlobalData& data) {
+  DeconstructTupleRequest request;
+  *request.mutable_tuple_handle() = data.handle();
+  DeconstructTupleResponse response;
+  RETURN_IF_ERROR(service_->DeconstructTuple(request, &response));
+  std::vector<std::unique_ptr<GlobalData>> out;
+  for (const GlobalDataHandle& h : response.element_handles()) {
+    out.push_back(std::make_unique<GlobalData>(service_, h));
+  }
+  return out;
+}
+
+absl::StatusOr<Shape> Client::GetShape(const GlobalData& data) {
+  GetShapeRequest request;
+  *request.mutable_data() = data.handle();
+  GetShapeResponse response;
+  RETURN_IF_ERROR(service_->GetShape(request, &response));
+  return ShapeUtil::FromProto(response.shape());
+}
+
+absl::StatusOr<ProgramShape> Client::GetComputationShape(const XlaComputation& computation) {
+  GetComputationShapeRequest request;
+  *request.mutable_computation() = computation.proto();
+  GetComputationShapeResponse response;
+  RETURN_IF_ERROR(service_->GetComputationShape(request, &response));
+  return ShapeUtil::ProgramShapeFromProto(response.program_shape());
+}
+
+absl::StatusOr<Literal> Client::ComputeConstant(const XlaComputation& computation, const Layout* output_layout) {
+  ComputeConstantGraphRequest request;
+  *request.mutable_computation() = computation.proto();
+  if (output_layout != nullptr) {
+    for (int64_t d : output_layout->minor_to_major()) request.mutable_output_layout()->add_minor_to_major(d);
+  }
+  ComputeConstantResponse response;
+  RETURN_IF_ERROR(service_->ComputeConstantGraph(request, &response));
+  return Literal::FromProto(response.literal());
+}
+
+absl::StatusOr<GetServiceInfoResponse> Client::GetServiceInfo() {
+  GetServiceInfoRequest request;
+  GetServiceInfoResponse response;
+  RETURN_IF_ERROR(service_->GetServiceInfo(request, &response));
+  return response;
+}
+
+}  // namespace xla

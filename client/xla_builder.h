@@ -1,0 +1,288 @@
+// XlaBuilder: builds an XlaComputation (an HloModuleProto) from the operations
+// of the operation-semantics document. Every op runs shape inference as it is
+// added; the first error is recorded and returned by Build() (ops added after
+// an error yield invalid XlaOps), as the document describes.
+#ifndef CLIENT_XLA_BUILDER_H_
+#define CLIENT_XLA_BUILDER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "client/xla_computation.h"
+#include "proto/hlo.pb.h"
+#include "xla/hlo/comparison.h"
+#include "xla/hlo/hlo_opcode.h"
+#include "xla/literal.h"
+#include "xla/shape.h"
+
+namespace xla {
+
+class XlaBuilder;
+
+// A handle to an instruction inside one XlaBuilder.
+class XlaOp {
+ public:
+  XlaOp() = default;
+  bool valid() const { return builder_ != nullptr && handle_ >= 0; }
+  XlaBuilder* builder() const { return builder_; }
+  int64_t handle() const { return handle_; }
+
+ private:
+  friend class XlaBuilder;
+  XlaOp(int64_t handle, XlaBuilder* builder) : handle_(handle), builder_(builder) {}
+  int64_t handle_ = -1;
+  XlaBuilder* builder_ = nullptr;
+};
+
+class XlaBuilder {
+ public:
+  explicit XlaBuilder(std::string name);
+  XlaBuilder(const XlaBuilder&) = delete;
+  XlaBuilder& operator=(const XlaBuilder&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  // A builder for a nested computation (reducer, loop body, ...).
+  std::unique_ptr<XlaBuilder> CreateSubBuilder(const std::string& computation_name);
+
+  // Builds with the last added op as root (or `root`). Returns the first
+  // error if any op failed. The builder can't be used after Build().
+  absl::StatusOr<XlaComputation> Build();
+  absl::StatusOr<XlaComputation> Build(XlaOp root);
+  // A computation of `root` alone; fails if it depends on parameters.
+  absl::StatusOr<XlaComputation> BuildConstantSubGraph(XlaOp root);
+
+  absl::StatusOr<Shape> GetShape(XlaOp op) const;
+  absl::StatusOr<ProgramShape> GetProgramShape() const;
+  absl::Status first_error() const { return first_error_; }
+
+  // Records `error` (if it is the first) and returns an invalid op.
+  XlaOp ReportError(const absl::Status& error);
+  XlaOp ReportErrorOrReturn(const absl::StatusOr<XlaOp>& op);
+
+  // --- Implementation hooks for the free functions below -----------------------
+  XlaOp Parameter(int64_t number, const Shape& shape, const std::string& name);
+  XlaOp ConstantLiteral(const Literal& literal);
+  XlaOp UnaryOp(HloOpcode opcode, XlaOp operand);
+  XlaOp BinaryOp(HloOpcode opcode, XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions,
+                 std::optional<ComparisonDirection> direction = std::nullopt,
+                 std::optional<ComparisonType> type = std::nullopt);
+  XlaOp TernaryOp(HloOpcode opcode, XlaOp a, XlaOp b, XlaOp c);
+  XlaOp ConvertElementType(XlaOp operand, PrimitiveType type);
+  XlaOp BitcastConvertType(XlaOp operand, PrimitiveType type);
+  XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> sizes);
+  XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,
+                       absl::Span<const int64_t> broadcast_dimensions);
+  XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> new_sizes);
+  XlaOp Transpose(XlaOp operand, absl::Span<const int64_t> permutation);
+  XlaOp Rev(XlaOp operand, absl::Span<const int64_t> dimensions);
+  XlaOp Slice(XlaOp operand, absl::Span<const int64_t> start, absl::Span<const int64_t> limit,
+              absl::Span<const int64_t> strides);
+  XlaOp DynamicSlice(XlaOp operand, absl::Span<const XlaOp> start_indices,
+                     absl::Span<const int64_t> slice_sizes);
+  XlaOp DynamicUpdateSlice(XlaOp operand, XlaOp update, absl::Span<const XlaOp> start_indices);
+  XlaOp ConcatInDim(absl::Span<const XlaOp> operands, int64_t dimension);
+  XlaOp Pad(XlaOp operand, XlaOp padding_value, const PaddingConfig& config);
+  XlaOp Tuple(absl::Span<const XlaOp> elements);
+  XlaOp GetTupleElement(XlaOp tuple, int64_t index);
+  XlaOp Iota(const Shape& shape, int64_t iota_dimension);
+  XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dnums);
+  XlaOp Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
+               const XlaComputation& computation, absl::Span<const int64_t> dimensions);
+  XlaOp Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
+            absl::Span<const int64_t> dimensions);
+  XlaOp Call(const XlaComputation& computation, absl::Span<const XlaOp> operands);
+  XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
+  XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branches,
+                    absl::Span<const XlaOp> operands);
+
+ private:
+  struct InstructionRecord {
+    HloInstructionProto proto;
+    HloOpcode opcode;
+    Shape shape;
+  };
+
+  // Validates that every operand belongs to this builder and is valid.
+  absl::Status CheckOperands(absl::Span<const XlaOp> operands) const;
+  absl::StatusOr<const InstructionRecord*> Lookup(XlaOp op) const;
+  // Adds an instruction with `shape` (default layout is set) and operands.
+  absl::StatusOr<XlaOp> AddInstruction(HloInstructionProto proto, HloOpcode opcode, const Shape& shape,
+                                       absl::Span<const XlaOp> operands);
+  // Copies `computation`'s computations into this builder (deduplicated)
+  // and appends its entry to the proto's called computations.
+  absl::Status AddCalledComputation(const XlaComputation& computation, HloInstructionProto* proto,
+                                    ProgramShape* program_shape);
+  // Broadcasts `operand` (mapped by `dims` into result dims) up to `result`
+  // dimensions, dropping degenerate dims first (implicit broadcasting).
+  absl::StatusOr<XlaOp> BroadcastTo(XlaOp operand, const Shape& result, absl::Span<const int64_t> dims);
+  absl::StatusOr<XlaOp> AddBinary(HloOpcode opcode, XlaOp lhs, XlaOp rhs,
+                                  absl::Span<const int64_t> broadcast_dimensions,
+                                  std::optional<ComparisonDirection> direction,
+                                  std::optional<ComparisonType> type);
+  absl::StatusOr<XlaComputation> DoBuild(int64_t root_id);
+
+  std::string name_;
+  std::vector<InstructionRecord> instructions_;
+  absl::flat_hash_map<int64_t, int64_t> index_by_id_;  // instruction id -> index
+  std::map<int64_t, HloInstructionProto> parameters_;  // by number
+  // Embedded computations, callees before callers, deduplicated by id.
+  std::vector<HloComputationProto> embedded_;
+  absl::flat_hash_map<int64_t, int> embedded_index_;
+  absl::Status first_error_;
+  bool built_ = false;
+  XlaBuilder* parent_ = nullptr;
+};
+
+// --- Free functions: the builder API of the operation-semantics document ------
+
+XlaOp Parameter(XlaBuilder* builder, int64_t parameter_number, const Shape& shape, const std::string& name);
+XlaOp ConstantLiteral(XlaBuilder* builder, const Literal& literal);
+template <typename T> XlaOp ConstantR0(XlaBuilder* builder, T value) {
+  return ConstantLiteral(builder, Literal::CreateR0<T>(value));
+}
+template <typename T> XlaOp ConstantR1(XlaBuilder* builder, absl::Span<const T> values) {
+  return ConstantLiteral(builder, Literal::CreateR1<T>(values));
+}
+template <typename T> XlaOp ConstantR1(XlaBuilder* builder, std::initializer_list<T> values) {
+  return ConstantLiteral(builder, Literal::CreateR1<T>(values));
+}
+template <typename T>
+XlaOp ConstantR2(XlaBuilder* builder, std::initializer_list<std::initializer_list<T>> values) {
+  return ConstantLiteral(builder, Literal::CreateR2<T>(values));
+}
+// Scalar `value` converted to `type`.
+XlaOp ConstantScalar(XlaBuilder* builder, PrimitiveType type, double value);
+XlaOp Zero(XlaBuilder* builder, PrimitiveType type);
+XlaOp One(XlaBuilder* builder, PrimitiveType type);
+XlaOp MinValue(XlaBuilder* builder, PrimitiveType type);
+XlaOp MaxValue(XlaBuilder* builder, PrimitiveType type);
+
+// Element-wise unary functions.
+XlaOp Abs(XlaOp x);
+XlaOp Cbrt(XlaOp x);
+XlaOp Ceil(XlaOp x);
+XlaOp Clz(XlaOp x);
+XlaOp Cos(XlaOp x);
+XlaOp Erf(XlaOp x);
+XlaOp Exp(XlaOp x);
+XlaOp Expm1(XlaOp x);
+XlaOp Floor(XlaOp x);
+XlaOp Imag(XlaOp x);
+XlaOp IsFinite(XlaOp x);
+XlaOp Log(XlaOp x);
+XlaOp Log1p(XlaOp x);
+XlaOp Logistic(XlaOp x);
+XlaOp Neg(XlaOp x);
+XlaOp Not(XlaOp x);
+XlaOp PopulationCount(XlaOp x);
+XlaOp Real(XlaOp x);
+XlaOp Round(XlaOp x);
+XlaOp RoundNearestEven(XlaOp x);
+XlaOp Rsqrt(XlaOp x);
+XlaOp Sign(XlaOp x);
+XlaOp Sin(XlaOp x);
+XlaOp Sqrt(XlaOp x);
+XlaOp Tan(XlaOp x);
+XlaOp Tanh(XlaOp x);
+
+// Element-wise binary arithmetic; `broadcast_dimensions` for different ranks.
+XlaOp Add(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Sub(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Mul(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Div(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Rem(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Pow(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Max(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Min(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp And(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Or(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Xor(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp ShiftLeft(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp ShiftRightArithmetic(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp ShiftRightLogical(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Atan2(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Complex(XlaOp real, XlaOp imag, absl::Span<const int64_t> broadcast_dimensions = {});
+
+// Comparisons (result PRED). The TotalOrder forms order floats as
+// -NaN < -Inf < -Finite < -0 < +0 < +Finite < +Inf < +NaN.
+XlaOp Eq(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Ne(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Ge(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Gt(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Le(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Lt(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp EqTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp NeTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp GeTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp GtTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp LeTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp LtTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Compare(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions,
+              ComparisonDirection direction, ComparisonType type);
+
+XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false);
+XlaOp Clamp(XlaOp min, XlaOp operand, XlaOp max);
+XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type);
+XlaOp BitcastConvertType(XlaOp operand, PrimitiveType new_element_type);
+
+XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> broadcast_sizes);
+XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,
+                     absl::Span<const int64_t> broadcast_dimensions);
+XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> new_sizes);
+// Transposes by `dimensions` (the order to collapse in) then reshapes.
+XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> dimensions, absl::Span<const int64_t> new_sizes);
+// Merges the consecutive `dimensions` into one.
+XlaOp Collapse(XlaOp operand, absl::Span<const int64_t> dimensions);
+XlaOp Transpose(XlaOp operand, absl::Span<const int64_t> permutation);
+XlaOp Rev(XlaOp operand, absl::Span<const int64_t> dimensions);
+XlaOp Slice(XlaOp operand, absl::Span<const int64_t> start_indices, absl::Span<const int64_t> limit_indices,
+            absl::Span<const int64_t> strides);
+XlaOp SliceInDim(XlaOp operand, int64_t start_index, int64_t limit_index, int64_t stride, int64_t dimno);
+XlaOp DynamicSlice(XlaOp operand, absl::Span<const XlaOp> start_indices, absl::Span<const int64_t> slice_sizes);
+XlaOp DynamicUpdateSlice(XlaOp operand, XlaOp update, absl::Span<const XlaOp> start_indices);
+XlaOp ConcatInDim(XlaBuilder* builder, absl::Span<const XlaOp> operands, int64_t dimension);
+XlaOp Pad(XlaOp operand, XlaOp padding_value, const PaddingConfig& padding_config);
+// Pads dimension `dimno` by low/high (interior 0).
+XlaOp PadInDim(XlaOp operand, XlaOp padding_value, int64_t dimno, int64_t pad_lo, int64_t pad_hi);
+XlaOp Tuple(XlaBuilder* builder, absl::Span<const XlaOp> elements);
+XlaOp GetTupleElement(XlaOp tuple, int64_t index);
+XlaOp Iota(XlaBuilder* builder, const Shape& shape, int64_t iota_dimension);
+XlaOp Iota(XlaBuilder* builder, PrimitiveType type, int64_t size);
+
+// Dot: vector.vector, matrix.vector, matrix.matrix (contract lhs's last
+// dimension with rhs's first).
+XlaOp Dot(XlaOp lhs, XlaOp rhs);
+XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dimension_numbers);
+
+XlaOp Reduce(XlaOp operand, XlaOp init_value, const XlaComputation& computation,
+             absl::Span<const int64_t> dimensions_to_reduce);
+XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
+             const XlaComputation& computation, absl::Span<const int64_t> dimensions_to_reduce);
+// Reduce over every dimension.
+XlaOp ReduceAll(XlaOp operand, XlaOp init_value, const XlaComputation& computation);
+XlaOp Map(XlaBuilder* builder, absl::Span<const XlaOp> operands, const XlaComputation& computation,
+          absl::Span<const int64_t> dimensions);
+XlaOp Call(XlaBuilder* builder, const XlaComputation& computation, absl::Span<const XlaOp> operands);
+XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
+XlaOp Conditional(XlaOp predicate, XlaOp true_operand, const XlaComputation& true_computation,
+                  XlaOp false_operand, const XlaComputation& false_computation);
+XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branch_computations,
+                  absl::Span<const XlaOp> branch_operands);
+
+// Operators for readable client code.
+XlaOp operator+(XlaOp x, XlaOp y);
+XlaOp operator-(XlaOp x, XlaOp y);
+XlaOp operator*(XlaOp x, XlaOp y);
+XlaOp operator/(XlaOp x, XlaOp y);
+XlaOp operator-(XlaOp x);
+
+}  // namespace xla
+
+#endif  // CLIENT_XLA_BUILDER_H_

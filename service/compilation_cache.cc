@@ -1,0 +1,65 @@
+#include "service/compilation_cache.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace xla {
+
+std::string CompilationCache::Fingerprint(const HloModule& module, const DebugOptions& options,
+                                          const std::string& backend) {
+  // Names carry no meaning but differ between two builds of the same
+  // computation, so rename everything by position before printing. The
+  // printed module covers shapes, layouts, attributes and constants; the
+  // serialized options and the backend name complete the key. The full text
+  // is the key (no hash collisions to reason about).
+  HloModuleProto proto = module.ToProto();
+  proto.set_name("m");
+  for (int c = 0; c < proto.computations_size(); ++c) {
+    HloComputationProto* computation = proto.mutable_computations(c);
+    if (computation->id() == proto.entry_computation_id()) proto.set_entry_computation_name(absl::StrCat("c", c));
+    computation->set_name(absl::StrCat("c", c));
+    for (int i = 0; i < computation->instructions_size(); ++i) {
+      computation->mutable_instructions(i)->set_name(absl::StrCat("i", i));
+    }
+  }
+  std::string text;
+  absl::StatusOr<std::unique_ptr<HloModule>> canonical = HloModule::CreateFromProto(proto);
+  text = canonical.ok() ? (*canonical)->ToString() : module.ToString();
+  return absl::StrCat(backend, "\n", options.SerializeAsString(), "\n", text);
+}
+
+std::shared_ptr<Executable> CompilationCache::Lookup(const std::string& key) {
+  absl::MutexLock lock(&mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) {
+    ++stats_.misses;
+    return nullptr;
+  }
+  ++stats_.hits;
+  lru_.splice(lru_.begin(), lru_, it->second.lru_position);
+  return it->second.executable;
+}
+
+void CompilationCache::Insert(const std::string& key, std::shared_ptr<Executable> executable) {
+  absl::MutexLock lock(&mutex_);
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    it->second.executable = std::move(executable);
+    return;
+  }
+  lru_.push_front(key);
+  entries_[key] = Entry{std::move(executable), lru_.begin()};
+  while (static_cast<int64_t>(entries_.size()) > max_entries_) {
+    entries_.erase(lru_.back());
+    lru_.pop_back();
+    ++stats_.evictions;
+  }
+}
+
+CompilationCache::Stats CompilationCache::stats() const {
+  absl::MutexLock lock(&mutex_);
+  Stats s = stats_;
+  s.entries = entries_.size();
+  return s;
+}
+
+}  // namespace xla

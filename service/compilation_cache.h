@@ -1,0 +1,53 @@
+// CompilationCache: fingerprint of (module, options, backend) -> executable,
+// bounded by entry count with least-recently-used eviction. Counts hits,
+// misses and evictions for the service's info.
+//
+// Thread-safe (one mutex over the map, the LRU list and the counters).
+// Executables are shared_ptrs, so an evicted one stays alive while a run or
+// an execution handle still uses it.
+#ifndef SERVICE_COMPILATION_CACHE_H_
+#define SERVICE_COMPILATION_CACHE_H_
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "backends/backend.h"
+
+namespace xla {
+
+class CompilationCache {
+ public:
+  explicit CompilationCache(int64_t max_entries = 256) : max_entries_(max_entries) {}
+
+  // A stable key: the module's canonical text (names and ids excluded from
+  // influence only where they do not change meaning), plus options and backend.
+  static std::string Fingerprint(const HloModule& module, const DebugOptions& options,
+                                 const std::string& backend);
+
+  std::shared_ptr<Executable> Lookup(const std::string& key);
+  void Insert(const std::string& key, std::shared_ptr<Executable> executable);
+
+  struct Stats {
+    int64_t entries = 0, hits = 0, misses = 0, evictions = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Entry {
+    std::shared_ptr<Executable> executable;
+    std::list<std::string>::iterator lru_position;
+  };
+  const int64_t max_entries_;
+  mutable absl::Mutex mutex_;
+  absl::flat_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mutex_);
+  std::list<std::string> lru_ ABSL_GUARDED_BY(mutex_);  // front = most recent
+  Stats stats_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace xla
+
+#endif  // SERVICE_COMPILATION_CACHE_H_

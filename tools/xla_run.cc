@@ -1,0 +1,141 @@
+// xla_run: runs an HLO text module on a backend and prints the result as
+// literal text on stdout (and nothing else there; messages go to stderr).
+//
+//   xla_run [--backend=NAME] [--arg=LITERAL]... FILE.hlo
+//
+// Arguments not given are generated deterministically from the parameter
+// shapes. Bad input exits with status 1 and a message naming the problem.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "client/client_library.h"
+#include "xla/hlo/hlo_parser.h"
+#include "xla/literal.h"
+#include "xla/shape_util.h"
+
+ABSL_FLAG(std::string, backend, "", "Backend to run on (default: the service's default backend).");
+
+namespace xla {
+namespace {
+
+// Deterministic, varied values: small integers, quarter steps for floats,
+// alternating predicates. Same shape, same values, on every run.
+Literal GenerateArgument(const Shape& shape) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& s : shape.tuple_shapes()) elements.push_back(GenerateArgument(s));
+    return Literal::MakeTuple(std::move(elements));
+  }
+  Literal literal(shape);
+  if (!shape.IsArray()) return literal;
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    PrimitiveType t = shape.element_type();
+    double v;
+    if (t == PRED) {
+      v = i % 2;
+    } else if (primitive_util::IsUnsignedIntegralType(t)) {
+      v = i % 11;
+    } else if (primitive_util::IsSignedIntegralType(t)) {
+      v = i % 11 - 5;
+    } else {
+      v = (i % 17) * 0.25 - 2.0;
+    }
+    literal.SetFromDouble(i, v);
+  }
+  return literal;
+}
+
+int Fail(const std::string& message) {
+  std::cerr << "xla_run: " << message << "\n";
+  return 1;
+}
+
+int Run(const std::string& path, const std::vector<std::string>& arg_texts) {
+  std::ifstream file(path);
+  if (!file) return Fail("cannot read '" + path + "'");
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  const std::string text = buffer.str();
+
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  if (!module.ok()) return Fail(path + ": " + std::string(module.status().message()));
+  ProgramShape program_shape = (*module)->entry_computation()->ComputeProgramShape();
+  if (!arg_texts.empty() && arg_texts.size() != program_shape.parameters().size()) {
+    return Fail("the entry computation takes " + std::to_string(program_shape.parameters().size()) +
+                " arguments but " + std::to_string(arg_texts.size()) + " --arg were given");
+  }
+  std::vector<Literal> args;
+  for (size_t i = 0; i < program_shape.parameters().size(); ++i) {
+    const Shape& shape = program_shape.parameters()[i];
+    if (arg_texts.empty()) {
+      args.push_back(GenerateArgument(shape));
+      continue;
+    }
+    absl::StatusOr<Literal> lit = Literal::Parse(arg_texts[i]);
+    if (!lit.ok()) lit = Literal::ParseValue(arg_texts[i], shape);  // value without a shape prefix
+    if (!lit.ok()) return Fail("--arg " + std::to_string(i) + ": " + std::string(lit.status().message()));
+    if (!lit->shape().Compatible(shape)) {
+      return Fail("--arg " + std::to_string(i) + " has shape " + lit->shape().ToString() + " but parameter " +
+                  std::to_string(i) + " is " + shape.ToString());
+    }
+    args.push_back(std::move(*lit));
+  }
+
+  absl::StatusOr<LocalClient*> client = ClientLibrary::GetOrCreateLocalClient(absl::GetFlag(FLAGS_backend));
+  if (!client.ok()) return Fail(std::string(client.status().message()));
+  absl::StatusOr<ExecutionHandle> executable = (*client)->CompileHloText(text);
+  if (!executable.ok()) return Fail(path + ": " + std::string(executable.status().message()));
+  std::vector<std::unique_ptr<GlobalData>> data;
+  std::vector<GlobalData*> arg_ptrs;
+  for (const Literal& arg : args) {
+    absl::StatusOr<std::unique_ptr<GlobalData>> d = (*client)->TransferToServer(arg);
+    if (!d.ok()) return Fail(std::string(d.status().message()));
+    arg_ptrs.push_back(d->get());
+    data.push_back(std::move(*d));
+  }
+  absl::StatusOr<std::unique_ptr<GlobalData>> result = (*client)->Execute(*executable, arg_ptrs);
+  if (!result.ok()) return Fail(std::string(result.status().message()));
+  absl::StatusOr<Literal> literal = (*client)->TransferToClient(**result);
+  if (!literal.ok()) return Fail(std::string(literal.status().message()));
+  std::cout << literal->ToString() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace xla
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Runs an HLO text module and prints the result literal.\n"
+      "usage: xla_run [--backend=NAME] [--arg=LITERAL]... FILE.hlo\n"
+      "  --arg=LITERAL  an argument as literal text, e.g. --arg='f32[2] {1, 2}', once per parameter\n"
+      "                 in order; when none are given, arguments are generated deterministically.");
+  // --arg may repeat and literal text contains commas, so it is taken out
+  // before Abseil parses the remaining flags.
+  std::vector<std::string> arg_texts;
+  std::vector<char*> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (absl::StartsWith(a, "--arg=")) {
+      arg_texts.push_back(a.substr(6));
+    } else if (a == "--arg" && i + 1 < argc) {
+      arg_texts.push_back(argv[++i]);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  std::vector<char*> positional = absl::ParseCommandLine(static_cast<int>(rest.size()), rest.data());
+  if (positional.size() != 2) {
+    std::cerr << "usage: xla_run [--backend=NAME] [--arg=LITERAL]... FILE.hlo (see --help)\n";
+    return 1;
+  }
+  return xla::Run(positional[1], arg_texts);
+}

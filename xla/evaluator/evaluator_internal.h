@@ -1,0 +1,101 @@
+// Internal pieces of HloEvaluator, split by op family. Not part of the
+// public API: include hlo_evaluator.h instead.
+//
+// Convention: every Literal passed to or returned from these functions holds
+// its array data in row-major (default) order; the HloEvaluator relayouts
+// arguments on the way in and the root result on the way out. Each function
+// validates the instruction's attributes against the operand shapes before
+// touching memory, so a malformed instruction gives an error, never a crash.
+#ifndef XLA_EVALUATOR_EVALUATOR_INTERNAL_H_
+#define XLA_EVALUATOR_EVALUATOR_INTERNAL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "xla/hlo/hlo_computation.h"
+#include "xla/hlo/hlo_instruction.h"
+#include "xla/literal.h"
+#include "xla/shape.h"
+
+namespace xla {
+namespace evaluator_internal {
+
+// Evaluates a called computation on row-major arguments; gives a row-major
+// result. Supplied by HloEvaluator so reduce/map can call their reducers.
+using ComputationRunner =
+    std::function<absl::StatusOr<Literal>(const HloComputation&, absl::Span<const Literal* const>)>;
+
+// --- Small shared helpers (evaluator_util.cc) ---------------------------------
+
+// "opcode 'name'" for error messages.
+std::string InstrLabel(const HloInstruction& instruction);
+// The array shape `shape` without layout (row-major), same type and dims.
+Shape RowMajorShape(const Shape& shape);
+// Row-major strides (in elements) of `dims`.
+std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims);
+// Error unless `shape` is an array shape.
+absl::Status ExpectArray(const HloInstruction& instruction, const Shape& shape, absl::string_view what);
+// Error unless `operand` has the same dimensions as `expected`.
+absl::Status ExpectSameDims(const HloInstruction& instruction, const Shape& operand,
+                            const Shape& expected, absl::string_view what);
+// Reads an integral (or pred) scalar as int64, saturating unsigned values
+// above INT64_MAX (used for dynamic indices, which are clamped anyway).
+absl::StatusOr<int64_t> ReadIndexScalar(const HloInstruction& instruction, const Literal& scalar,
+                                        absl::string_view what);
+
+// Copies elements of width `width` bytes: for every index i of `dims`
+// (row-major), dst[dst_offset + sum(i*dst_strides)] = src[src_offset +
+// sum(i*src_strides)]. Strides and offsets are in elements; strides may be
+// zero (broadcast) or negative (reverse).
+void StridedCopy(int width, const void* src, int64_t src_offset, absl::Span<const int64_t> src_strides,
+                 void* dst, int64_t dst_offset, absl::Span<const int64_t> dst_strides,
+                 absl::Span<const int64_t> dims);
+
+// --- Elementwise (elementwise_ops.cc) ---------------------------------------
+absl::StatusOr<Literal> EvaluateUnary(const HloInstruction& instruction, const Literal& operand);
+absl::StatusOr<Literal> EvaluateBinary(const HloInstruction& instruction, const Literal& lhs,
+                                       const Literal& rhs);
+absl::StatusOr<Literal> EvaluateCompare(const HloInstruction& instruction, const Literal& lhs,
+                                        const Literal& rhs);
+absl::StatusOr<Literal> EvaluateSelect(const HloInstruction& instruction, const Literal& pred,
+                                       const Literal& on_true, const Literal& on_false);
+absl::StatusOr<Literal> EvaluateClamp(const HloInstruction& instruction, const Literal& min,
+                                      const Literal& operand, const Literal& max);
+
+// --- Shape ops (shape_ops.cc) -------------------------------------------------
+absl::StatusOr<Literal> EvaluateBroadcast(const HloInstruction& instruction, const Literal& operand);
+absl::StatusOr<Literal> EvaluateReshape(const HloInstruction& instruction, const Literal& operand);
+absl::StatusOr<Literal> EvaluateTranspose(const HloInstruction& instruction, const Literal& operand);
+absl::StatusOr<Literal> EvaluateReverse(const HloInstruction& instruction, const Literal& operand);
+absl::StatusOr<Literal> EvaluateSlice(const HloInstruction& instruction, const Literal& operand);
+absl::StatusOr<Literal> EvaluateDynamicSlice(const HloInstruction& instruction,
+                                             absl::Span<const Literal* const> operands);
+absl::StatusOr<Literal> EvaluateDynamicUpdateSlice(const HloInstruction& instruction,
+                                                   absl::Span<const Literal* const> operands);
+absl::StatusOr<Literal> EvaluateConcatenate(const HloInstruction& instruction,
+                                            absl::Span<const Literal* const> operands);
+absl::StatusOr<Literal> EvaluatePad(const HloInstruction& instruction, const Literal& operand,
+                                    const Literal& padding_value);
+absl::StatusOr<Literal> EvaluateIota(const HloInstruction& instruction);
+
+// --- Dot (dot_op.cc) ----------------------------------------------------------
+absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instruction, const Literal& lhs,
+                                    const Literal& rhs);
+
+// --- Reduce and map (reduce_op.cc) ---------------------------------------------
+absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction,
+                                       absl::Span<const Literal* const> operands,
+                                       const ComputationRunner& run);
+absl::StatusOr<Literal> EvaluateMap(const HloInstruction& instruction,
+                                    absl::Span<const Literal* const> operands,
+                                    const ComputationRunner& run);
+
+}  // namespace evaluator_internal
+}  // namespace xla
+
+#endif  // XLA_EVALUATOR_EVALUATOR_INTERNAL_H_

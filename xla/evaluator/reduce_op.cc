@@ -1,0 +1,228 @@
+// Reduce (single and variadic) and map.
+//
+// Reduce order: for each result element (row-major), the reduced elements are
+// folded in row-major order of the reduced dimensions, starting from the init
+// value: acc = f(acc, x). A reducer that is a single same-type binary op of
+// its two parameters runs as a typed loop; any other reducer is evaluated as
+// a computation on scalar literals.
+#include <vector>
+
+#include "xla/evaluator/elementwise_kernels.h"
+#include "xla/evaluator/evaluator_internal.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace evaluator_internal {
+
+namespace {
+
+bool IsScalarOf(const Shape& s, PrimitiveType type) {
+  return s.IsArray() && s.rank() == 0 && s.element_type() == type;
+}
+
+// If `computation` is `op(p0, p1)` (or `op(p1, p0)`) with a same-type binary
+// op on scalars of `type`, returns op and whether the operands are swapped.
+bool MatchSimpleReducer(const HloComputation& computation, PrimitiveType type, HloOpcode* op, bool* swapped) {
+  const HloInstruction* root = computation.root_instruction();
+  if (root == nullptr || computation.num_parameters() != 2 || !IsSameTypeBinary(root->opcode()) ||
+      root->operand_count() != 2 || !IsScalarOf(root->shape(), type)) {
+    return false;
+  }
+  const HloInstruction* a = root->operand(0);
+  const HloInstruction* b = root->operand(1);
+  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter) return false;
+  if (!IsScalarOf(a->shape(), type) || !IsScalarOf(b->shape(), type)) return false;
+  if (a->parameter_number() == 0 && b->parameter_number() == 1) {
+    *swapped = false;
+  } else if (a->parameter_number() == 1 && b->parameter_number() == 0) {
+    *swapped = true;
+  } else {
+    return false;
+  }
+  *op = root->opcode();
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
+                                       const ComputationRunner& run) {
+  const HloComputation* reducer = instruction.to_apply();
+  if (operands.size() < 2 || operands.size() % 2 != 0 || reducer == nullptr) {
+    return InvalidArgument("HloEvaluator: %s: needs N operands, N init values and a reducer",
+                           InstrLabel(instruction));
+  }
+  const int64_t n = operands.size() / 2;
+  const Shape& in = operands[0]->shape();
+  RETURN_IF_ERROR(ExpectArray(instruction, in, "operand 0"));
+  for (int64_t i = 0; i < n; ++i) {
+    RETURN_IF_ERROR(ExpectSameDims(instruction, operands[i]->shape(), in, "operand"));
+    if (!IsScalarOf(operands[n + i]->shape(), operands[i]->element_type())) {
+      return InvalidArgument("HloEvaluator: %s: init value %d must be a %s scalar, got %s", InstrLabel(instruction),
+                             i, primitive_util::LowercaseName(operands[i]->element_type()),
+                             operands[n + i]->shape().ToString());
+    }
+  }
+  // Reduced and kept dimensions.
+  std::vector<bool> reduced(in.rank(), false);
+  for (int64_t d : instruction.dimensions()) {
+    if (d < 0 || d >= in.rank() || reduced[d]) {
+      return InvalidArgument("HloEvaluator: %s: invalid or repeated reduce dimension %d for %s",
+                             InstrLabel(instruction), d, in.ToString());
+    }
+    reduced[d] = true;
+  }
+  std::vector<int64_t> in_strides = RowMajorStrides(in.dimensions());
+  std::vector<int64_t> kept_dims, kept_strides, red_dims, red_strides;
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    (reduced[d] ? red_dims : kept_dims).push_back(in.dimensions(d));
+    (reduced[d] ? red_strides : kept_strides).push_back(in_strides[d]);
+  }
+  // Result shapes.
+  const Shape& shape = instruction.shape();
+  std::vector<Shape> out_shapes;
+  for (int64_t i = 0; i < n; ++i) {
+    out_shapes.push_back(ShapeUtil::MakeShape(operands[i]->element_type(), kept_dims));
+  }
+  bool shape_ok = n == 1 ? shape.Compatible(out_shapes[0])
+                         : shape.Compatible(ShapeUtil::MakeTupleShape(out_shapes));
+  if (!shape_ok) {
+    return InvalidArgument("HloEvaluator: %s: result %s does not match the reduction of %s over dimensions",
+                           InstrLabel(instruction), shape.ToString(), in.ToString());
+  }
+  // The reducer's signature: 2N scalars -> N scalars (a tuple when N > 1).
+  if (reducer->num_parameters() != 2 * n || reducer->root_instruction() == nullptr) {
+    return InvalidArgument("HloEvaluator: %s: reducer %s must take %d parameters", InstrLabel(instruction),
+                           reducer->name(), 2 * n);
+  }
+  for (int64_t i = 0; i < 2 * n; ++i) {
+    const HloInstruction* p = reducer->parameter_instruction(i);
+    if (p == nullptr || !IsScalarOf(p->shape(), operands[i % n]->element_type())) {
+      return InvalidArgument("HloEvaluator: %s: reducer parameter %d must be a %s scalar", InstrLabel(instruction), i,
+                             primitive_util::LowercaseName(operands[i % n]->element_type()));
+    }
+  }
+  const Shape& rshape = reducer->root_instruction()->shape();
+  bool root_ok = n == 1 ? IsScalarOf(rshape, operands[0]->element_type())
+                        : rshape.IsTuple() && rshape.tuple_shapes_size() == n;
+  for (int64_t i = 0; root_ok && n > 1 && i < n; ++i) {
+    root_ok = IsScalarOf(rshape.tuple_shapes(i), operands[i]->element_type());
+  }
+  if (!root_ok) {
+    return InvalidArgument("HloEvaluator: %s: reducer %s returns %s, not the accumulator types",
+                           InstrLabel(instruction), reducer->name(), rshape.ToString());
+  }
+
+  // Offsets of the first element of each result element, and of each
+  // reduced element relative to it.
+  auto offsets = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+    std::vector<int64_t> out;
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    out.reserve(count);
+    if (count == 0) return out;
+    std::vector<int64_t> index(dims.size(), 0);
+    int64_t off = 0;
+    while (true) {
+      out.push_back(off);
+      int d = static_cast<int>(dims.size()) - 1;
+      for (; d >= 0; --d) {
+        off += strides[d];
+        if (++index[d] < dims[d]) break;
+        off -= strides[d] * dims[d];
+        index[d] = 0;
+      }
+      if (d < 0) return out;
+    }
+  };
+  const std::vector<int64_t> base = offsets(kept_dims, kept_strides);
+  const std::vector<int64_t> roff = offsets(red_dims, red_strides);
+
+  std::vector<Literal> results;
+  for (int64_t i = 0; i < n; ++i) results.emplace_back(out_shapes[i]);
+
+  HloOpcode op;
+  bool swapped = false;
+  if (n == 1 && MatchSimpleReducer(*reducer, operands[0]->element_type(), &op, &swapped)) {
+    absl::Status status = WithBinaryKernel(op, operands[0]->element_type(), [&](auto tag, auto kernel) {
+      using T = decltype(tag);
+      auto x = operands[0]->data<T>();
+      const T init = operands[1]->data<T>()[0];
+      auto o = results[0].data<T>();
+      for (size_t j = 0; j < base.size(); ++j) {
+        T acc = init;
+        const T* p = x.data() + base[j];
+        if (swapped) {
+          for (int64_t r : roff) acc = kernel(p[r], acc);
+        } else {
+          for (int64_t r : roff) acc = kernel(acc, p[r]);
+        }
+        o[j] = acc;
+      }
+      return absl::OkStatus();
+    });
+    if (!status.ok()) return AddErrorContext(status, InstrLabel(instruction));
+    return std::move(results[0]);
+  }
+
+  // General path: call the reducer on scalar literals.
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < 2 * n; ++i) args.emplace_back(ShapeUtil::MakeScalarShape(operands[i % n]->element_type()));
+  std::vector<const Literal*> arg_ptrs;
+  for (const Literal& a : args) arg_ptrs.push_back(&a);
+  for (size_t j = 0; j < base.size(); ++j) {
+    for (int64_t i = 0; i < n; ++i) args[i].CopyElementFrom(*operands[n + i], 0, 0);
+    for (int64_t r : roff) {
+      for (int64_t i = 0; i < n; ++i) args[n + i].CopyElementFrom(*operands[i], base[j] + r, 0);
+      ASSIGN_OR_RETURN(Literal value, run(*reducer, arg_ptrs));
+      if (n == 1) {
+        args[0].CopyElementFrom(value, 0, 0);
+      } else {
+        for (int64_t i = 0; i < n; ++i) args[i].CopyElementFrom(value.tuple_elements()[i], 0, 0);
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) results[i].CopyElementFrom(args[i], 0, j);
+  }
+  if (n == 1) return std::move(results[0]);
+  return Literal::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Literal> EvaluateMap(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
+                                    const ComputationRunner& run) {
+  const HloComputation* fn = instruction.to_apply();
+  const Shape& shape = instruction.shape();
+  RETURN_IF_ERROR(ExpectArray(instruction, shape, "result"));
+  if (operands.empty() || fn == nullptr || fn->root_instruction() == nullptr ||
+      fn->num_parameters() != static_cast<int64_t>(operands.size())) {
+    return InvalidArgument("HloEvaluator: %s: needs operands and a computation taking one scalar per operand",
+                           InstrLabel(instruction));
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(ExpectSameDims(instruction, operands[i]->shape(), shape, "operand"));
+    const HloInstruction* p = fn->parameter_instruction(i);
+    if (p == nullptr || !IsScalarOf(p->shape(), operands[i]->element_type())) {
+      return InvalidArgument("HloEvaluator: %s: parameter %d of %s must be a %s scalar", InstrLabel(instruction), i,
+                             fn->name(), primitive_util::LowercaseName(operands[i]->element_type()));
+    }
+  }
+  if (!IsScalarOf(fn->root_instruction()->shape(), shape.element_type())) {
+    return InvalidArgument("HloEvaluator: %s: %s returns %s, not a %s scalar", InstrLabel(instruction), fn->name(),
+                           fn->root_instruction()->shape().ToString(),
+                           primitive_util::LowercaseName(shape.element_type()));
+  }
+  Literal out(RowMajorShape(shape));
+  std::vector<Literal> args;
+  for (const Literal* op : operands) args.emplace_back(ShapeUtil::MakeScalarShape(op->element_type()));
+  std::vector<const Literal*> arg_ptrs;
+  for (const Literal& a : args) arg_ptrs.push_back(&a);
+  const int64_t count = out.element_count();
+  for (int64_t j = 0; j < count; ++j) {
+    for (size_t i = 0; i < operands.size(); ++i) args[i].CopyElementFrom(*operands[i], j, 0);
+    ASSIGN_OR_RETURN(Literal value, run(*fn, arg_ptrs));
+    out.CopyElementFrom(value, 0, j);
+  }
+  return out;
+}
+
+}  // namespace evaluator_internal
+}  // namespace xla

@@ -1,0 +1,57 @@
+// ServiceInterface: the one API between clients and the execution service,
+// one method per request type of proto/xla.proto. The in-process service
+// and the gRPC adapter both implement it, so LocalClient and remote clients
+// run the same code path. Lives in xla/ so client/ never includes service/.
+#ifndef XLA_SERVICE_INTERFACE_H_
+#define XLA_SERVICE_INTERFACE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/xla.pb.h"
+
+namespace xla {
+
+class ServiceInterface {
+ public:
+  virtual ~ServiceInterface() = default;
+
+  virtual absl::Status TransferToServer(const TransferToServerRequest& arg, TransferToServerResponse* result) = 0;
+  virtual absl::Status TransferToClient(const TransferToClientRequest& arg, TransferToClientResponse* result) = 0;
+  virtual absl::Status Unregister(const UnregisterRequest& arg, UnregisterResponse* result) = 0;
+  virtual absl::Status DeconstructTuple(const DeconstructTupleRequest& arg, DeconstructTupleResponse* result) = 0;
+  virtual absl::Status GetShape(const GetShapeRequest& arg, GetShapeResponse* result) = 0;
+  virtual absl::Status GetComputationShape(const GetComputationShapeRequest& arg,
+                                           GetComputationShapeResponse* result) = 0;
+  virtual absl::Status Compile(const CompileRequest& arg, CompileResponse* result) = 0;
+  virtual absl::Status Execute(const ExecuteRequest& arg, ExecuteResponse* result) = 0;
+  virtual absl::Status ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) = 0;
+  virtual absl::Status UnregisterExecutable(const UnregisterExecutableRequest& arg,
+                                            UnregisterExecutableResponse* result) = 0;
+  virtual absl::Status ComputeConstantGraph(const ComputeConstantGraphRequest& arg,
+                                            ComputeConstantResponse* result) = 0;
+  virtual absl::Status GetDeviceHandles(const GetDeviceHandlesRequest& arg, GetDeviceHandlesResponse* result) = 0;
+  virtual absl::Status CreateChannelHandle(const CreateChannelHandleRequest& arg,
+                                           CreateChannelHandleResponse* result) = 0;
+  virtual absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) = 0;
+  virtual absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) = 0;
+};
+
+// Options for an in-process service.
+struct ServiceOptions {
+  std::string backend;  // empty: the default backend
+};
+
+// The in-process service is created through a factory that service/
+// registers when it is linked in, keeping client/ free of service/ headers.
+using InProcessServiceFactory =
+    std::function<absl::StatusOr<std::unique_ptr<ServiceInterface>>(const ServiceOptions&)>;
+void RegisterInProcessServiceFactory(InProcessServiceFactory factory);
+absl::StatusOr<std::unique_ptr<ServiceInterface>> CreateInProcessService(const ServiceOptions& options);
+
+}  // namespace xla
+
+#endif  // XLA_SERVICE_INTERFACE_H_

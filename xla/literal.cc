@@ -594,6 +594,10 @@ class LiteralTextParser {
     RETURN_IF_ERROR(Expect('{'));
     int64_t n = lit.shape().dimensions(dim);
     for (int64_t i = 0; i < n; ++i) {
+      SkipSpace();
+      if (Peek() == '}') {
+        return Error(absl::StrCat("too few elements in dimension ", dim, " (", i, " of ", n, ")"));
+      }
       if (i > 0) RETURN_IF_ERROR(Expect(','));
       RETURN_IF_ERROR(ParseDim(lit, dim + 1, next));
     }

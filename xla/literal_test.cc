@@ -1,0 +1,140 @@
+#include "xla/literal.h"
+
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+#include "xla/literal_comparison.h"
+#include "xla/shape_util.h"
+
+namespace xla {
+namespace {
+
+TEST(LiteralTest, PrintsTheDocumentFormat) {
+  EXPECT_EQ(Literal::CreateR2<float>({{1, 2}, {3, 4}}).ToString(), "f32[2,2] {{1, 2}, {3, 4}}");
+  EXPECT_EQ(Literal::CreateR0<int32_t>(-7).ToString(), "s32[] -7");
+  EXPECT_EQ(Literal::CreateR1<bool>({true, false}).ToString(), "pred[2] {true, false}");
+  EXPECT_EQ(Literal::CreateR1<float>({0.1f, 2.5f, -3}).ToString(), "f32[3] {0.1, 2.5, -3}");
+  EXPECT_EQ(Literal::CreateR1<complex64>({{1, -2}}).ToString(), "c64[1] {(1, -2)}");
+  EXPECT_EQ(Literal(ShapeUtil::MakeShape(F32, {2, 0})).ToString(), "f32[2,0] {{}, {}}");
+  Literal t = Literal::MakeTuple({Literal::CreateR0<float>(1), Literal::CreateR1<int32_t>({1, 2})});
+  EXPECT_EQ(t.ToString(), "(f32[] 1, s32[2] {1, 2})");
+}
+
+TEST(LiteralTest, TextRoundTripsEveryType) {
+  const char* texts[] = {
+      "pred[3] {true, false, true}", "s8[2] {-128, 127}", "s16[2] {-32768, 32767}",
+      "s32[2,2] {{1, -2}, {3, 4}}", "s64[1] {-9223372036854775808}", "u8[2] {0, 255}", "u16[1] {65535}",
+      "u32[1] {4294967295}", "u64[1] {18446744073709551615}", "f16[2] {1.5, -0.25}", "bf16[2] {1, -2.5}",
+      "f32[3] {0.1, inf, -inf}", "f64[2] {0.1, 1e+300}", "c64[2] {(1, 2), (-0.5, 0)}", "c128[1] {(1e-300, 3)}",
+      "f32[2,1,2] {{{1, 2}}, {{3, 4}}}", "(f32[] 1, (s32[1] {2}, pred[] true))",
+  };
+  for (const char* text : texts) {
+    absl::StatusOr<Literal> parsed = Literal::Parse(text);
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status();
+    EXPECT_EQ(parsed->ToString(), text);
+    absl::StatusOr<Literal> again = Literal::Parse(parsed->ToString());
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, *parsed);
+  }
+}
+
+TEST(LiteralTest, NanPrintsAndParses) {
+  Literal nan = Literal::CreateR1<float>({std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_EQ(nan.ToString(), "f32[1] {nan}");
+  absl::StatusOr<Literal> parsed = Literal::Parse("f32[1] {nan}");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(std::isnan(parsed->data<float>()[0]));
+  EXPECT_EQ(*parsed, nan);  // NaN equals NaN for literal comparison
+}
+
+TEST(LiteralTest, ParseErrorsNameTheProblem) {
+  struct Case {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"f32[2] {1, 2, 3}", "too many elements"},
+      {"f32[3] {1, 2}", "too few elements"},
+      {"s8[1] {300}", "not a valid s8"},
+      {"u32[1] {-1}", "not a valid u32"},
+      {"f32[2] {1, x}", "bad number"},
+      {"q32[2] {1, 2}", "unknown element type"},
+      {"f32[2] {1, 2} extra", "trailing"},
+      {"f32[-1] {}", "offset"},
+      {"pred[1] {maybe}", "bad pred"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Literal> parsed = Literal::Parse(c.text);
+    ASSERT_FALSE(parsed.ok()) << c.text;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(parsed.status().message()).find(c.message), std::string::npos)
+        << c.text << " -> " << parsed.status();
+  }
+}
+
+TEST(LiteralTest, ProtoRoundTripAndValidation) {
+  const char* texts[] = {"pred[2] {true, false}", "s8[2] {-1, 2}", "u16[2] {1, 65535}", "f16[2] {0.5, 2}",
+                         "bf16[1] {3}", "s32[2] {1, 2}", "u64[1] {7}", "f64[1] {0.25}", "c64[1] {(1, 2)}",
+                         "c128[1] {(3, 4)}", "(f32[] 1, s64[2] {5, 6})"};
+  for (const char* text : texts) {
+    Literal lit = *Literal::Parse(text);
+    absl::StatusOr<Literal> back = Literal::FromProto(lit.ToProto());
+    ASSERT_TRUE(back.ok()) << text << ": " << back.status();
+    EXPECT_EQ(*back, lit) << text;
+  }
+  LiteralProto bad = Literal::CreateR1<float>({1, 2}).ToProto();
+  bad.add_f32s(3);
+  absl::StatusOr<Literal> r = Literal::FromProto(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("needs 2 elements"), std::string::npos) << r.status();
+  LiteralProto bytes = Literal::Parse("f16[2] {1, 2}")->ToProto();
+  bytes.set_f16s("abc");
+  EXPECT_FALSE(Literal::FromProto(bytes).ok());
+  LiteralProto huge;
+  huge.mutable_shape()->set_element_type(F32);
+  huge.mutable_shape()->add_dimensions(int64_t{1} << 40);
+  huge.mutable_shape()->add_dimensions(int64_t{1} << 40);
+  EXPECT_FALSE(Literal::FromProto(huge).ok());
+}
+
+TEST(LiteralTest, ReshapeConvertAndRelayout) {
+  Literal m = Literal::CreateR2<int32_t>({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_EQ(m.Reshape({3, 2})->ToString(), "s32[3,2] {{1, 2}, {3, 4}, {5, 6}}");
+  EXPECT_FALSE(m.Reshape({4}).ok());
+  Literal col_major = m.Relayout(Layout({0, 1}));
+  EXPECT_EQ(col_major.data<int32_t>()[1], 4);  // column-major storage
+  EXPECT_EQ(col_major, m);                      // same values
+  EXPECT_EQ(col_major.Reshape({6})->ToString(), "s32[6] {1, 2, 3, 4, 5, 6}");
+  Literal f = Literal::CreateR1<float>({1.9f, -1.9f, 3e9f, -3e9f, std::numeric_limits<float>::quiet_NaN()});
+  EXPECT_EQ(f.Convert(S32)->ToString(), "s32[5] {1, -1, 2147483647, -2147483648, 0}");
+  EXPECT_EQ(Literal::CreateR1<int32_t>({0, 3}).Convert(PRED)->ToString(), "pred[2] {false, true}");
+  EXPECT_EQ(Literal::CreateR1<complex64>({{2, 3}}).Convert(F32)->ToString(), "f32[1] {2}");
+  EXPECT_EQ(Literal::CreateR1<float>({1.0f}).BitcastConvert(ShapeUtil::MakeShape(U32, {1}))->ToString(),
+            "u32[1] {1065353216}");
+  EXPECT_EQ(Literal::CreateR1<float>({1.0f}).BitcastConvert(ShapeUtil::MakeShape(U8, {1, 4}))->ToString(),
+            "u8[1,4] {{0, 0, 128, 63}}");
+}
+
+TEST(LiteralTest, ApproximateComparisonReportsFirstMismatch) {
+  Literal a = Literal::CreateR1<float>({1, 2, 3});
+  Literal b = Literal::CreateR1<float>({1, 2.001f, 3});
+  EXPECT_TRUE(literal_comparison::Near(a, b, ErrorSpec{0.01, 0}).ok());
+  absl::Status s = literal_comparison::Near(a, b, ErrorSpec{1e-6, 1e-6});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("index {1}"), std::string::npos) << s;
+  EXPECT_FALSE(literal_comparison::Equal(a, Literal::CreateR1<float>({1, 2})).ok());
+  EXPECT_NEAR(*literal_comparison::MaxAbsDifference(a, b), 0.001, 1e-6);
+}
+
+TEST(ShapeUtilTest, ParsesAndValidatesShapes) {
+  EXPECT_EQ(ShapeUtil::ParseShape("f32[2,3]{0,1}")->ToString(true), "f32[2,3]{0,1}");
+  EXPECT_EQ(ShapeUtil::ParseShape("(f32[], token[])")->ToString(), "(f32[], token[])");
+  EXPECT_FALSE(ShapeUtil::ParseShape("f32[2,3]{0,0}").ok());
+  EXPECT_FALSE(ShapeUtil::ParseShape("f32[2").ok());
+  EXPECT_FALSE(ShapeUtil::ParseShape("f32[2] junk").ok());
+  ShapeProto bad_layout = ShapeUtil::MakeShapeWithLayout(F32, {2, 3}, {0, 2}).ToProto();
+  EXPECT_FALSE(ShapeUtil::FromProto(bad_layout).ok());
+}
+
+}  // namespace
+}  // namespace xla

@@ -76,7 +76,7 @@ absl::StatusOr<XlaOp> XlaBuilder::AddInstruction(HloInstructionProto proto, HloO
   int64_t id = NextGlobalId();
   proto.set_id(id);
   proto.set_opcode(std::string(HloOpcodeString(opcode)));
-  if (proto.name().empty()) proto.set_name(absl::StrCat(HloOpcodeString(opcode), ".", id));
+  proto.set_name(absl::StrCat(proto.name().empty() ? HloOpcodeString(opcode) : proto.name(), ".", id));
   Shape with_layout = shape.has_layout() || !shape.IsArray() ? shape : ShapeUtil::WithDefaultLayout(shape);
   if (shape.IsTuple()) with_layout = ShapeUtil::WithDefaultLayout(shape);
   *proto.mutable_shape() = with_layout.ToProto();
@@ -109,10 +109,9 @@ XlaOp XlaBuilder::Parameter(int64_t number, const Shape& shape, const std::strin
     RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
     HloInstructionProto proto;
     proto.set_parameter_number(number);
+    // Names are unique module-wide, so sub-builders' "x" and "y" cannot
+    // clash: AddInstruction appends the global id, as for other ops.
     proto.set_name(name.empty() ? absl::StrCat("p", number) : name);
-    for (const auto& [n, p] : parameters_) {
-      if (p.name() == proto.name()) proto.set_name(absl::StrCat(proto.name(), ".", number));
-    }
     ASSIGN_OR_RETURN(XlaOp op, AddInstruction(proto, HloOpcode::kParameter, shape, {}));
     parameters_[number] = instructions_.back().proto;
     return op;

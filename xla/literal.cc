@@ -304,6 +304,8 @@ std::string FloatToString(T value) {
   double d = static_cast<double>(value);
   if (std::isnan(d)) return std::signbit(d) ? "-nan" : "nan";
   if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
+  // Integral values print without an exponent ("10", not "1e+01").
+  if (d == std::trunc(d) && std::fabs(d) < 1e15) return absl::StrFormat("%.0f", d);
   int max_digits = std::is_same_v<T, double> ? 17 : 9;
   for (int p = 1; p < max_digits; ++p) {
     std::string s = absl::StrFormat("%.*g", p, d);

@@ -2,6 +2,7 @@
 // including the operation-semantics document's examples and corner cases.
 #include "xla/evaluator/hlo_evaluator.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -67,13 +68,941 @@ std::unique_ptr<HloModule> OneOp(HloOpcode opcode, const std::string& result,
   return module;
 }
 
-TEST(HloEvaluatorTest, Add) {
-  auto m = OneOp(HloOpcode::kAdd, "f32[2]", {"f32[2]", "f32[2]"});
-  Literal a = Literal::CreateR1<float>({1, 2});
-  Literal b = Literal::CreateR1<float>({10, 20});
-  auto r = Eval(*m, {&a, &b});
+// --- Attribute helpers ---------------------------------------------------------
+
+HloInstructionProto Dims(std::vector<int64_t> dims) {
+  HloInstructionProto a;
+  for (int64_t d : dims) a.add_dimensions(d);
+  return a;
+}
+
+HloInstructionProto Cmp(const std::string& direction, const std::string& type = "") {
+  HloInstructionProto a;
+  a.set_comparison_direction(direction);
+  if (!type.empty()) a.set_comparison_type(type);
+  return a;
+}
+
+HloInstructionProto SliceAttr(std::vector<std::array<int64_t, 3>> dims) {
+  HloInstructionProto a;
+  for (const auto& d : dims) {
+    auto* sd = a.add_slice_dimensions();
+    sd->set_start(d[0]);
+    sd->set_limit(d[1]);
+    sd->set_stride(d[2]);
+  }
+  return a;
+}
+
+HloInstructionProto PadAttr(std::vector<std::array<int64_t, 3>> dims) {
+  HloInstructionProto a;
+  for (const auto& d : dims) {
+    auto* pd = a.mutable_padding_config()->add_dimensions();
+    pd->set_edge_padding_low(d[0]);
+    pd->set_edge_padding_high(d[1]);
+    pd->set_interior_padding(d[2]);
+  }
+  return a;
+}
+
+HloInstructionProto DotAttr(std::vector<int64_t> lhs_batch, std::vector<int64_t> rhs_batch,
+                            std::vector<int64_t> lhs_contract, std::vector<int64_t> rhs_contract) {
+  HloInstructionProto a;
+  auto* d = a.mutable_dot_dimension_numbers();
+  for (int64_t x : lhs_batch) d->add_lhs_batch_dimensions(x);
+  for (int64_t x : rhs_batch) d->add_rhs_batch_dimensions(x);
+  for (int64_t x : lhs_contract) d->add_lhs_contracting_dimensions(x);
+  for (int64_t x : rhs_contract) d->add_rhs_contracting_dimensions(x);
+  return a;
+}
+
+template <typename T> Literal R1(std::initializer_list<T> v) { return Literal::CreateR1<T>(v); }
+template <typename T> Literal R0(T v) { return Literal::CreateR0<T>(v); }
+
+// Evaluates `op(args...)` with parameters shaped like the arguments.
+absl::StatusOr<Literal> EvalOp(HloOpcode opcode, const std::string& result, const std::vector<Literal>& args,
+                               HloInstructionProto attrs = {}) {
+  HloModule module("m");
+  Builder b("entry");
+  std::vector<HloInstruction*> ops;
+  for (size_t i = 0; i < args.size(); ++i) ops.push_back(b.Param(i, args[i].shape().ToString()));
+  module.AddEntryComputation(b.Build(b.Op(opcode, result, ops, attrs)));
+  std::vector<const Literal*> ptrs;
+  for (const Literal& a : args) ptrs.push_back(&a);
+  return HloEvaluator().Evaluate(module, ptrs);
+}
+
+#define EXPECT_LITERAL(expr, expected)                         \
+  do {                                                         \
+    absl::StatusOr<Literal> _r = (expr);                       \
+    ASSERT_TRUE(_r.ok()) << _r.status();                       \
+    EXPECT_EQ(*_r, (expected)) << "got " << _r->ToString();    \
+  } while (0)
+
+#define EXPECT_ERROR(expr, substring)                                                  \
+  do {                                                                                 \
+    absl::StatusOr<Literal> _r = (expr);                                               \
+    ASSERT_FALSE(_r.ok()) << "unexpected success: " << _r->ToString();                 \
+    EXPECT_NE(std::string(_r.status().message()).find(substring), std::string::npos)   \
+        << _r.status();                                                                \
+  } while (0)
+
+// `name(p0, p1) = op(p0, p1)` on scalars of `type`.
+std::unique_ptr<HloComputation> BinaryComputation(const std::string& name, HloOpcode opcode,
+                                                  const std::string& type, bool swapped = false) {
+  Builder b(name);
+  HloInstruction* x = b.Param(0, type + "[]");
+  HloInstruction* y = b.Param(1, type + "[]");
+  return b.Build(swapped ? b.Op(opcode, type + "[]", {y, x}) : b.Op(opcode, type + "[]", {x, y}));
+}
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// --- Elementwise unary ---------------------------------------------------------
+
+TEST(UnaryTest, FloatRounding) {
+  Literal x = R1<float>({-2.5f, -1.5f, -0.5f, -0.3f, 0.5f, 1.5f, 2.5f, 2.6f});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRoundNearestAfz, "f32[8]", {x}),
+                 R1<float>({-3, -2, -1, -0.0f, 1, 2, 3, 3}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRoundNearestEven, "f32[8]", {x}),
+                 R1<float>({-2, -2, -0.0f, -0.0f, 0, 2, 2, 3}));
+  auto even = EvalOp(HloOpcode::kRoundNearestEven, "f32[8]", {x});
+  ASSERT_TRUE(even.ok());
+  EXPECT_TRUE(std::signbit(even->data<float>()[2]));  // -0.5 -> -0
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCeil, "f32[8]", {x}), R1<float>({-2, -1, -0.0f, -0.0f, 1, 2, 3, 3}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kFloor, "f32[8]", {x}), R1<float>({-3, -2, -1, -1, 0, 1, 2, 2}));
+}
+
+TEST(UnaryTest, FloatSignAbsNegate) {
+  Literal x = R1<float>({-3.0f, -0.0f, 0.0f, 2.0f, kNaN, -kInf});
+  auto sign = EvalOp(HloOpcode::kSign, "f32[6]", {x});
+  ASSERT_TRUE(sign.ok());
+  EXPECT_EQ(*sign, R1<float>({-1, -0.0f, 0, 1, kNaN, -1}));
+  EXPECT_TRUE(std::signbit(sign->data<float>()[1]));
+  EXPECT_FALSE(std::signbit(sign->data<float>()[2]));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAbs, "f32[6]", {x}), R1<float>({3, 0, 0, 2, kNaN, kInf}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kNegate, "f32[6]", {x}), R1<float>({3, 0, -0.0f, -2, kNaN, kInf}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kIsFinite, "pred[6]", {x}),
+                 R1<bool>({true, true, true, true, false, false}));
+}
+
+TEST(UnaryTest, FloatTranscendental) {
+  Literal x = R1<double>({0.25, 1.0, 2.0});
+  struct Case {
+    HloOpcode op;
+    double (*f)(double);
+  };
+  std::vector<Case> cases = {
+      {HloOpcode::kExp, [](double v) { return std::exp(v); }},
+      {HloOpcode::kExpm1, [](double v) { return std::expm1(v); }},
+      {HloOpcode::kLog, [](double v) { return std::log(v); }},
+      {HloOpcode::kLog1p, [](double v) { return std::log1p(v); }},
+      {HloOpcode::kSqrt, [](double v) { return std::sqrt(v); }},
+      {HloOpcode::kRsqrt, [](double v) { return 1 / std::sqrt(v); }},
+      {HloOpcode::kCbrt, [](double v) { return std::cbrt(v); }},
+      {HloOpcode::kSin, [](double v) { return std::sin(v); }},
+      {HloOpcode::kCos, [](double v) { return std::cos(v); }},
+      {HloOpcode::kTan, [](double v) { return std::tan(v); }},
+      {HloOpcode::kTanh, [](double v) { return std::tanh(v); }},
+      {HloOpcode::kErf, [](double v) { return std::erf(v); }},
+      {HloOpcode::kLogistic, [](double v) { return 1 / (1 + std::exp(-v)); }},
+  };
+  for (const Case& c : cases) {
+    auto r = EvalOp(c.op, "f64[3]", {x});
+    ASSERT_TRUE(r.ok()) << HloOpcodeString(c.op) << ": " << r.status();
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_DOUBLE_EQ(r->data<double>()[i], c.f(x.data<double>()[i])) << HloOpcodeString(c.op);
+    }
+  }
+  // Specific values.
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSqrt, "f32[3]", {R1<float>({4, 9, -1})}), R1<float>({2, 3, kNaN}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kLog, "f32[2]", {R1<float>({0, 1})}), R1<float>({-kInf, 0}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kLogistic, "f32[3]", {R1<float>({0, -kInf, kInf})}), R1<float>({0.5f, 0, 1}));
+}
+
+TEST(UnaryTest, HalfAndBfloat16) {
+  Literal h = R1<half>({half(1.5f), half(-2.25f), half(4.0f)});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSqrt, "f16[3]", {h}),
+                 R1<half>({half(std::sqrt(1.5f)), half(std::sqrt(-2.25f)), half(2.0f)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kNegate, "f16[3]", {h}), R1<half>({half(-1.5f), half(2.25f), half(-4.0f)}));
+  Literal b = R1<bfloat16>({bfloat16(2.5f), bfloat16(-0.5f)});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRoundNearestEven, "bf16[2]", {b}), R1<bfloat16>({bfloat16(2), bfloat16(-0.0f)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kExp, "bf16[2]", {b}),
+                 R1<bfloat16>({bfloat16(std::exp(2.5f)), bfloat16(std::exp(-0.5f))}));
+}
+
+TEST(UnaryTest, Integers) {
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  Literal x = R1<int32_t>({-5, 0, 7, kMin});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAbs, "s32[4]", {x}), R1<int32_t>({5, 0, 7, kMin}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kNegate, "s32[4]", {x}), R1<int32_t>({5, 0, -7, kMin}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSign, "s32[4]", {x}), R1<int32_t>({-1, 0, 1, -1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kNot, "s32[4]", {x}), R1<int32_t>({4, -1, -8, 0x7fffffff}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kClz, "s32[4]", {x}), R1<int32_t>({0, 32, 29, 0}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPopulationCount, "s32[4]", {x}), R1<int32_t>({31, 0, 3, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kClz, "u8[3]", {R1<uint8_t>({1, 0x80, 0})}), R1<uint8_t>({7, 0, 8}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSign, "u16[2]", {R1<uint16_t>({0, 9})}), R1<uint16_t>({0, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kNegate, "s8[2]", {R1<int8_t>({-128, 5})}), R1<int8_t>({-128, -5}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kNot, "pred[2]", {R1<bool>({true, false})}), R1<bool>({false, true}));
+}
+
+TEST(UnaryTest, Complex) {
+  Literal x = R1<complex64>({complex64(3, 4), complex64(-1, 0)});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAbs, "f32[2]", {x}), R1<float>({5, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kReal, "f32[2]", {x}), R1<float>({3, -1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kImag, "f32[2]", {x}), R1<float>({4, 0}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kNegate, "c64[2]", {x}), R1<complex64>({complex64(-3, -4), complex64(1, -0.0f)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSign, "c64[2]", {x}), R1<complex64>({complex64(0.6f, 0.8f), complex64(-1, 0)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSqrt, "c64[2]", {x}),
+                 R1<complex64>({std::sqrt(complex64(3, 4)), std::sqrt(complex64(-1, 0))}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kExp, "c64[2]", {x}),
+                 R1<complex64>({std::exp(complex64(3, 4)), std::exp(complex64(-1, 0))}));
+  Literal small = R1<complex128>({complex128(1e-10, 2e-10)});
+  auto em1 = EvalOp(HloOpcode::kExpm1, "c128[1]", {small});
+  ASSERT_TRUE(em1.ok());
+  // exp(a)cos(b) - 1 ~ a + a^2/2 - b^2/2; exp(a)sin(b) ~ b + ab (naive exp(x)-1 loses all of it).
+  EXPECT_NEAR(em1->data<complex128>()[0].real(), 1e-10 - 1.5e-20, 1e-26);
+  EXPECT_NEAR(em1->data<complex128>()[0].imag(), 2e-10 + 2e-20, 1e-26);
+  EXPECT_LITERAL(EvalOp(HloOpcode::kReal, "f32[2]", {R1<float>({1, 2})}), R1<float>({1, 2}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kImag, "f32[2]", {R1<float>({1, 2})}), R1<float>({0, 0}));
+}
+
+TEST(UnaryTest, InvalidTypesAreErrors) {
+  EXPECT_ERROR(EvalOp(HloOpcode::kSqrt, "s32[1]", {R1<int32_t>({4})}), "not defined");
+  EXPECT_ERROR(EvalOp(HloOpcode::kClz, "f32[1]", {R1<float>({4})}), "not defined");
+  EXPECT_ERROR(EvalOp(HloOpcode::kAbs, "c64[1]", {R1<complex64>({complex64(1, 1)})}), "result type");
+}
+
+// --- Elementwise binary ----------------------------------------------------------
+
+TEST(BinaryTest, IntegerWrapAround) {
+  const int32_t kMax = std::numeric_limits<int32_t>::max(), kMin = std::numeric_limits<int32_t>::min();
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAdd, "s32[2]", {R1<int32_t>({kMax, 1}), R1<int32_t>({1, 2})}),
+                 R1<int32_t>({kMin, 3}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSubtract, "s32[1]", {R1<int32_t>({kMin}), R1<int32_t>({1})}),
+                 R1<int32_t>({kMax}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMultiply, "s32[1]", {R1<int32_t>({65536}), R1<int32_t>({65536})}),
+                 R1<int32_t>({0}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMultiply, "s8[2]", {R1<int8_t>({16, -128}), R1<int8_t>({8, -1})}),
+                 R1<int8_t>({-128, -128}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMultiply, "u16[1]", {R1<uint16_t>({65535}), R1<uint16_t>({65535})}),
+                 R1<uint16_t>({1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAdd, "u8[1]", {R1<uint8_t>({250}), R1<uint8_t>({10})}), R1<uint8_t>({4}));
+}
+
+TEST(BinaryTest, IntegerDivisionAndRemainder) {
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  Literal a = R1<int32_t>({7, -7, 7, -7, 5, kMin, kMin});
+  Literal b = R1<int32_t>({2, 2, -2, -2, 0, -1, 0});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDivide, "s32[7]", {a, b}), R1<int32_t>({3, -3, -3, 3, -1, kMin, -1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRemainder, "s32[7]", {a, b}), R1<int32_t>({1, -1, 1, -1, 5, 0, kMin}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDivide, "u32[2]", {R1<uint32_t>({7, 9}), R1<uint32_t>({0, 2})}),
+                 R1<uint32_t>({0xffffffffu, 4}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRemainder, "u32[2]", {R1<uint32_t>({7, 9}), R1<uint32_t>({0, 2})}),
+                 R1<uint32_t>({7, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDivide, "s8[1]", {R1<int8_t>({-128}), R1<int8_t>({-1})}), R1<int8_t>({-128}));
+}
+
+TEST(BinaryTest, FloatDivisionAndRemainder) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRemainder, "f32[4]", {R1<float>({-7.5f, 7.5f, 5.0f, 1.0f}),
+                                                           R1<float>({2.0f, -2.0f, 0.0f, kInf})}),
+                 R1<float>({-1.5f, 1.5f, kNaN, 1.0f}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDivide, "f32[3]", {R1<float>({1, -1, 0}), R1<float>({0, 0, 0})}),
+                 R1<float>({kInf, -kInf, kNaN}));
+}
+
+TEST(BinaryTest, Power) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPower, "s32[8]",
+                        {R1<int32_t>({2, 3, 1, -1, -1, 0, 2, -2}), R1<int32_t>({10, -1, -5, -3, -2, 0, 31, 3})}),
+                 R1<int32_t>({1024, 0, 1, -1, 1, 1, std::numeric_limits<int32_t>::min(), -8}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPower, "u8[2]", {R1<uint8_t>({2, 3}), R1<uint8_t>({9, 5})}),
+                 R1<uint8_t>({0, 243}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPower, "f32[3]", {R1<float>({2, 4, 1}), R1<float>({-1, 0.5f, kNaN})}),
+                 R1<float>({0.5f, 2, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPower, "c64[1]", {R1<complex64>({complex64(0, 1)}), R1<complex64>({complex64(0, 0)})}),
+                 R1<complex64>({complex64(1, 0)}));
+}
+
+TEST(BinaryTest, MaxMinPropagateNaN) {
+  Literal a = R1<float>({1, kNaN, 3, -0.0f, 0.0f});
+  Literal b = R1<float>({kNaN, 2, 1, 0.0f, -0.0f});
+  auto mx = EvalOp(HloOpcode::kMaximum, "f32[5]", {a, b});
+  ASSERT_TRUE(mx.ok());
+  EXPECT_EQ(*mx, R1<float>({kNaN, kNaN, 3, 0, 0}));
+  EXPECT_FALSE(std::signbit(mx->data<float>()[3]));
+  EXPECT_FALSE(std::signbit(mx->data<float>()[4]));
+  auto mn = EvalOp(HloOpcode::kMinimum, "f32[5]", {a, b});
+  ASSERT_TRUE(mn.ok());
+  EXPECT_EQ(*mn, R1<float>({kNaN, kNaN, 1, 0, 0}));
+  EXPECT_TRUE(std::signbit(mn->data<float>()[3]));
+  EXPECT_TRUE(std::signbit(mn->data<float>()[4]));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMaximum, "s32[2]", {R1<int32_t>({-5, 3}), R1<int32_t>({2, -9})}),
+                 R1<int32_t>({2, 3}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMinimum, "u32[2]", {R1<uint32_t>({5, 0xffffffffu}), R1<uint32_t>({2, 1})}),
+                 R1<uint32_t>({2, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMaximum, "c64[2]",
+                        {R1<complex64>({complex64(1, 5), complex64(2, 1)}),
+                         R1<complex64>({complex64(1, 6), complex64(1, 9)})}),
+                 R1<complex64>({complex64(1, 6), complex64(2, 1)}));
+}
+
+TEST(BinaryTest, LogicalAndBitwise) {
+  Literal p = R1<bool>({false, false, true, true});
+  Literal q = R1<bool>({false, true, false, true});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAnd, "pred[4]", {p, q}), R1<bool>({false, false, false, true}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kOr, "pred[4]", {p, q}), R1<bool>({false, true, true, true}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kXor, "pred[4]", {p, q}), R1<bool>({false, true, true, false}));
+  Literal a = R1<uint32_t>({0xf0f0u, 0xffffffffu});
+  Literal b = R1<uint32_t>({0x0ff0u, 0x1u});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAnd, "u32[2]", {a, b}), R1<uint32_t>({0x00f0u, 1u}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kOr, "u32[2]", {a, b}), R1<uint32_t>({0xfff0u, 0xffffffffu}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kXor, "u32[2]", {a, b}), R1<uint32_t>({0xff00u, 0xfffffffeu}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kAnd, "f32[1]", {R1<float>({1}), R1<float>({1})}), "not defined");
+}
+
+TEST(BinaryTest, Shifts) {
+  Literal a = R1<int32_t>({1, -8, -8, -1, 5, -5, 1});
+  Literal n = R1<int32_t>({31, 1, 40, 28, 32, -1, 0});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftLeft, "s32[7]", {a, n}),
+                 R1<int32_t>({std::numeric_limits<int32_t>::min(), -16, 0, -268435456, 0, 0, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftRightArithmetic, "s32[7]", {a, n}), R1<int32_t>({0, -4, -1, -1, 0, -1, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftRightLogical, "s32[7]", {a, n}),
+                 R1<int32_t>({0, 0x7ffffffc, 0, 15, 0, 0, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftRightArithmetic, "u8[3]", {R1<uint8_t>({0x80, 0x80, 0x40}),
+                                                                      R1<uint8_t>({1, 9, 1})}),
+                 R1<uint8_t>({0xc0, 0xff, 0x20}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftLeft, "u8[2]", {R1<uint8_t>({0x81, 1}), R1<uint8_t>({1, 8})}),
+                 R1<uint8_t>({0x02, 0}));
+}
+
+TEST(BinaryTest, Atan2AndComplex) {
+  auto r = EvalOp(HloOpcode::kAtan2, "f32[3]", {R1<float>({1, 1, -1}), R1<float>({1, -1, 0})});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FLOAT_EQ(r->data<float>()[0], std::atan2(1.0f, 1.0f));
+  EXPECT_FLOAT_EQ(r->data<float>()[1], std::atan2(1.0f, -1.0f));
+  EXPECT_FLOAT_EQ(r->data<float>()[2], std::atan2(-1.0f, 0.0f));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kComplex, "c64[2]", {R1<float>({1, 2}), R1<float>({3, 4})}),
+                 R1<complex64>({complex64(1, 3), complex64(2, 4)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMultiply, "c128[1]", {R1<complex128>({complex128(1, 2)}),
+                                                           R1<complex128>({complex128(3, 4)})}),
+                 R1<complex128>({complex128(-5, 10)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDivide, "c64[1]", {R1<complex64>({complex64(-5, 10)}),
+                                                        R1<complex64>({complex64(3, 4)})}),
+                 R1<complex64>({complex64(1, 2)}));
+}
+
+TEST(BinaryTest, HalfPrecisionRoundsEachOp) {
+  // 2048 + 1 is not representable in f16 (rounds to even 2048).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAdd, "f16[2]", {R1<half>({half(2048.0f), half(0.5f)}),
+                                                    R1<half>({half(1.0f), half(0.25f)})}),
+                 R1<half>({half(2048.0f), half(0.75f)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMultiply, "bf16[1]", {R1<bfloat16>({bfloat16(3.0f)}),
+                                                          R1<bfloat16>({bfloat16(1.5f)})}),
+                 R1<bfloat16>({bfloat16(4.5f)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kMaximum, "f16[1]", {R1<half>({half(kNaN)}), R1<half>({half(1.0f)})}),
+                 R1<half>({half(kNaN)}));
+}
+
+TEST(BinaryTest, MismatchedShapesAreErrors) {
+  EXPECT_ERROR(EvalOp(HloOpcode::kAdd, "f32[2]", {R1<float>({1, 2}), R1<float>({1, 2, 3})}), "rhs");
+  EXPECT_ERROR(EvalOp(HloOpcode::kAdd, "f32[2]", {R1<float>({1, 2}), R1<int32_t>({1, 2})}), "");
+}
+
+// --- Compare, select, clamp -------------------------------------------------------
+
+TEST(CompareTest, FloatIeee) {
+  Literal a = R1<float>({1, kNaN, -0.0f, 2, kNaN});
+  Literal b = R1<float>({2, 1, 0.0f, 2, kNaN});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[5]", {a, b}, Cmp("EQ")),
+                 R1<bool>({false, false, true, true, false}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[5]", {a, b}, Cmp("NE")),
+                 R1<bool>({true, true, false, false, true}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[5]", {a, b}, Cmp("LT", "FLOAT")),
+                 R1<bool>({true, false, false, false, false}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[5]", {a, b}, Cmp("GE")),
+                 R1<bool>({false, false, true, true, false}));
+}
+
+TEST(CompareTest, TotalOrder) {
+  const float neg_nan = -std::numeric_limits<float>::quiet_NaN();
+  // -NaN < -Inf < -1 < -0 < +0 < 1 < +Inf < +NaN
+  std::vector<float> order = {neg_nan, -kInf, -1.0f, -0.0f, 0.0f, 1.0f, kInf, kNaN};
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (size_t j = 0; j < order.size(); ++j) {
+      Literal a = R1<float>({order[i]}), b = R1<float>({order[j]});
+      EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[1]", {a, b}, Cmp("LT", "TOTALORDER")), R1<bool>({i < j}));
+      EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[1]", {a, b}, Cmp("EQ", "TOTALORDER")), R1<bool>({i == j}));
+    }
+  }
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[1]", {R1<half>({half(-0.0f)}), R1<half>({half(0.0f)})},
+                        Cmp("LT", "TOTALORDER")),
+                 R1<bool>({true}));
+}
+
+TEST(CompareTest, IntegersPredAndComplex) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[3]", {R1<int32_t>({-1, 5, 3}), R1<int32_t>({1, 5, 2})},
+                        Cmp("LT", "SIGNED")),
+                 R1<bool>({true, false, false}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[2]", {R1<uint32_t>({0xffffffffu, 1}), R1<uint32_t>({1, 1})},
+                        Cmp("GT")),
+                 R1<bool>({true, false}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[2]", {R1<bool>({false, true}), R1<bool>({true, true})},
+                        Cmp("LT")),
+                 R1<bool>({true, false}));
+  Literal c1 = R1<complex64>({complex64(1, 2), complex64(1, 2), complex64(0, 5)});
+  Literal c2 = R1<complex64>({complex64(1, 2), complex64(1, 3), complex64(1, 0)});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[3]", {c1, c2}, Cmp("EQ")), R1<bool>({true, false, false}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kCompare, "pred[3]", {c1, c2}, Cmp("LT")), R1<bool>({false, true, true}));
+}
+
+TEST(CompareTest, BadDirectionOrTypeIsError) {
+  EXPECT_ERROR(EvalOp(HloOpcode::kCompare, "pred[1]", {R1<int32_t>({1}), R1<int32_t>({1})}, Cmp("XX")), "XX");
+  EXPECT_ERROR(EvalOp(HloOpcode::kCompare, "pred[1]", {R1<int32_t>({1}), R1<int32_t>({1})}, Cmp("EQ", "FLOAT")),
+               "comparison type");
+  EXPECT_ERROR(EvalOp(HloOpcode::kCompare, "pred[1]", {R1<float>({1}), R1<float>({1})}, Cmp("EQ", "SIGNED")),
+               "comparison type");
+}
+
+TEST(SelectClampTest, Select) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSelect, "s32[3]",
+                        {R1<bool>({true, false, true}), R1<int32_t>({1, 2, 3}), R1<int32_t>({10, 20, 30})}),
+                 R1<int32_t>({1, 20, 3}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSelect, "f32[2]", {R0<bool>(false), R1<float>({1, 2}), R1<float>({3, 4})}),
+                 R1<float>({3, 4}));
+}
+
+TEST(SelectClampTest, Clamp) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kClamp, "s32[4]", {R0<int32_t>(0), R1<int32_t>({-3, 2, 7, 5}), R0<int32_t>(5)}),
+                 R1<int32_t>({0, 2, 5, 5}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kClamp, "f32[3]",
+                        {R1<float>({0, 1, 0}), R1<float>({-1, kNaN, 3}), R1<float>({1, 2, 2})}),
+                 R1<float>({0, kNaN, 2}));
+}
+
+// --- Conversions ------------------------------------------------------------------------
+
+TEST(ConvertTest, ConvertAndBitcastConvert) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kConvert, "s32[4]", {R1<float>({1.7f, -1.7f, kNaN, 1e20f})}),
+                 R1<int32_t>({1, -1, 0, std::numeric_limits<int32_t>::max()}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kConvert, "f16[1]", {R1<int32_t>({3})}), R1<half>({half(3.0f)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcastConvert, "s32[2]", {R1<float>({1.0f, -0.0f})}),
+                 R1<int32_t>({0x3f800000, std::numeric_limits<int32_t>::min()}));
+  // Narrower: a minor dimension of the width ratio is added (little-endian host).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcastConvert, "u8[1,4]", {R1<uint32_t>({0x04030201u})}),
+                 Literal::CreateR2<uint8_t>({{1, 2, 3, 4}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcastConvert, "u16[]", {R1<uint8_t>({0x01, 0x02})}), R0<uint16_t>(0x0201));
+  EXPECT_ERROR(EvalOp(HloOpcode::kBitcastConvert, "s32[4]", {Literal::CreateR2<float>({{1, 2}, {3, 4}})}),
+               "bitcast-convert");
+}
+
+// --- Shape ops ---------------------------------------------------------------------------
+
+Literal Iota2D(int64_t rows, int64_t cols) {
+  std::vector<float> v(rows * cols);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  return *Literal::CreateFromVector<float>({rows, cols}, v);
+}
+
+TEST(ShapeOpsTest, Broadcast) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBroadcast, "s32[2,3]", {R1<int32_t>({1, 2, 3})}, Dims({1})),
+                 Literal::CreateR2<int32_t>({{1, 2, 3}, {1, 2, 3}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBroadcast, "s32[2,3]", {R1<int32_t>({1, 2})}, Dims({0})),
+                 Literal::CreateR2<int32_t>({{1, 1, 1}, {2, 2, 2}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBroadcast, "f32[2,2]", {R0<float>(7)}, Dims({})),
+                 Literal::CreateR2<float>({{7, 7}, {7, 7}}));
+  // Operand dims mapped out of order: operand [2,3] -> result [3,2] (a transpose).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBroadcast, "f32[3,2]", {Iota2D(2, 3)}, Dims({1, 0})),
+                 Literal::CreateR2<float>({{0, 3}, {1, 4}, {2, 5}}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kBroadcast, "f32[2,3]", {R1<float>({1, 2})}, Dims({1})), "does not match");
+}
+
+TEST(ShapeOpsTest, ReshapeTransposeReverse) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kReshape, "f32[3,2]", {Iota2D(2, 3)}, {}),
+                 Literal::CreateR2<float>({{0, 1}, {2, 3}, {4, 5}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kTranspose, "f32[3,2]", {Iota2D(2, 3)}, Dims({1, 0})),
+                 Literal::CreateR2<float>({{0, 3}, {1, 4}, {2, 5}}));
+  Literal x3 = Literal::CreateR3<int32_t>({{{1, 2, 3}, {4, 5, 6}}, {{7, 8, 9}, {10, 11, 12}}});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kTranspose, "s32[3,2,2]", {x3}, Dims({2, 0, 1})),
+                 Literal::CreateR3<int32_t>({{{1, 4}, {7, 10}}, {{2, 5}, {8, 11}}, {{3, 6}, {9, 12}}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kReverse, "s32[2,2,3]", {x3}, Dims({0, 2})),
+                 Literal::CreateR3<int32_t>({{{9, 8, 7}, {12, 11, 10}}, {{3, 2, 1}, {6, 5, 4}}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kReverse, "f32[0]", {R1<float>({})}, Dims({0})), R1<float>({}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kTranspose, "f32[3,2]", {Iota2D(2, 3)}, Dims({0, 0})), "permutation");
+}
+
+TEST(ShapeOpsTest, SliceDocExamples) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSlice, "f32[2]", {R1<float>({0, 1, 2, 3, 4})}, SliceAttr({{2, 4, 1}})),
+                 R1<float>({2, 3}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSlice, "f32[2,2]", {Iota2D(4, 3)}, SliceAttr({{2, 4, 1}, {1, 3, 1}})),
+                 Literal::CreateR2<float>({{7, 8}, {10, 11}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSlice, "f32[2,2]", {Iota2D(4, 3)}, SliceAttr({{0, 4, 2}, {0, 3, 2}})),
+                 Literal::CreateR2<float>({{0, 2}, {6, 8}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSlice, "f32[2]", {R1<float>({0, 1, 2, 3, 4})}, SliceAttr({{1, 5, 3}})),
+                 R1<float>({1, 4}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kSlice, "f32[2]", {R1<float>({0, 1, 2})}, SliceAttr({{2, 4, 1}})), "invalid slice");
+}
+
+TEST(ShapeOpsTest, DynamicSliceDocExamplesAndClamping) {
+  Literal a = R1<float>({0, 1, 2, 3, 4});
+  HloInstructionProto sizes;
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicSlice, "f32[2]", {a, R0<int32_t>(2)}), R1<float>({2, 3}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicSlice, "f32[2,2]", {Iota2D(4, 3), R0<int32_t>(2), R0<int32_t>(1)}),
+                 Literal::CreateR2<float>({{7, 8}, {10, 11}}));
+  // Clamped: start 4 -> 3, start -2 -> 0, huge unsigned -> max.
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicSlice, "f32[2]", {a, R0<int32_t>(4)}), R1<float>({3, 4}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicSlice, "f32[2]", {a, R0<int64_t>(-2)}), R1<float>({0, 1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicSlice, "f32[2]", {a, R0<uint64_t>(~0ull)}), R1<float>({3, 4}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicSlice, "f32[2,2]", {Iota2D(4, 3), R0<int32_t>(9), R0<int32_t>(-1)}),
+                 Literal::CreateR2<float>({{6, 7}, {9, 10}}));
+  // Older form with one index vector.
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicSlice, "f32[2,2]", {Iota2D(4, 3), R1<int32_t>({2, 1})}),
+                 Literal::CreateR2<float>({{7, 8}, {10, 11}}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kDynamicSlice, "f32[2]", {a}), "start indices");
+}
+
+TEST(ShapeOpsTest, DynamicUpdateSliceDocExamplesAndClamping) {
+  Literal a = R1<float>({0, 1, 2, 3, 4});
+  Literal u = R1<float>({5, 6});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicUpdateSlice, "f32[5]", {a, u, R0<int32_t>(2)}),
+                 R1<float>({0, 1, 5, 6, 4}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicUpdateSlice, "f32[5]", {a, u, R0<int32_t>(100)}),
+                 R1<float>({0, 1, 2, 5, 6}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicUpdateSlice, "f32[5]", {a, u, R0<int32_t>(-3)}),
+                 R1<float>({5, 6, 2, 3, 4}));
+  Literal u2 = Literal::CreateR2<float>({{12, 13}, {14, 15}, {16, 17}});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicUpdateSlice, "f32[4,3]", {Iota2D(4, 3), u2, R0<int32_t>(1), R0<int32_t>(1)}),
+                 Literal::CreateR2<float>({{0, 1, 2}, {3, 12, 13}, {6, 14, 15}, {9, 16, 17}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDynamicUpdateSlice, "f32[4,3]", {Iota2D(4, 3), u2, R0<int32_t>(3), R0<int32_t>(5)}),
+                 Literal::CreateR2<float>({{0, 1, 2}, {3, 12, 13}, {6, 14, 15}, {9, 16, 17}}));
+}
+
+TEST(ShapeOpsTest, ConcatenateDocExamples) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kConcatenate, "s32[6]",
+                        {R1<int32_t>({2, 3}), R1<int32_t>({4, 5}), R1<int32_t>({6, 7})}, Dims({0})),
+                 R1<int32_t>({2, 3, 4, 5, 6, 7}));
+  Literal a = Literal::CreateR2<int32_t>({{1, 2}, {3, 4}, {5, 6}});
+  Literal b = Literal::CreateR2<int32_t>({{7, 8}});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kConcatenate, "s32[4,2]", {a, b}, Dims({0})),
+                 Literal::CreateR2<int32_t>({{1, 2}, {3, 4}, {5, 6}, {7, 8}}));
+  Literal c = Literal::CreateR2<int32_t>({{9}, {10}, {11}});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kConcatenate, "s32[3,3]", {a, c}, Dims({1})),
+                 Literal::CreateR2<int32_t>({{1, 2, 9}, {3, 4, 10}, {5, 6, 11}}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kConcatenate, "s32[4,2]", {a, c}, Dims({0})), "does not fit");
+}
+
+TEST(ShapeOpsTest, Pad) {
+  // The StableHLO spec example: low {0,1}, high {2,1}, interior {1,2}.
+  Literal x = Literal::CreateR2<int32_t>({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPad, "s32[5,9]", {x, R0<int32_t>(0)}, PadAttr({{0, 2, 1}, {1, 1, 2}})),
+                 Literal::CreateR2<int32_t>({{0, 1, 0, 0, 2, 0, 0, 3, 0},
+                                             {0, 0, 0, 0, 0, 0, 0, 0, 0},
+                                             {0, 4, 0, 0, 5, 0, 0, 6, 0},
+                                             {0, 0, 0, 0, 0, 0, 0, 0, 0},
+                                             {0, 0, 0, 0, 0, 0, 0, 0, 0}}));
+  // Negative edge padding crops (after interior padding).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPad, "f32[4]", {R1<float>({1, 2, 3}), R0<float>(-1)}, PadAttr({{-1, 0, 1}})),
+                 R1<float>({-1, 2, -1, 3}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPad, "f32[3]", {R1<float>({1, 2, 3}), R0<float>(9)}, PadAttr({{-2, 2, 0}})),
+                 R1<float>({3, 9, 9}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPad, "f32[1]", {R1<float>({1, 2, 3}), R0<float>(9)}, PadAttr({{-1, -1, 0}})),
+                 R1<float>({2}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPad, "f32[2]", {R1<float>({1, 2, 3}), R0<float>(9)}, PadAttr({{-1, -2, 1}})),
+                 R1<float>({9, 2}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kPad, "f32[2,3]", {Literal::CreateR2<float>({{1}}), R0<float>(0)},
+                        PadAttr({{1, 0, 0}, {0, 2, 0}})),
+                 Literal::CreateR2<float>({{0, 0, 0}, {1, 0, 0}}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kPad, "f32[5]", {R1<float>({1, 2, 3}), R0<float>(9)}, PadAttr({{1, 0, 0}})),
+               "does not give");
+}
+
+TEST(ShapeOpsTest, Iota) {
+  HloModule module("m");
+  Builder b("entry");
+  HloInstruction* i0 = b.Op(HloOpcode::kIota, "s32[4,8]", {}, Dims({0}));
+  HloInstruction* i1 = b.Op(HloOpcode::kIota, "s32[4,8]", {}, Dims({1}));
+  HloInstruction* f = b.Op(HloOpcode::kIota, "f32[3]", {}, Dims({0}));
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kTuple, "(s32[4,8], s32[4,8], f32[3])", {i0, i1, f})));
+  auto r = HloEvaluator().Evaluate(module, {});
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(*r, Literal::CreateR1<float>({11, 22}));
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t j = 0; j < 8; ++j) {
+      EXPECT_EQ(r->tuple_elements()[0].Get<int32_t>({i, j}), i);
+      EXPECT_EQ(r->tuple_elements()[1].Get<int32_t>({i, j}), j);
+    }
+  }
+  EXPECT_EQ(r->tuple_elements()[2], R1<float>({0, 1, 2}));
+}
+
+// --- Dot ------------------------------------------------------------------------------------
+
+TEST(DotTest, MatrixProducts) {
+  Literal a = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
+  Literal b = Literal::CreateR2<float>({{7, 8}, {9, 10}, {11, 12}});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "f32[2,2]", {a, b}, DotAttr({}, {}, {1}, {0})),
+                 Literal::CreateR2<float>({{58, 64}, {139, 154}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "f32[2]", {a, R1<float>({1, 0, -1})}, DotAttr({}, {}, {1}, {0})),
+                 R1<float>({-2, -2}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "f32[]", {R1<float>({1, 2}), R1<float>({3, 4})}, DotAttr({}, {}, {0}, {0})),
+                 R0<float>(11));
+  // Contract lhs dim 0 with rhs dim 1: a^T (3x2) * b^T (2x3).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "f32[3,3]", {a, b}, DotAttr({}, {}, {0}, {1})),
+                 Literal::CreateR2<float>({{39, 49, 59}, {54, 68, 82}, {69, 87, 105}}));
+  // Outer product (no contraction).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "s32[2,2]", {R1<int32_t>({1, 2}), R1<int32_t>({3, 4})}, DotAttr({}, {}, {}, {})),
+                 Literal::CreateR2<int32_t>({{3, 4}, {6, 8}}));
+}
+
+TEST(DotTest, BatchDotSpecExample) {
+  Literal lhs = Literal::CreateR3<int32_t>({{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}});
+  Literal rhs = Literal::CreateR3<int32_t>({{{1, 0}, {0, 1}}, {{1, 0}, {0, 1}}});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "s32[2,2,2]", {lhs, rhs}, DotAttr({0}, {0}, {2}, {1})), lhs);
+  // Batch dimension last on the rhs.
+  Literal rhs_t = Literal::CreateR3<int32_t>({{{2, 1}, {0, 0}}, {{0, 0}, {2, 1}}});  // [k][n][b]
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "s32[2,2,2]", {lhs, rhs_t}, DotAttr({0}, {2}, {2}, {0})),
+                 Literal::CreateR3<int32_t>({{{2, 4}, {6, 8}}, {{5, 6}, {7, 8}}}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kDot, "s32[2,2]", {Literal::CreateR2<int32_t>({{1, 2}}),
+                                                     Literal::CreateR2<int32_t>({{1, 2}})},
+                      DotAttr({}, {}, {1}, {0})),
+               "contracting");
+}
+
+TEST(DotTest, MixedAndLowPrecision) {
+  // s8 x s8 -> s32 does not overflow in s8.
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "s32[]", {R1<int8_t>({100, 100}), R1<int8_t>({100, 100})},
+                        DotAttr({}, {}, {0}, {0})),
+                 R0<int32_t>(20000));
+  // f16: accumulates in f32, rounds once: 2048 + 1 + 1 = 2050 (exact in f16).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "f16[]", {R1<half>({half(2048.0f), half(1.0f), half(1.0f)}),
+                                                   R1<half>({half(1.0f), half(1.0f), half(1.0f)})},
+                        DotAttr({}, {}, {0}, {0})),
+                 R0<half>(half(2050.0f)));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "f32[]", {R1<bfloat16>({bfloat16(1.5f), bfloat16(2.0f)}),
+                                                   R1<bfloat16>({bfloat16(2.0f), bfloat16(0.25f)})},
+                        DotAttr({}, {}, {0}, {0})),
+                 R0<float>(3.5f));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDot, "c64[]", {R1<complex64>({complex64(1, 1)}), R1<complex64>({complex64(1, -1)})},
+                        DotAttr({}, {}, {0}, {0})),
+                 R0<complex64>(complex64(2, 0)));
+}
+
+// --- Reduce and map ------------------------------------------------------------------------
+
+// Module: reduce(p0, init) over `dims` with `reducer`.
+absl::StatusOr<Literal> ReduceWith(std::unique_ptr<HloComputation> reducer, const Literal& x, const Literal& init,
+                                   std::vector<int64_t> dims, const std::string& result) {
+  HloModule module("m");
+  HloComputation* r = module.AddEmbeddedComputation(std::move(reducer));
+  Builder b("entry");
+  HloInstruction* p = b.Param(0, x.shape().ToString());
+  HloInstruction* i = b.Param(1, init.shape().ToString());
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kReduce, result, {p, i}, Dims(dims), {r})));
+  return HloEvaluator().Evaluate(module, {&x, &init});
+}
+
+Literal DocReduceInput() {
+  // [4,2,3], values 1..6 replicated across dimension 0.
+  return Literal::CreateR3<float>({{{1, 2, 3}, {4, 5, 6}},
+                                   {{1, 2, 3}, {4, 5, 6}},
+                                   {{1, 2, 3}, {4, 5, 6}},
+                                   {{1, 2, 3}, {4, 5, 6}}});
+}
+
+TEST(ReduceTest, DocExamples) {
+  Literal x = DocReduceInput();
+  Literal zero = R0<float>(0);
+  auto add = [] { return BinaryComputation("add", HloOpcode::kAdd, "f32"); };
+  EXPECT_LITERAL(ReduceWith(add(), x, zero, {0}, "f32[2,3]"), Literal::CreateR2<float>({{4, 8, 12}, {16, 20, 24}}));
+  EXPECT_LITERAL(ReduceWith(add(), x, zero, {2}, "f32[4,2]"),
+                 Literal::CreateR2<float>({{6, 15}, {6, 15}, {6, 15}, {6, 15}}));
+  EXPECT_LITERAL(ReduceWith(add(), x, zero, {0, 1}, "f32[3]"), R1<float>({20, 28, 36}));
+  EXPECT_LITERAL(ReduceWith(add(), x, zero, {0, 1, 2}, "f32[]"), R0<float>(84));
+  EXPECT_LITERAL(ReduceWith(add(), x, zero, {}, "f32[4,2,3]"), x);
+  Literal m = Literal::CreateR2<int32_t>({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_LITERAL(ReduceWith(BinaryComputation("add", HloOpcode::kAdd, "s32"), m, R0<int32_t>(0), {0}, "s32[3]"),
+                 R1<int32_t>({5, 7, 9}));
+  EXPECT_LITERAL(ReduceWith(BinaryComputation("add", HloOpcode::kAdd, "s32"), m, R0<int32_t>(0), {1}, "s32[2]"),
+                 R1<int32_t>({6, 15}));
+}
+
+TEST(ReduceTest, MaxMinAndOrderedReducers) {
+  Literal x = R1<float>({3, -1, 7, 2});
+  EXPECT_LITERAL(ReduceWith(BinaryComputation("max", HloOpcode::kMaximum, "f32"), x, R0<float>(-kInf), {0}, "f32[]"),
+                 R0<float>(7));
+  EXPECT_LITERAL(ReduceWith(BinaryComputation("min", HloOpcode::kMinimum, "f32"), x, R0<float>(kInf), {0}, "f32[]"),
+                 R0<float>(-1));
+  // Non-commutative reducers show the fold order: acc = f(acc, x) left to right.
+  Literal s = R1<int32_t>({1, 2, 3});
+  EXPECT_LITERAL(ReduceWith(BinaryComputation("sub", HloOpcode::kSubtract, "s32"), s, R0<int32_t>(10), {0}, "s32[]"),
+                 R0<int32_t>(4));  // ((10-1)-2)-3
+  EXPECT_LITERAL(ReduceWith(BinaryComputation("rsub", HloOpcode::kSubtract, "s32", true), s, R0<int32_t>(10), {0},
+                            "s32[]"),
+                 R0<int32_t>(-8));  // 3-(2-(1-10))
+  EXPECT_LITERAL(ReduceWith(BinaryComputation("and", HloOpcode::kAnd, "pred"), R1<bool>({true, false}),
+                            R0<bool>(true), {0}, "pred[]"),
+                 R0<bool>(false));
+}
+
+TEST(ReduceTest, GeneralReducerComputation) {
+  // f(acc, x) = acc + 2 * x: not a single binary op, so evaluated as a computation.
+  Builder rb("acc_plus_twice");
+  HloInstruction* acc = rb.Param(0, "f32[]");
+  HloInstruction* x = rb.Param(1, "f32[]");
+  HloInstruction* two = rb.Const(R0<float>(2));
+  HloInstruction* twice = rb.Op(HloOpcode::kMultiply, "f32[]", {two, x});
+  auto reducer = rb.Build(rb.Op(HloOpcode::kAdd, "f32[]", {acc, twice}));
+  EXPECT_LITERAL(ReduceWith(std::move(reducer), Literal::CreateR2<float>({{1, 2}, {3, 4}}), R0<float>(1), {1}, "f32[2]"),
+                 R1<float>({7, 15}));
+}
+
+TEST(ReduceTest, VariadicArgmax) {
+  // f(max, argmax, value, index) = value >= max ? (value, index) : (max, argmax)
+  HloModule module("m");
+  Builder rb("argmax");
+  HloInstruction* mx = rb.Param(0, "f32[]");
+  HloInstruction* amx = rb.Param(1, "s32[]");
+  HloInstruction* v = rb.Param(2, "f32[]");
+  HloInstruction* idx = rb.Param(3, "s32[]");
+  HloInstruction* ge = rb.Op(HloOpcode::kCompare, "pred[]", {v, mx}, Cmp("GE"));
+  HloInstruction* nv = rb.Op(HloOpcode::kSelect, "f32[]", {ge, v, mx});
+  HloInstruction* ni = rb.Op(HloOpcode::kSelect, "s32[]", {ge, idx, amx});
+  HloComputation* reducer = module.AddEmbeddedComputation(rb.Build(rb.Op(HloOpcode::kTuple, "(f32[], s32[])", {nv, ni})));
+  Builder b("entry");
+  HloInstruction* values = b.Param(0, "f32[2,4]");
+  HloInstruction* iota = b.Op(HloOpcode::kIota, "s32[2,4]", {}, Dims({1}));
+  HloInstruction* init_v = b.Const(R0<float>(-kInf));
+  HloInstruction* init_i = b.Const(R0<int32_t>(-1));
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kReduce, "(f32[2], s32[2])", {values, iota, init_v, init_i},
+                                          Dims({1}), {reducer})));
+  Literal x = Literal::CreateR2<float>({{1, 9, 3, 9}, {-5, -2, -7, -3}});
+  auto r = HloEvaluator().Evaluate(module, {&x});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, Literal::MakeTuple({R1<float>({9, -2}), R1<int32_t>({3, 1})}));
+}
+
+TEST(ReduceTest, Errors) {
+  EXPECT_ERROR(ReduceWith(BinaryComputation("add", HloOpcode::kAdd, "f32"), R1<float>({1}), R0<float>(0), {1}, "f32[]"),
+               "reduce dimension");
+  EXPECT_ERROR(ReduceWith(BinaryComputation("add", HloOpcode::kAdd, "s32"), R1<float>({1}), R0<float>(0), {0}, "f32[]"),
+               "reducer parameter");
+}
+
+TEST(MapTest, BinaryMap) {
+  HloModule module("m");
+  // f(x, y) = x * y + 1
+  Builder fb("f");
+  HloInstruction* x = fb.Param(0, "f32[]");
+  HloInstruction* y = fb.Param(1, "f32[]");
+  HloInstruction* one = fb.Const(R0<float>(1));
+  HloInstruction* prod = fb.Op(HloOpcode::kMultiply, "f32[]", {x, y});
+  HloComputation* f = module.AddEmbeddedComputation(fb.Build(fb.Op(HloOpcode::kAdd, "f32[]", {prod, one})));
+  Builder b("entry");
+  HloInstruction* a = b.Param(0, "f32[2,2]");
+  HloInstruction* c = b.Param(1, "f32[2,2]");
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kMap, "f32[2,2]", {a, c}, Dims({0, 1}), {f})));
+  Literal la = Literal::CreateR2<float>({{1, 2}, {3, 4}});
+  Literal lc = Literal::CreateR2<float>({{5, 6}, {7, 8}});
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&la, &lc}), Literal::CreateR2<float>({{6, 13}, {22, 33}}));
+}
+
+// --- Tuples and control flow ------------------------------------------------------------
+
+TEST(ControlFlowTest, TupleAndGetTupleElement) {
+  HloModule module("m");
+  Builder b("entry");
+  HloInstruction* p = b.Param(0, "(f32[2], s32[])");
+  HloInstruction* g0 = b.Op(HloOpcode::kGetTupleElement, "f32[2]", {p}, [] {
+    HloInstructionProto a;
+    a.set_tuple_index(0);
+    return a;
+  }());
+  HloInstruction* g1 = b.Op(HloOpcode::kGetTupleElement, "s32[]", {p}, [] {
+    HloInstructionProto a;
+    a.set_tuple_index(1);
+    return a;
+  }());
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kTuple, "(s32[], f32[2])", {g1, g0})));
+  Literal arg = Literal::MakeTuple({R1<float>({1, 2}), R0<int32_t>(7)});
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&arg}), Literal::MakeTuple({R0<int32_t>(7), R1<float>({1, 2})}));
+}
+
+TEST(ControlFlowTest, Call) {
+  HloModule module("m");
+  HloComputation* add = module.AddEmbeddedComputation(BinaryComputation("add", HloOpcode::kAdd, "s32"));
+  Builder b("entry");
+  HloInstruction* x = b.Param(0, "s32[]");
+  HloInstruction* c = b.Op(HloOpcode::kCall, "s32[]", {x, x}, {}, {add});
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kCall, "s32[]", {c, x}, {}, {add})));
+  Literal a = R0<int32_t>(5);
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&a}), R0<int32_t>(15));
+}
+
+// while (i < n) { i += 1; acc *= 2 } over the state (s32 i, s32 n, f32 acc).
+std::unique_ptr<HloModule> DoublingLoop() {
+  auto module = std::make_unique<HloModule>("loop");
+  const std::string state = "(s32[], s32[], f32[])";
+  auto gte = [](int64_t i) {
+    HloInstructionProto a;
+    a.set_tuple_index(i);
+    return a;
+  };
+  Builder cb("cond");
+  HloInstruction* cs = cb.Param(0, state);
+  HloInstruction* ci = cb.Op(HloOpcode::kGetTupleElement, "s32[]", {cs}, gte(0));
+  HloInstruction* cn = cb.Op(HloOpcode::kGetTupleElement, "s32[]", {cs}, gte(1));
+  HloComputation* cond = module->AddEmbeddedComputation(cb.Build(cb.Op(HloOpcode::kCompare, "pred[]", {ci, cn}, Cmp("LT"))));
+  Builder bb("body");
+  HloInstruction* bs = bb.Param(0, state);
+  HloInstruction* bi = bb.Op(HloOpcode::kGetTupleElement, "s32[]", {bs}, gte(0));
+  HloInstruction* bn = bb.Op(HloOpcode::kGetTupleElement, "s32[]", {bs}, gte(1));
+  HloInstruction* ba = bb.Op(HloOpcode::kGetTupleElement, "f32[]", {bs}, gte(2));
+  HloInstruction* one = bb.Const(R0<int32_t>(1));
+  HloInstruction* two = bb.Const(R0<float>(2));
+  HloInstruction* ni = bb.Op(HloOpcode::kAdd, "s32[]", {bi, one});
+  HloInstruction* na = bb.Op(HloOpcode::kMultiply, "f32[]", {ba, two});
+  HloComputation* body = module->AddEmbeddedComputation(bb.Build(bb.Op(HloOpcode::kTuple, state, {ni, bn, na})));
+  Builder eb("entry");
+  HloInstruction* init = eb.Param(0, state);
+  module->AddEntryComputation(eb.Build(eb.Op(HloOpcode::kWhile, state, {init}, {}, {cond, body})));
+  return module;
+}
+
+TEST(ControlFlowTest, WhileLoop) {
+  auto module = DoublingLoop();
+  Literal init = Literal::MakeTuple({R0<int32_t>(0), R0<int32_t>(10), R0<float>(1)});
+  EXPECT_LITERAL(HloEvaluator().Evaluate(*module, {&init}),
+                 Literal::MakeTuple({R0<int32_t>(10), R0<int32_t>(10), R0<float>(1024)}));
+  // Zero iterations.
+  Literal done = Literal::MakeTuple({R0<int32_t>(5), R0<int32_t>(3), R0<float>(1)});
+  EXPECT_LITERAL(HloEvaluator().Evaluate(*module, {&done}), done);
+  // Bounded evaluator: exactly at the limit is fine, one more is an error.
+  EXPECT_TRUE(HloEvaluator(10).Evaluate(*module, {&init}).ok());
+  auto limited = HloEvaluator(9).Evaluate(*module, {&init});
+  ASSERT_FALSE(limited.ok());
+  EXPECT_EQ(limited.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(std::string(limited.status().message()).find("9 iterations"), std::string::npos) << limited.status();
+}
+
+// Branch computations: negate, identity(times 1), add 100.
+TEST(ControlFlowTest, ConditionalBothForms) {
+  auto make = [](const std::string& selector_shape, int branches) {
+    auto module = std::make_unique<HloModule>("cond");
+    std::vector<HloComputation*> comps;
+    for (int i = 0; i < branches; ++i) {
+      Builder bb(absl::StrCat("branch", i));
+      HloInstruction* x = bb.Param(0, "s32[]");
+      HloInstruction* k = bb.Const(R0<int32_t>(100 * (i + 1)));
+      comps.push_back(module->AddEmbeddedComputation(bb.Build(bb.Op(HloOpcode::kAdd, "s32[]", {x, k}))));
+    }
+    Builder b("entry");
+    std::vector<HloInstruction*> ops = {b.Param(0, selector_shape)};
+    for (int i = 0; i < branches; ++i) ops.push_back(b.Param(i + 1, "s32[]"));
+    module->AddEntryComputation(b.Build(b.Op(HloOpcode::kConditional, "s32[]", ops, {}, comps)));
+    return module;
+  };
+  auto pred_module = make("pred[]", 2);
+  Literal t = R0<bool>(true), f = R0<bool>(false), a = R0<int32_t>(1), c = R0<int32_t>(2);
+  EXPECT_LITERAL(HloEvaluator().Evaluate(*pred_module, {&t, &a, &c}), R0<int32_t>(101));
+  EXPECT_LITERAL(HloEvaluator().Evaluate(*pred_module, {&f, &a, &c}), R0<int32_t>(202));
+  auto indexed = make("s32[]", 3);
+  Literal d = R0<int32_t>(3);
+  for (auto [index, expected] : std::vector<std::pair<int32_t, int32_t>>{{0, 101}, {1, 202}, {2, 303}, {3, 303},
+                                                                         {-1, 303}, {100, 303}}) {
+    Literal i = R0<int32_t>(index);
+    EXPECT_LITERAL(HloEvaluator().Evaluate(*indexed, {&i, &a, &c, &d}), R0<int32_t>(expected));
+  }
+}
+
+TEST(ControlFlowTest, Fusion) {
+  HloModule module("m");
+  Builder fb("fused");
+  HloInstruction* x = fb.Param(0, "f32[2]");
+  HloInstruction* y = fb.Param(1, "f32[2]");
+  HloInstruction* s = fb.Op(HloOpcode::kAdd, "f32[2]", {x, y});
+  HloComputation* fused = module.AddEmbeddedComputation(fb.Build(fb.Op(HloOpcode::kMultiply, "f32[2]", {s, s})));
+  Builder b("entry");
+  HloInstruction* p0 = b.Param(0, "f32[2]");
+  HloInstruction* p1 = b.Param(1, "f32[2]");
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kFusion, "f32[2]", {p0, p1}, {}, {fused})));
+  Literal a = R1<float>({1, 2}), c = R1<float>({2, 3});
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&a, &c}), R1<float>({9, 25}));
+}
+
+// --- Layouts, arguments, errors --------------------------------------------------------------
+
+TEST(EvaluatorTest, LayoutsOfArgumentsAndResult) {
+  HloModule module("m");
+  Builder b("entry");
+  HloInstruction* p = b.Param(0, "f32[2,3]{0,1}");
+  HloInstruction* t = b.Op(HloOpcode::kTranspose, "f32[3,2]{0,1}", {p}, Dims({1, 0}));
+  module.AddEntryComputation(b.Build(t));
+  // Argument given in row-major layout; the parameter's layout differs (allowed).
+  Literal x = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
+  auto r = HloEvaluator().Evaluate(module, {&x});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, Literal::CreateR2<float>({{1, 4}, {2, 5}, {3, 6}}));
+  EXPECT_EQ(r->shape().layout(), Layout({0, 1}));
+  // Column-major data: {1,4},{2,5},{3,6} stored as 1 2 3 4 5 6.
+  EXPECT_EQ(r->data<float>()[1], 2.0f);
+  // Argument in column-major layout.
+  Literal xc = x.Relayout(Layout({0, 1}));
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&xc}), Literal::CreateR2<float>({{1, 4}, {2, 5}, {3, 6}}));
+}
+
+TEST(EvaluatorTest, BitcastFollowsLayouts) {
+  HloModule module("m");
+  Builder b("entry");
+  HloInstruction* p = b.Param(0, "f32[2,3]{0,1}");
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kBitcast, "f32[3,2]{1,0}", {p})));
+  Literal x = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
+  // Physical order of x in {0,1} is 1 4 2 5 3 6, read as row-major [3,2].
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&x}), Literal::CreateR2<float>({{1, 4}, {2, 5}, {3, 6}}));
+}
+
+TEST(EvaluatorTest, ArgumentErrorsNameTheParameter) {
+  auto m = OneOp(HloOpcode::kAdd, "f32[2]", {"f32[2]", "f32[2]"});
+  Literal a = R1<float>({1, 2});
+  Literal bad = R1<float>({1, 2, 3});
+  EXPECT_ERROR(Eval(*m, {&a}), "takes 2 arguments");
+  EXPECT_ERROR(Eval(*m, {&a, &bad}), "parameter 'p1'");
+}
+
+TEST(EvaluatorTest, UnimplementedOpcodeIsNamed) {
+  EXPECT_ERROR(EvalOp(HloOpcode::kConvolution, "f32[1]", {R1<float>({1}), R1<float>({1})}),
+               "opcode 'convolution' is not implemented");
+  auto r = EvalOp(HloOpcode::kSort, "f32[1]", {R1<float>({1})});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST(EvaluatorTest, DeadCodeIsNotEvaluated) {
+  HloModule module("m");
+  Builder b("entry");
+  HloInstruction* p = b.Param(0, "f32[1]");
+  b.Op(HloOpcode::kSort, "f32[1]", {p});  // unimplemented, but unused
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kNegate, "f32[1]", {p})));
+  Literal x = R1<float>({2});
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&x}), R1<float>({-2}));
+}
+
+TEST(EvaluatorTest, EvaluateInstructionOnConstants) {
+  HloModule module("m");
+  Builder b("entry");
+  HloInstruction* c1 = b.Const(R1<int32_t>({1, 2}));
+  HloInstruction* c2 = b.Const(R1<int32_t>({3, 4}));
+  HloInstruction* add = b.Op(HloOpcode::kAdd, "s32[2]", {c1, c2});
+  module.AddEntryComputation(b.Build(add));
+  Literal x = R1<int32_t>({10, 20}), y = R1<int32_t>({1, 1});
+  EXPECT_LITERAL(HloEvaluator().EvaluateInstruction(*add, {&x, &y}), R1<int32_t>({11, 21}));
+  EXPECT_LITERAL(HloEvaluator().EvaluateInstruction(*c1, {}), R1<int32_t>({1, 2}));
+  EXPECT_ERROR(HloEvaluator().EvaluateInstruction(*add, {&x}), "operands");
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {}), R1<int32_t>({4, 6}));
+}
+
+TEST(EvaluatorTest, DeclaredShapeMismatchIsError) {
+  // The instruction claims s32[3] but adding two s32[2] gives s32[2].
+  EXPECT_ERROR(EvalOp(HloOpcode::kAdd, "s32[3]", {R1<int32_t>({1, 2}), R1<int32_t>({1, 2})}), "");
+  EXPECT_ERROR(EvalOp(HloOpcode::kReshape, "s32[3]", {R1<int32_t>({1, 2})}), "element counts");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "xla/evaluator/evaluator_internal.h"
 #include "xla/status_macros.h"
@@ -150,7 +151,8 @@ absl::StatusOr<Literal> HloEvaluator::EvaluateRowMajor(const HloComputation& com
     }
   }
   absl::flat_hash_map<const HloInstruction*, const Literal*> values;
-  absl::flat_hash_map<const HloInstruction*, Literal> owned;
+  // node_hash_map: `values` points into it, so elements must not move.
+  absl::node_hash_map<const HloInstruction*, Literal> owned;
   std::vector<const Literal*> operand_values;
 
   for (const HloInstruction* instr : order) {

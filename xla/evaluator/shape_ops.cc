@@ -137,6 +137,9 @@ absl::StatusOr<Literal> EvaluateTranspose(const HloInstruction& instruction, con
       return InvalidArgument("HloEvaluator: %s: %s is not a permutation", InstrLabel(instruction), DimsString(perm));
     }
     used[p] = true;
+  }
+  for (int64_t i = 0; i < in.rank(); ++i) {
+    int64_t p = perm[i];
     if (shape.dimensions(i) != in.dimensions(p)) {
       return InvalidArgument("HloEvaluator: %s: result %s is not operand %s permuted by %s",
                              InstrLabel(instruction), shape.ToString(), in.ToString(), DimsString(perm));

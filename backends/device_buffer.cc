@@ -33,6 +33,34 @@ std::shared_ptr<DeviceBuffer> DeviceBuffer::MakeTuple(const Shape& shape,
   return buffer;
 }
 
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateTree(const Shape& shape) {
+  if (!shape.IsTuple()) {
+    return AllocateArray(shape.IsArray() && !shape.has_layout() ? ShapeUtil::WithDefaultLayout(shape) : shape);
+  }
+  std::vector<std::shared_ptr<const DeviceBuffer>> elements;
+  for (const Shape& s : shape.tuple_shapes()) {
+    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> e, AllocateTree(s));
+    elements.push_back(std::move(e));
+  }
+  return MakeTuple(shape, std::move(elements));
+}
+
+int64_t DeviceBuffer::ByteSizeOfTree(const Shape& shape) {
+  if (!shape.IsTuple()) return ShapeUtil::ByteSizeOfElements(shape);
+  int64_t total = 0;
+  for (const Shape& s : shape.tuple_shapes()) total += ByteSizeOfTree(s);
+  return total;
+}
+
+std::vector<DeviceBuffer*> DeviceBuffer::MutableLeaves() {
+  if (!shape_.IsTuple()) return {this};
+  std::vector<DeviceBuffer*> leaves;
+  for (const auto& e : elements_) {
+    for (DeviceBuffer* leaf : const_cast<DeviceBuffer*>(e.get())->MutableLeaves()) leaves.push_back(leaf);
+  }
+  return leaves;
+}
+
 DeviceBuffer::~DeviceBuffer() { std::free(data_); }
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::FromLiteral(const Literal& literal) {

@@ -22,6 +22,10 @@ class DeviceBuffer {
   static absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateArray(const Shape& shape);
   static std::shared_ptr<DeviceBuffer> MakeTuple(const Shape& shape,
                                                  std::vector<std::shared_ptr<const DeviceBuffer>> elements);
+  // Allocates a whole tree (tuples of arrays) for `shape`, contents uninitialized.
+  static absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateTree(const Shape& shape);
+  // Bytes of array data in a tree of `shape`.
+  static int64_t ByteSizeOfTree(const Shape& shape);
   // Copies a literal into a new buffer tree.
   static absl::StatusOr<std::shared_ptr<DeviceBuffer>> FromLiteral(const Literal& literal);
   // Copies the buffer tree into a literal.
@@ -39,6 +43,9 @@ class DeviceBuffer {
 
   // Bytes of the whole tree, counting shared elements once per reference.
   int64_t TotalBytes() const;
+  // Array leaves in depth-first order, writable: only for a tree this caller
+  // just allocated and has not shared yet (chunked transfers fill it).
+  std::vector<DeviceBuffer*> MutableLeaves();
 
  private:
   explicit DeviceBuffer(const Shape& shape) : shape_(shape) {}

@@ -4,61 +4,136 @@
 
 namespace xla {
 
-GlobalDataHandle AllocationTracker::Register(std::shared_ptr<const DeviceBuffer> buffer, const std::string& tag) {
+AllocationTracker::Reservation& AllocationTracker::Reservation::operator=(Reservation&& other) noexcept {
+  if (this != &other) {
+    Release();
+    tracker_ = other.tracker_;
+    session_ = other.session_;
+    bytes_ = other.bytes_;
+    other.tracker_ = nullptr;
+  }
+  return *this;
+}
+
+void AllocationTracker::Reservation::Release() {
+  if (tracker_ != nullptr) tracker_->ReleaseReservation(session_, bytes_);
+  tracker_ = nullptr;
+}
+
+absl::StatusOr<AllocationTracker::Reservation> AllocationTracker::Reserve(SessionId session, int64_t bytes,
+                                                                          const std::string& what) {
+  absl::MutexLock lock(&mutex_);
+  int64_t session_total = session_bytes_[session];
+  if (bytes > max_session_bytes_ - session_total) {
+    return ResourceExhausted("%s needs %d bytes but the session holds %d of its %d-byte quota", what, bytes,
+                             session_total, max_session_bytes_);
+  }
+  int64_t total = bytes_in_use_ + bytes_reserved_;
+  if (bytes > max_total_bytes_ - total) {
+    return ResourceExhausted("%s needs %d bytes but the service holds %d of its %d-byte limit", what, bytes, total,
+                             max_total_bytes_);
+  }
+  session_bytes_[session] += bytes;
+  bytes_reserved_ += bytes;
+  Reservation r;
+  r.tracker_ = this;
+  r.session_ = session;
+  r.bytes_ = bytes;
+  return r;
+}
+
+void AllocationTracker::ReleaseReservation(SessionId session, int64_t bytes) {
+  absl::MutexLock lock(&mutex_);
+  bytes_reserved_ -= bytes;
+  if ((session_bytes_[session] -= bytes) == 0) session_bytes_.erase(session);
+}
+
+GlobalDataHandle AllocationTracker::Register(SessionId session, std::shared_ptr<const DeviceBuffer> buffer,
+                                             const std::string& tag) {
   absl::MutexLock lock(&mutex_);
   GlobalDataHandle handle;
   handle.set_handle(next_handle_++);
-  AddReferences(*buffer);
-  handles_[handle.handle()] = Allocation{std::move(buffer), tag};
+  AddReferences(session, *buffer);
+  handles_[handle.handle()] = Allocation{session, std::move(buffer), tag};
   return handle;
 }
 
-absl::Status AllocationTracker::Unregister(const GlobalDataHandle& handle) {
+absl::Status AllocationTracker::NotFoundError(const GlobalDataHandle& handle) const {
+  return NotFound("no data with handle %d in this session (unknown, released, or another session's)",
+                  handle.handle());
+}
+
+absl::Status AllocationTracker::Unregister(SessionId session, const GlobalDataHandle& handle) {
   absl::MutexLock lock(&mutex_);
   auto it = handles_.find(handle.handle());
-  if (it == handles_.end()) return NotFound("no data with handle %d (unknown or already released)", handle.handle());
-  DropReferences(*it->second.buffer);
+  if (it == handles_.end() || it->second.session != session) return NotFoundError(handle);
+  DropReferences(session, *it->second.buffer);
   handles_.erase(it);
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<const DeviceBuffer>> AllocationTracker::Resolve(const GlobalDataHandle& handle) const {
+absl::StatusOr<std::shared_ptr<const DeviceBuffer>> AllocationTracker::Resolve(SessionId session,
+                                                                              const GlobalDataHandle& handle) const {
   absl::MutexLock lock(&mutex_);
   auto it = handles_.find(handle.handle());
-  if (it == handles_.end()) return NotFound("no data with handle %d (unknown or already released)", handle.handle());
+  if (it == handles_.end() || it->second.session != session) return NotFoundError(handle);
   return it->second.buffer;
 }
 
-absl::StatusOr<std::vector<GlobalDataHandle>> AllocationTracker::DeconstructTuple(const GlobalDataHandle& handle) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, Resolve(handle));
+absl::StatusOr<std::vector<GlobalDataHandle>> AllocationTracker::DeconstructTuple(SessionId session,
+                                                                                  const GlobalDataHandle& handle) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, Resolve(session, handle));
   if (!buffer->shape().IsTuple()) {
     return InvalidArgument("DeconstructTuple: handle %d holds %s, not a tuple", handle.handle(),
                            buffer->shape().ToString());
   }
   std::vector<GlobalDataHandle> out;
-  for (size_t i = 0; i < buffer->elements().size(); ++i) {
-    out.push_back(Register(buffer->elements()[i], "tuple element"));
-  }
+  for (const auto& element : buffer->elements()) out.push_back(Register(session, element, "tuple element"));
   return out;
 }
 
-void AllocationTracker::AddReferences(const DeviceBuffer& buffer) {
-  if (buffer_refs_[&buffer]++ == 0) bytes_in_use_ += buffer.size_bytes();
-  for (const auto& e : buffer.elements()) AddReferences(*e);
+int64_t AllocationTracker::ReleaseSession(SessionId session) {
+  absl::MutexLock lock(&mutex_);
+  int64_t released = 0;
+  for (auto it = handles_.begin(); it != handles_.end();) {
+    if (it->second.session == session) {
+      DropReferences(session, *it->second.buffer);
+      handles_.erase(it++);
+      ++released;
+    } else {
+      ++it;
+    }
+  }
+  return released;
 }
 
-void AllocationTracker::DropReferences(const DeviceBuffer& buffer) {
+void AllocationTracker::AddReferences(SessionId session, const DeviceBuffer& buffer) {
+  if (buffer_refs_[&buffer]++ == 0) {
+    bytes_in_use_ += buffer.size_bytes();
+    session_bytes_[session] += buffer.size_bytes();
+  }
+  for (const auto& e : buffer.elements()) AddReferences(session, *e);
+}
+
+void AllocationTracker::DropReferences(SessionId session, const DeviceBuffer& buffer) {
   auto it = buffer_refs_.find(&buffer);
   if (it != buffer_refs_.end() && --it->second == 0) {
     bytes_in_use_ -= buffer.size_bytes();
+    if ((session_bytes_[session] -= buffer.size_bytes()) == 0) session_bytes_.erase(session);
     buffer_refs_.erase(it);
   }
-  for (const auto& e : buffer.elements()) DropReferences(*e);
+  for (const auto& e : buffer.elements()) DropReferences(session, *e);
 }
 
 int64_t AllocationTracker::bytes_in_use() const {
   absl::MutexLock lock(&mutex_);
   return bytes_in_use_;
+}
+
+int64_t AllocationTracker::session_bytes_in_use(SessionId session) const {
+  absl::MutexLock lock(&mutex_);
+  auto it = session_bytes_.find(session);
+  return it == session_bytes_.end() ? 0 : it->second;
 }
 
 int64_t AllocationTracker::live_handles() const {

@@ -1,8 +1,13 @@
-// AllocationTracker: maps GlobalDataHandles to device buffers. Buffers are
-// reference counted (shared_ptr); a tuple element handle shares ownership of
-// the element with the tuple, so either can be released first. Byte
-// accounting counts each distinct buffer once, however many handles or
-// tuples refer to it.
+// AllocationTracker: maps GlobalDataHandles to device buffers, per session.
+// Buffers are reference counted (shared_ptr); a tuple element handle shares
+// ownership of the element with the tuple, so either can be released first.
+// Byte accounting counts each distinct buffer once, however many handles or
+// tuples refer to it, and charges it to the session that holds it.
+//
+// Quotas: before allocating, callers Reserve() the bytes against the
+// per-session and whole-service limits; the reservation is released when
+// the buffer is registered (its bytes are then counted as in use) or when
+// the reservation is dropped. So nothing is allocated beyond the quotas.
 //
 // Thread-safe: one mutex guards the handle table and the accounting, since
 // every operation touches both and is short.
@@ -10,6 +15,7 @@
 #define SERVICE_ALLOCATION_TRACKER_H_
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,32 +28,70 @@
 
 namespace xla {
 
+using SessionId = int64_t;
+
 class AllocationTracker {
  public:
-  GlobalDataHandle Register(std::shared_ptr<const DeviceBuffer> buffer, const std::string& tag);
-  // NotFound for unknown or already released handles.
-  absl::Status Unregister(const GlobalDataHandle& handle);
-  absl::StatusOr<std::shared_ptr<const DeviceBuffer>> Resolve(const GlobalDataHandle& handle) const;
-  // New handles for each element of a tuple buffer.
-  absl::StatusOr<std::vector<GlobalDataHandle>> DeconstructTuple(const GlobalDataHandle& handle);
+  static constexpr int64_t kUnlimited = std::numeric_limits<int64_t>::max();
+
+  AllocationTracker(int64_t max_total_bytes = kUnlimited, int64_t max_session_bytes = kUnlimited)
+      : max_total_bytes_(max_total_bytes), max_session_bytes_(max_session_bytes) {}
+
+  // Bytes held against the quotas until Release() or destruction.
+  class Reservation {
+   public:
+    Reservation() = default;
+    Reservation(Reservation&& other) noexcept { *this = std::move(other); }
+    Reservation& operator=(Reservation&& other) noexcept;
+    ~Reservation() { Release(); }
+    void Release();
+
+   private:
+    friend class AllocationTracker;
+    AllocationTracker* tracker_ = nullptr;
+    SessionId session_ = 0;
+    int64_t bytes_ = 0;
+  };
+  // RESOURCE_EXHAUSTED when `bytes` more would exceed either quota.
+  absl::StatusOr<Reservation> Reserve(SessionId session, int64_t bytes, const std::string& what);
+
+  GlobalDataHandle Register(SessionId session, std::shared_ptr<const DeviceBuffer> buffer, const std::string& tag);
+  // NotFound for unknown, released, or other sessions' handles.
+  absl::Status Unregister(SessionId session, const GlobalDataHandle& handle);
+  absl::StatusOr<std::shared_ptr<const DeviceBuffer>> Resolve(SessionId session,
+                                                              const GlobalDataHandle& handle) const;
+  // New handles (same session) for each element of a tuple buffer.
+  absl::StatusOr<std::vector<GlobalDataHandle>> DeconstructTuple(SessionId session, const GlobalDataHandle& handle);
+  // Releases every handle of `session`; returns how many.
+  int64_t ReleaseSession(SessionId session);
 
   int64_t bytes_in_use() const;
+  int64_t session_bytes_in_use(SessionId session) const;
   int64_t live_handles() const;
+  int64_t max_total_bytes() const { return max_total_bytes_; }
+  int64_t max_session_bytes() const { return max_session_bytes_; }
 
  private:
   struct Allocation {
+    SessionId session;
     std::shared_ptr<const DeviceBuffer> buffer;
     std::string tag;
   };
   // Adds/removes one reference to every buffer in the tree.
-  void AddReferences(const DeviceBuffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void DropReferences(const DeviceBuffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void AddReferences(SessionId session, const DeviceBuffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void DropReferences(SessionId session, const DeviceBuffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void ReleaseReservation(SessionId session, int64_t bytes);
+  absl::Status NotFoundError(const GlobalDataHandle& handle) const;
 
+  const int64_t max_total_bytes_;
+  const int64_t max_session_bytes_;
   mutable absl::Mutex mutex_;
   int64_t next_handle_ ABSL_GUARDED_BY(mutex_) = 1;
   absl::flat_hash_map<int64_t, Allocation> handles_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<const DeviceBuffer*, int64_t> buffer_refs_ ABSL_GUARDED_BY(mutex_);
   int64_t bytes_in_use_ ABSL_GUARDED_BY(mutex_) = 0;
+  int64_t bytes_reserved_ ABSL_GUARDED_BY(mutex_) = 0;
+  absl::flat_hash_map<SessionId, int64_t> session_bytes_ ABSL_GUARDED_BY(mutex_);  // in use + reserved
 };
 
 }  // namespace xla

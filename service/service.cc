@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
@@ -18,23 +19,101 @@ int64_t NanosSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Service>> Service::Create(const ServiceOptions& options) {
-  std::string name = options.backend.empty() ? BackendRegistry::DefaultName() : options.backend;
+Service::Service(std::unique_ptr<Backend> backend, const ServiceLimits& limits)
+    : backend_(std::move(backend)),
+      allocations_(limits.max_memory_bytes, limits.max_session_bytes),
+      cache_(limits.cache_entries) {}
+
+absl::StatusOr<std::unique_ptr<Service>> Service::Create(const std::string& backend, const ServiceLimits& limits) {
+  std::string name = backend.empty() ? BackendRegistry::DefaultName() : backend;
   if (name.empty()) return FailedPrecondition("no backend is linked into this program");
-  ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, BackendRegistry::Create(name));
-  return absl::WrapUnique(new Service(std::move(backend)));
+  ASSIGN_OR_RETURN(std::unique_ptr<Backend> created, BackendRegistry::Create(name));
+  return absl::WrapUnique(new Service(std::move(created), limits));
 }
 
-absl::Status Service::TransferToServer(const TransferToServerRequest& arg, TransferToServerResponse* result) {
-  ASSIGN_OR_RETURN(Literal literal, Literal::FromProto(arg.literal()));
-  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer,
-                   backend_->transfer_manager()->TransferLiteralToDevice(literal));
-  *result->mutable_data() = allocations_.Register(std::move(buffer), "transfer");
+SessionId Service::OpenSession(const std::string& client_name) {
+  absl::MutexLock lock(&mutex_);
+  SessionId id = next_session_++;
+  sessions_[id] = SessionState{client_name, absl::Now()};
+  return id;
+}
+
+absl::Status Service::CloseSession(SessionId session) {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (sessions_.erase(session) == 0) return NotFound("session %d is not open", session);
+    for (auto it = executables_.begin(); it != executables_.end();) {
+      if (it->second.session == session) {
+        executables_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  allocations_.ReleaseSession(session);
   return absl::OkStatus();
 }
 
-absl::Status Service::TransferToClient(const TransferToClientRequest& arg, TransferToClientResponse* result) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(arg.data()));
+absl::Status Service::TouchSession(SessionId session) {
+  absl::MutexLock lock(&mutex_);
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return NotFound("session %d is not open (closed or timed out)", session);
+  it->second.last_active = absl::Now();
+  return absl::OkStatus();
+}
+
+int Service::CloseIdleSessions(absl::Duration idle) {
+  std::vector<SessionId> idle_sessions;
+  {
+    absl::MutexLock lock(&mutex_);
+    absl::Time cutoff = absl::Now() - idle;
+    for (const auto& [id, state] : sessions_) {
+      if (state.last_active < cutoff) idle_sessions.push_back(id);
+    }
+  }
+  int closed = 0;
+  for (SessionId id : idle_sessions) closed += CloseSession(id).ok() ? 1 : 0;
+  return closed;
+}
+
+int64_t Service::open_sessions() const {
+  absl::MutexLock lock(&mutex_);
+  return sessions_.size();
+}
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> Service::AllocateForTransfer(
+    SessionId session, const Shape& shape, AllocationTracker::Reservation* reservation) {
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+  ASSIGN_OR_RETURN(*reservation, allocations_.Reserve(session, DeviceBuffer::ByteSizeOfTree(shape),
+                                                      absl::StrCat("a transfer of ", shape.ToString())));
+  return DeviceBuffer::AllocateTree(shape);
+}
+
+GlobalDataHandle Service::RegisterBuffer(SessionId session, std::shared_ptr<const DeviceBuffer> buffer,
+                                         const std::string& tag) {
+  return allocations_.Register(session, std::move(buffer), tag);
+}
+
+absl::StatusOr<std::shared_ptr<const DeviceBuffer>> Service::ResolveBuffer(SessionId session,
+                                                                          const GlobalDataHandle& handle) const {
+  return allocations_.Resolve(session, handle);
+}
+
+absl::Status Service::TransferToServer(SessionId session, const TransferToServerRequest& arg, TransferToServerResponse* result) {
+  // Check the quota on the declared shape before decoding anything.
+  ASSIGN_OR_RETURN(Shape shape, ShapeUtil::FromProto(arg.literal().shape()));
+  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
+                   allocations_.Reserve(session, 2 * DeviceBuffer::ByteSizeOfTree(shape),
+                                        absl::StrCat("a transfer of ", shape.ToString())));
+  ASSIGN_OR_RETURN(Literal literal, Literal::FromProto(arg.literal()));
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer,
+                   backend_->transfer_manager()->TransferLiteralToDevice(literal));
+  *result->mutable_data() = allocations_.Register(session, std::move(buffer), "transfer");
+  return absl::OkStatus();
+}
+
+absl::Status Service::TransferToClient(SessionId session, const TransferToClientRequest& arg, TransferToClientResponse* result) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, arg.data()));
   ASSIGN_OR_RETURN(Literal literal, backend_->transfer_manager()->TransferLiteralFromDevice(*buffer));
   if (arg.has_shape_with_layout()) {
     ASSIGN_OR_RETURN(Shape requested, ShapeUtil::FromProto(arg.shape_with_layout()));
@@ -48,21 +127,21 @@ absl::Status Service::TransferToClient(const TransferToClientRequest& arg, Trans
   return absl::OkStatus();
 }
 
-absl::Status Service::Unregister(const UnregisterRequest& arg, UnregisterResponse* result) {
+absl::Status Service::Unregister(SessionId session, const UnregisterRequest& arg, UnregisterResponse* result) {
   // Release every handle that exists; report the first unknown one.
   absl::Status status;
-  for (const GlobalDataHandle& h : arg.data()) status.Update(allocations_.Unregister(h));
+  for (const GlobalDataHandle& h : arg.data()) status.Update(allocations_.Unregister(session, h));
   return status;
 }
 
-absl::Status Service::DeconstructTuple(const DeconstructTupleRequest& arg, DeconstructTupleResponse* result) {
-  ASSIGN_OR_RETURN(std::vector<GlobalDataHandle> handles, allocations_.DeconstructTuple(arg.tuple_handle()));
+absl::Status Service::DeconstructTuple(SessionId session, const DeconstructTupleRequest& arg, DeconstructTupleResponse* result) {
+  ASSIGN_OR_RETURN(std::vector<GlobalDataHandle> handles, allocations_.DeconstructTuple(session, arg.tuple_handle()));
   for (const GlobalDataHandle& h : handles) *result->add_element_handles() = h;
   return absl::OkStatus();
 }
 
-absl::Status Service::GetShape(const GetShapeRequest& arg, GetShapeResponse* result) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(arg.data()));
+absl::Status Service::GetShape(SessionId session, const GetShapeRequest& arg, GetShapeResponse* result) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, arg.data()));
   *result->mutable_shape() = buffer->shape().ToProto();
   return absl::OkStatus();
 }
@@ -83,7 +162,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Service::LoadModule(const HloModulePr
   return module;
 }
 
-absl::Status Service::GetComputationShape(const GetComputationShapeRequest& arg,
+absl::Status Service::GetComputationShape(SessionId session, const GetComputationShapeRequest& arg,
                                           GetComputationShapeResponse* result) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), ""));
   *result->mutable_program_shape() = module->entry_computation()->ComputeProgramShape().ToProto();
@@ -110,7 +189,7 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
   return shared;
 }
 
-absl::Status Service::Compile(const CompileRequest& arg, CompileResponse* result) {
+absl::Status Service::Compile(SessionId session, const CompileRequest& arg, CompileResponse* result) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), arg.hlo_text()));
   const HloComputation* entry = module->entry_computation();
   if (arg.input_shape_with_layout_size() > 0) {
@@ -130,23 +209,25 @@ absl::Status Service::Compile(const CompileRequest& arg, CompileResponse* result
   bool hit = false;
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit));
   result->set_compilation_cache_hit(hit);
-  absl::MutexLock lock(&executables_mutex_);
+  absl::MutexLock lock(&mutex_);
   int64_t handle = next_executable_++;
-  executables_[handle] = std::move(executable);
+  executables_[handle] = ExecutableEntry{session, std::move(executable)};
   result->mutable_handle()->set_handle(handle);
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(const ExecutionHandle& handle) const {
-  absl::MutexLock lock(&executables_mutex_);
+absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(SessionId session,
+                                                                      const ExecutionHandle& handle) const {
+  absl::MutexLock lock(&mutex_);
   auto it = executables_.find(handle.handle());
-  if (it == executables_.end()) {
-    return NotFound("no executable with handle %d (unknown or already released)", handle.handle());
+  if (it == executables_.end() || it->second.session != session) {
+    return NotFound("no executable with handle %d in this session (unknown, released, or another session's)",
+                    handle.handle());
   }
-  return it->second;
+  return it->second.executable;
 }
 
-absl::Status Service::Run(Executable& executable, const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
+absl::Status Service::Run(SessionId session, Executable& executable, const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
                           ExecuteResponse* result) {
   const HloComputation* entry = executable.module().entry_computation();
   if (args.size() != entry->num_parameters()) {
@@ -155,7 +236,7 @@ absl::Status Service::Run(Executable& executable, const google::protobuf::Repeat
   }
   std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
   for (int i = 0; i < args.size(); ++i) {
-    ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(args[i]));
+    ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, args[i]));
     const Shape& expected = entry->parameter_instruction(i)->shape();
     if (!buffer->shape().Compatible(expected)) {
       return InvalidArgument("Execute: argument %d has shape %s but parameter %d ('%s') of '%s' is %s", i,
@@ -170,42 +251,51 @@ absl::Status Service::Run(Executable& executable, const google::protobuf::Repeat
     }
     buffers.push_back(std::move(buffer));
   }
+  // The result must fit the quotas before the run allocates it.
+  const Shape& result_shape = entry->root_instruction()->shape();
+  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
+                   allocations_.Reserve(session, DeviceBuffer::ByteSizeOfTree(result_shape),
+                                        absl::StrCat("the result of '", entry->name(), "' (",
+                                                     result_shape.ToString(), ")")));
   auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> output, executable.Execute(buffers));
   result->mutable_profile()->set_compute_time_ns(NanosSince(start));
   ++executions_;
-  *result->mutable_output() = allocations_.Register(std::move(output), "execution result");
+  *result->mutable_output() = allocations_.Register(session, std::move(output), "execution result");
   return absl::OkStatus();
 }
 
-absl::Status Service::Execute(const ExecuteRequest& arg, ExecuteResponse* result) {
-  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(arg.handle()));
+absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, ExecuteResponse* result) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle()));
   result->mutable_profile()->set_compilation_cache_hit(true);
-  return Run(*executable, arg.arguments(), result);
+  return Run(session, *executable, arg.arguments(), result);
 }
 
-absl::Status Service::ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) {
+absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest& arg, ExecuteResponse* result) {
   auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), ""));
   bool hit = false;
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit));
   result->mutable_profile()->set_compilation_cache_hit(hit);
   result->mutable_profile()->set_compile_time_ms(NanosSince(start) / 1000000);
-  RETURN_IF_ERROR(Run(*executable, arg.arguments(), result));
+  RETURN_IF_ERROR(Run(session, *executable, arg.arguments(), result));
   result->mutable_profile()->set_compute_and_transfer_time_ns(NanosSince(start));
   return absl::OkStatus();
 }
 
-absl::Status Service::UnregisterExecutable(const UnregisterExecutableRequest& arg,
+absl::Status Service::UnregisterExecutable(SessionId session, const UnregisterExecutableRequest& arg,
                                            UnregisterExecutableResponse* result) {
-  absl::MutexLock lock(&executables_mutex_);
-  if (executables_.erase(arg.handle().handle()) == 0) {
-    return NotFound("no executable with handle %d (unknown or already released)", arg.handle().handle());
+  absl::MutexLock lock(&mutex_);
+  auto it = executables_.find(arg.handle().handle());
+  if (it == executables_.end() || it->second.session != session) {
+    return NotFound("no executable with handle %d in this session (unknown, released, or another session's)",
+                    arg.handle().handle());
   }
+  executables_.erase(it);
   return absl::OkStatus();
 }
 
-absl::Status Service::ComputeConstantGraph(const ComputeConstantGraphRequest& arg, ComputeConstantResponse* result) {
+absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConstantGraphRequest& arg, ComputeConstantResponse* result) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), ""));
   if (module->entry_computation()->num_parameters() != 0) {
     return InvalidArgument("ComputeConstant: the computation takes %d parameters; constants take none",
@@ -223,7 +313,7 @@ absl::Status Service::ComputeConstantGraph(const ComputeConstantGraphRequest& ar
   return absl::OkStatus();
 }
 
-absl::Status Service::GetDeviceHandles(const GetDeviceHandlesRequest& arg, GetDeviceHandlesResponse* result) {
+absl::Status Service::GetDeviceHandles(SessionId session, const GetDeviceHandlesRequest& arg, GetDeviceHandlesResponse* result) {
   if (arg.device_count() < 1 || arg.device_count() > 1) {
     return InvalidArgument("GetDeviceHandles: this service has 1 device, %d requested", arg.device_count());
   }
@@ -233,7 +323,7 @@ absl::Status Service::GetDeviceHandles(const GetDeviceHandlesRequest& arg, GetDe
   return absl::OkStatus();
 }
 
-absl::Status Service::CreateChannelHandle(const CreateChannelHandleRequest& arg, CreateChannelHandleResponse* result) {
+absl::Status Service::CreateChannelHandle(SessionId session, const CreateChannelHandleRequest& arg, CreateChannelHandleResponse* result) {
   result->mutable_channel()->set_handle(next_channel_++);
   result->mutable_channel()->set_type(arg.channel_type() == ChannelHandle::CHANNEL_TYPE_INVALID
                                           ? ChannelHandle::DEVICE_TO_DEVICE
@@ -241,9 +331,20 @@ absl::Status Service::CreateChannelHandle(const CreateChannelHandleRequest& arg,
   return absl::OkStatus();
 }
 
-absl::Status Service::ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) {
-  // Host devices keep no state between executions beyond the buffers the
-  // client owns through handles; nothing to reset.
+absl::Status Service::ResetDevice(SessionId session, const ResetDeviceRequest& arg, ResetDeviceResponse* result) {
+  // Host devices keep no state between runs; resetting the caller's device
+  // view releases the session's buffers and executables (others' are untouched).
+  {
+    absl::MutexLock lock(&mutex_);
+    for (auto it = executables_.begin(); it != executables_.end();) {
+      if (it->second.session == session) {
+        executables_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  allocations_.ReleaseSession(session);
   return absl::OkStatus();
 }
 
@@ -260,7 +361,38 @@ absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServic
   result->set_cache_evictions(stats.evictions);
   result->set_compilations(compilations_);
   result->set_executions(executions_);
+  result->set_max_memory_bytes(allocations_.max_total_bytes());
+  result->set_max_session_bytes(allocations_.max_session_bytes());
   return absl::OkStatus();
+}
+
+SessionService::~SessionService() {
+  if (owns_session_) service_->CloseSession(session_).IgnoreError();
+}
+
+#define FORWARD(METHOD, REQUEST, RESPONSE)                                       \
+  absl::Status SessionService::METHOD(const REQUEST& arg, RESPONSE* result) {    \
+    RETURN_IF_ERROR(service_->TouchSession(session_));                           \
+    return service_->METHOD(session_, arg, result);                              \
+  }
+FORWARD(TransferToServer, TransferToServerRequest, TransferToServerResponse)
+FORWARD(TransferToClient, TransferToClientRequest, TransferToClientResponse)
+FORWARD(Unregister, UnregisterRequest, UnregisterResponse)
+FORWARD(DeconstructTuple, DeconstructTupleRequest, DeconstructTupleResponse)
+FORWARD(GetShape, GetShapeRequest, GetShapeResponse)
+FORWARD(GetComputationShape, GetComputationShapeRequest, GetComputationShapeResponse)
+FORWARD(Compile, CompileRequest, CompileResponse)
+FORWARD(Execute, ExecuteRequest, ExecuteResponse)
+FORWARD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
+FORWARD(UnregisterExecutable, UnregisterExecutableRequest, UnregisterExecutableResponse)
+FORWARD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
+FORWARD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse)
+FORWARD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResponse)
+FORWARD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
+#undef FORWARD
+
+absl::Status SessionService::GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) {
+  return service_->GetServiceInfo(arg, result);
 }
 
 namespace {
@@ -269,8 +401,11 @@ namespace {
 const bool registered = [] {
   RegisterInProcessServiceFactory(
       [](const ServiceOptions& options) -> absl::StatusOr<std::unique_ptr<ServiceInterface>> {
-        ASSIGN_OR_RETURN(std::unique_ptr<Service> service, Service::Create(options));
-        return std::unique_ptr<ServiceInterface>(std::move(service));
+        // An in-process client gets its own service with one unlimited session.
+        ASSIGN_OR_RETURN(std::unique_ptr<Service> created, Service::Create(options.backend, ServiceLimits()));
+        std::shared_ptr<Service> service = std::move(created);
+        SessionId session = service->OpenSession("in-process");
+        return std::unique_ptr<ServiceInterface>(new SessionService(service, session, /*owns_session=*/true));
       });
   return true;
 }();

@@ -1,16 +1,24 @@
 // Service: the backend-agnostic execution service. Validates every request
 // (protos, HLO text, handles, literals), verifies and compiles modules
-// through the CompilationCache, keeps device buffers behind handles in the
-// AllocationTracker, and executes on one Backend.
+// through the CompilationCache (shared by all sessions), keeps device
+// buffers behind per-session handles in the AllocationTracker, and executes
+// on one Backend.
+//
+// Every operation runs in a session: handles (data and executables) belong
+// to the session that made them, and closing a session frees them. Clients
+// talk to a session through SessionService (a ServiceInterface), in-process
+// or through the gRPC adapter.
 #ifndef SERVICE_SERVICE_H_
 #define SERVICE_SERVICE_H_
 
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "backends/backend.h"
 #include "service/allocation_tracker.h"
 #include "service/compilation_cache.h"
@@ -18,9 +26,102 @@
 
 namespace xla {
 
-class Service : public ServiceInterface {
+struct ServiceLimits {
+  int64_t max_memory_bytes = AllocationTracker::kUnlimited;   // whole service
+  int64_t max_session_bytes = AllocationTracker::kUnlimited;  // per session
+  int64_t cache_entries = 256;                                // compilation cache bound
+};
+
+class Service {
  public:
-  static absl::StatusOr<std::unique_ptr<Service>> Create(const ServiceOptions& options);
+  static absl::StatusOr<std::unique_ptr<Service>> Create(const std::string& backend, const ServiceLimits& limits);
+
+  SessionId OpenSession(const std::string& client_name);
+  // Frees the session's buffers and executables. NotFound if not open.
+  absl::Status CloseSession(SessionId session);
+  // NotFound if the session is not open; otherwise marks it active now.
+  absl::Status TouchSession(SessionId session);
+  // Closes sessions idle for longer than `idle`; returns how many.
+  int CloseIdleSessions(absl::Duration idle);
+  int64_t open_sessions() const;
+
+  absl::Status TransferToServer(SessionId s, const TransferToServerRequest& arg, TransferToServerResponse* result);
+  absl::Status TransferToClient(SessionId s, const TransferToClientRequest& arg, TransferToClientResponse* result);
+  absl::Status Unregister(SessionId s, const UnregisterRequest& arg, UnregisterResponse* result);
+  absl::Status DeconstructTuple(SessionId s, const DeconstructTupleRequest& arg, DeconstructTupleResponse* result);
+  absl::Status GetShape(SessionId s, const GetShapeRequest& arg, GetShapeResponse* result);
+  absl::Status GetComputationShape(SessionId s, const GetComputationShapeRequest& arg,
+                                   GetComputationShapeResponse* result);
+  absl::Status Compile(SessionId s, const CompileRequest& arg, CompileResponse* result);
+  absl::Status Execute(SessionId s, const ExecuteRequest& arg, ExecuteResponse* result);
+  absl::Status ExecuteGraph(SessionId s, const ExecuteGraphRequest& arg, ExecuteResponse* result);
+  absl::Status UnregisterExecutable(SessionId s, const UnregisterExecutableRequest& arg,
+                                    UnregisterExecutableResponse* result);
+  absl::Status ComputeConstantGraph(SessionId s, const ComputeConstantGraphRequest& arg,
+                                    ComputeConstantResponse* result);
+  absl::Status GetDeviceHandles(SessionId s, const GetDeviceHandlesRequest& arg, GetDeviceHandlesResponse* result);
+  absl::Status CreateChannelHandle(SessionId s, const CreateChannelHandleRequest& arg,
+                                   CreateChannelHandleResponse* result);
+  absl::Status ResetDevice(SessionId s, const ResetDeviceRequest& arg, ResetDeviceResponse* result);
+  absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result);
+
+  // Building blocks of chunked transfers: reserve and allocate a buffer tree
+  // for `shape`, then register it once filled.
+  absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateForTransfer(SessionId s, const Shape& shape,
+                                                                    AllocationTracker::Reservation* reservation);
+  GlobalDataHandle RegisterBuffer(SessionId s, std::shared_ptr<const DeviceBuffer> buffer, const std::string& tag);
+  absl::StatusOr<std::shared_ptr<const DeviceBuffer>> ResolveBuffer(SessionId s, const GlobalDataHandle& handle) const;
+
+  const AllocationTracker& allocation_tracker() const { return allocations_; }
+  const Backend& backend() const { return *backend_; }
+
+ private:
+  Service(std::unique_ptr<Backend> backend, const ServiceLimits& limits);
+
+  struct SessionState {
+    std::string client_name;
+    absl::Time last_active;
+  };
+  struct ExecutableEntry {
+    SessionId session;
+    std::shared_ptr<Executable> executable;
+  };
+
+  // Proto (or HLO text) -> verified HloModule.
+  absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(const HloModuleProto& proto, const std::string& hlo_text);
+  // Verified module -> executable, through the cache.
+  absl::StatusOr<std::shared_ptr<Executable>> CompileModule(std::unique_ptr<HloModule> module,
+                                                            const ExecutionOptions& options, bool* cache_hit);
+  absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(SessionId s, const ExecutionHandle& handle) const;
+  // Runs `executable` on argument handles (checked against its signature).
+  absl::Status Run(SessionId s, Executable& executable,
+                   const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, ExecuteResponse* result);
+
+  std::unique_ptr<Backend> backend_;
+  AllocationTracker allocations_;
+  CompilationCache cache_;
+
+  mutable absl::Mutex mutex_;  // sessions and executable handles
+  SessionId next_session_ ABSL_GUARDED_BY(mutex_) = 1;
+  absl::flat_hash_map<SessionId, SessionState> sessions_ ABSL_GUARDED_BY(mutex_);
+  int64_t next_executable_ ABSL_GUARDED_BY(mutex_) = 1;
+  absl::flat_hash_map<int64_t, ExecutableEntry> executables_ ABSL_GUARDED_BY(mutex_);
+
+  std::atomic<int64_t> next_channel_{1};
+  std::atomic<int64_t> compilations_{0};
+  std::atomic<int64_t> executions_{0};
+};
+
+// A ServiceInterface bound to one session of a Service; closes the session
+// when destroyed if it opened it.
+class SessionService : public ServiceInterface {
+ public:
+  SessionService(std::shared_ptr<Service> service, SessionId session, bool owns_session)
+      : service_(std::move(service)), session_(session), owns_session_(owns_session) {}
+  ~SessionService() override;
+
+  SessionId session() const { return session_; }
+  Service& service() const { return *service_; }
 
   absl::Status TransferToServer(const TransferToServerRequest& arg, TransferToServerResponse* result) override;
   absl::Status TransferToClient(const TransferToClientRequest& arg, TransferToClientResponse* result) override;
@@ -40,32 +141,10 @@ class Service : public ServiceInterface {
   absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) override;
   absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) override;
 
-  const AllocationTracker& allocation_tracker() const { return allocations_; }
-
  private:
-  explicit Service(std::unique_ptr<Backend> backend) : backend_(std::move(backend)) {}
-
-  // Proto (or HLO text) -> verified HloModule.
-  absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(const HloModuleProto& proto, const std::string& hlo_text);
-  // Verified module -> executable, through the cache.
-  absl::StatusOr<std::shared_ptr<Executable>> CompileModule(std::unique_ptr<HloModule> module,
-                                                            const ExecutionOptions& options, bool* cache_hit);
-  absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(const ExecutionHandle& handle) const;
-  // Runs `executable` on argument handles (checked against its signature).
-  absl::Status Run(Executable& executable, const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
-                   ExecuteResponse* result);
-
-  std::unique_ptr<Backend> backend_;
-  AllocationTracker allocations_;
-  CompilationCache cache_;
-
-  mutable absl::Mutex executables_mutex_;
-  int64_t next_executable_ ABSL_GUARDED_BY(executables_mutex_) = 1;
-  absl::flat_hash_map<int64_t, std::shared_ptr<Executable>> executables_ ABSL_GUARDED_BY(executables_mutex_);
-
-  std::atomic<int64_t> next_channel_{1};
-  std::atomic<int64_t> compilations_{0};
-  std::atomic<int64_t> executions_{0};
+  std::shared_ptr<Service> service_;
+  SessionId session_;
+  bool owns_session_;
 };
 
 }  // namespace xla

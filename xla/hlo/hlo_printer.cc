@@ -361,8 +361,11 @@ void AddAttributes(const HloInstruction& instr, AttrList* out) {
   }
   if (op == HloOpcode::kCholesky && a.cholesky_options().lower()) out->Add("lower", "true");
 
-  if (a.replica_groups_size() > 0 || is({HloOpcode::kAllReduce, HloOpcode::kAllGather, HloOpcode::kAllToAll,
-                                         HloOpcode::kReduceScatter})) {
+  // Forms without a typed field (e.g. iota groups "[2,2]<=[4]") sit in unknown_attributes.
+  const bool untyped_groups = a.unknown_attributes().count("replica_groups") > 0;
+  if (a.replica_groups_size() > 0 ||
+      (!untyped_groups && is({HloOpcode::kAllReduce, HloOpcode::kAllGather, HloOpcode::kAllToAll,
+                              HloOpcode::kReduceScatter}))) {
     std::vector<std::string> groups;
     for (const ReplicaGroup& g : a.replica_groups()) groups.push_back(IntList(g.replica_ids()));
     out->Add("replica_groups", absl::StrCat("{", absl::StrJoin(groups, ","), "}"));

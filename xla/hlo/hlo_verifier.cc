@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xla/hlo/hlo_computation.h"
@@ -207,7 +208,8 @@ class Verifier {
   const HloModule& module_;
   absl::flat_hash_map<const HloComputation*, size_t> computation_index_;
   absl::flat_hash_set<std::string> instruction_names_;
-  absl::flat_hash_map<const HloComputation*, ProgramShape> program_shapes_;
+  // Node map: callers keep pointers to the cached program shapes.
+  absl::node_hash_map<const HloComputation*, ProgramShape> program_shapes_;
 };
 
 }  // namespace

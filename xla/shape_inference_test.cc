@@ -1,0 +1,695 @@
+#include "xla/shape_inference.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla/shape_util.h"
+
+namespace xla {
+namespace {
+
+Shape S(absl::string_view text) {
+  absl::StatusOr<Shape> s = ShapeUtil::ParseShape(text);
+  if (!s.ok()) {
+    ADD_FAILURE() << "bad shape text '" << text << "': " << s.status();
+    return Shape();
+  }
+  return *s;
+}
+
+ProgramShape PS(std::vector<std::string> params, absl::string_view result) {
+  ProgramShape ps;
+  for (size_t i = 0; i < params.size(); ++i) {
+    ps.parameters().push_back(S(params[i]));
+    ps.parameter_names().push_back("p" + std::to_string(i));
+  }
+  ps.result() = S(result);
+  return ps;
+}
+
+// The result is OK, compatible with `expected`, and carries no layout.
+::testing::AssertionResult IsShape(const absl::StatusOr<Shape>& result, absl::string_view expected) {
+  if (!result.ok()) return ::testing::AssertionFailure() << "error: " << result.status();
+  if (!result->Compatible(S(expected))) {
+    return ::testing::AssertionFailure() << "got " << result->ToString() << ", expected " << expected;
+  }
+  std::vector<const Shape*> stack = {&*result};
+  while (!stack.empty()) {
+    const Shape* s = stack.back();
+    stack.pop_back();
+    if (s->has_layout()) return ::testing::AssertionFailure() << "result has a layout: " << result->ToString(true);
+    for (const Shape& t : s->tuple_shapes()) stack.push_back(&t);
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The result is an error whose message contains every one of `parts`.
+::testing::AssertionResult IsError(const absl::StatusOr<Shape>& result, std::vector<std::string> parts,
+                                   absl::StatusCode code = absl::StatusCode::kInvalidArgument) {
+  if (result.ok()) return ::testing::AssertionFailure() << "expected an error, got " << result->ToString();
+  if (result.status().code() != code) {
+    return ::testing::AssertionFailure() << "wrong code: " << result.status();
+  }
+  for (const std::string& p : parts) {
+    if (!absl::StrContains(result.status().message(), p)) {
+      return ::testing::AssertionFailure() << "message '" << result.status().message() << "' lacks '" << p << "'";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+absl::StatusOr<Shape> Infer(HloOpcode opcode, std::vector<Shape> operands, const HloInstructionProto& attrs = {},
+                            std::vector<ProgramShape> called = {}, const Shape& declared = Shape()) {
+  std::vector<const Shape*> ops;
+  for (const Shape& s : operands) ops.push_back(&s);
+  std::vector<const ProgramShape*> calls;
+  for (const ProgramShape& p : called) calls.push_back(&p);
+  return ShapeInference::InferInstructionShape(opcode, attrs, ops, calls, declared);
+}
+
+HloInstructionProto Dims(std::vector<int64_t> dims) {
+  HloInstructionProto attrs;
+  for (int64_t d : dims) attrs.add_dimensions(d);
+  return attrs;
+}
+
+DotDimensionNumbers DotDims(std::vector<int64_t> lc, std::vector<int64_t> rc, std::vector<int64_t> lb = {},
+                            std::vector<int64_t> rb = {}) {
+  DotDimensionNumbers d;
+  for (int64_t x : lc) d.add_lhs_contracting_dimensions(x);
+  for (int64_t x : rc) d.add_rhs_contracting_dimensions(x);
+  for (int64_t x : lb) d.add_lhs_batch_dimensions(x);
+  for (int64_t x : rb) d.add_rhs_batch_dimensions(x);
+  return d;
+}
+
+using SI = ShapeInference;
+
+// --- Unary ----------------------------------------------------------------------
+
+TEST(UnaryTest, FloatOpsKeepShape) {
+  for (HloOpcode op : {HloOpcode::kAbs, HloOpcode::kCbrt, HloOpcode::kCeil, HloOpcode::kCos, HloOpcode::kErf,
+                       HloOpcode::kExp, HloOpcode::kExpm1, HloOpcode::kFloor, HloOpcode::kImag, HloOpcode::kLog,
+                       HloOpcode::kLog1p, HloOpcode::kLogistic, HloOpcode::kNegate, HloOpcode::kReal,
+                       HloOpcode::kRoundNearestAfz, HloOpcode::kRoundNearestEven, HloOpcode::kRsqrt,
+                       HloOpcode::kSign, HloOpcode::kSin, HloOpcode::kSqrt, HloOpcode::kTan, HloOpcode::kTanh}) {
+    EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(op, S("f32[2,3]")), "f32[2,3]")) << HloOpcodeString(op);
+    EXPECT_TRUE(IsShape(Infer(op, {S("f64[]")}), "f64[]")) << HloOpcodeString(op);
+  }
+}
+
+TEST(UnaryTest, IsFiniteGivesPred) {
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kIsFinite, S("f16[4]")), "pred[4]"));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kIsFinite, S("s32[4]")), {"IsFinite", "floating-point", "s32[4]"}));
+}
+
+TEST(UnaryTest, ComplexComponents) {
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kReal, S("c64[3]")), "f32[3]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kImag, S("c128[3]")), "f64[3]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kAbs, S("c64[]")), "f32[]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kExp, S("c64[2]")), "c64[2]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kNegate, S("c128[2]")), "c128[2]"));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kReal, S("s32[3]")), {"Real", "s32[3]"}));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kFloor, S("c64[3]")), {"Floor", "c64[3]"}));
+}
+
+TEST(UnaryTest, IntegerAndPredRules) {
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kNot, S("pred[2]")), "pred[2]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kNot, S("u8[2]")), "u8[2]"));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kNot, S("f32[2]")), {"Not", "pred or integral", "f32[2]"}));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kPopulationCount, S("u32[2]")), "u32[2]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kClz, S("s64[]")), "s64[]"));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kPopulationCount, S("f32[2]")), {"Popcnt", "integral"}));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kClz, S("pred[2]")), {"CountLeadingZeros", "integral"}));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kAbs, S("s32[2]")), "s32[2]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kNegate, S("s8[2]")), "s8[2]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kSign, S("s16[2]")), "s16[2]"));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kAbs, S("u32[2]")), {"Abs", "u32[2]"}));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kSign, S("u32[2]")), {"Sign", "u32[2]"}));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kSqrt, S("s32[2]")), {"Sqrt", "floating-point or complex"}));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kNegate, S("pred[2]")), {"Negate", "pred[2]"}));
+}
+
+TEST(UnaryTest, RejectsNonArraysAndNonUnaryOps) {
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kAbs, S("(f32[], s32[])")), {"Abs", "must be an array"}));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kAdd, S("f32[]")), {"Add", "not an element-wise unary"}));
+}
+
+TEST(UnaryTest, ResultHasNoLayout) {
+  Shape with_layout = ShapeUtil::MakeShapeWithLayout(F32, {2, 3}, {0, 1});
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kExp, with_layout), "f32[2,3]"));
+}
+
+// --- Binary (client-level broadcasting) --------------------------------------------
+
+TEST(BinaryTest, EqualShapes) {
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2,3]"), S("f32[2,3]"), {}), "f32[2,3]"));
+  for (HloOpcode op : {HloOpcode::kSubtract, HloOpcode::kMultiply, HloOpcode::kDivide, HloOpcode::kPower,
+                       HloOpcode::kRemainder, HloOpcode::kMaximum, HloOpcode::kMinimum, HloOpcode::kAtan2}) {
+    EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(op, S("f64[4]"), S("f64[4]"), {}), "f64[4]")) << HloOpcodeString(op);
+  }
+}
+
+TEST(BinaryTest, ElementTypesMustMatch) {
+  auto r = SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2]"), S("s32[2]"), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "Add: element types differ: lhs f32[2], rhs s32[2]");
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kShiftLeft, S("s32[2]"), S("u32[2]"), {}),
+                      {"ShiftLeft", "element types differ"}));
+}
+
+TEST(BinaryTest, ScalarBroadcast) {
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2,3]"), S("f32[]"), {}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kMultiply, S("f32[]"), S("f32[4]"), {}), "f32[4]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[]"), S("f32[]"), {}), "f32[]"));
+}
+
+TEST(BinaryTest, DifferentRanksNeedBroadcastDimensions) {
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2,3]"), S("f32[3]"), {}),
+                      {"Add", "broadcast_dimensions", "f32[2,3]", "f32[3]"}));
+}
+
+TEST(BinaryTest, InDimBroadcast) {
+  // Matrix + vector along dimension 1 (the document's example).
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2,3]"), S("f32[3]"), {1}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[3]"), S("f32[3,3]"), {0}), "f32[3,3]"));
+  // 2x3x4 cuboid with a 3x4 matrix on (1,2).
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2,3,4]"), S("f32[3,4]"), {1, 2}), "f32[2,3,4]"));
+  // A 2x3 matrix with a 3-vector on dimension 0 is invalid.
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2,3]"), S("f32[3]"), {0}),
+                      {"Add", "size 3", "size 2", "f32[2,3]"}));
+}
+
+TEST(BinaryTest, BadBroadcastDimensions) {
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[4,4,4]"), S("f32[4,4]"), {2, 1}),
+                      {"Add", "strictly increasing", "{2,1}"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[4,4]"), S("f32[4]"), {5}),
+                      {"Add", "out of range", "5"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[4,4]"), S("f32[4]"), {-1}),
+                      {"Add", "out of range"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[4,4]"), S("f32[4]"), {0, 1}),
+                      {"Add", "one entry per dimension", "{0,1}"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[4,4]"), S("f32[]"), {0}),
+                      {"Add", "one entry per dimension"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[4,4]"), S("f32[4,4]"), {1, 0}),
+                      {"Add", "identity"}));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[4,4]"), S("f32[4,4]"), {0, 1}), "f32[4,4]"));
+}
+
+TEST(BinaryTest, DegenerateDimensions) {
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2,1]"), S("f32[2,3]"), {}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[1,2,5]"), S("f32[7,2,5]"), {}), "f32[7,2,5]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[7,2,5]"), S("f32[7,1,5]"), {}), "f32[7,2,5]"));
+  // Outer operation.
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[2,1]"), S("f32[1,3]"), {}), "f32[2,3]"));
+  // A size-1 dimension against a size-0 one gives 0.
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[1]"), S("f32[0]"), {}), "f32[0]"));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[7,2,5]"), S("f32[7,2,6]"), {}),
+                      {"Add", "dimension 2", "size 5", "size 6"}));
+}
+
+TEST(BinaryTest, BroadcastComposition) {
+  // A 4-vector and a 1x2 matrix with broadcast dimensions (0) give 4x2.
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[4]"), S("f32[1,2]"), {0}), "f32[4,2]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAdd, S("f32[1,2]"), S("f32[4]"), {0}), "f32[4,2]"));
+}
+
+TEST(BinaryTest, ResultTypes) {
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kCompare, S("f32[2]"), S("f32[2]"), {}), "pred[2]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kCompare, S("s32[2,3]"), S("s32[3]"), {1}), "pred[2,3]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kComplex, S("f32[2]"), S("f32[2]"), {}), "c64[2]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kComplex, S("f64[]"), S("f64[3]"), {}), "c128[3]"));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kComplex, S("s32[2]"), S("s32[2]"), {}),
+                      {"Complex", "f32 or f64"}));
+}
+
+TEST(BinaryTest, TypeRules) {
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kAnd, S("pred[2]"), S("pred[2]"), {}), "pred[2]"));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kXor, S("u16[2]"), S("u16[2]"), {}), "u16[2]"));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kOr, S("f32[2]"), S("f32[2]"), {}), {"Or", "pred or integral"}));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kShiftRightLogical, S("u32[2]"), S("u32[2]"), {}), "u32[2]"));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kShiftRightArithmetic, S("f32[2]"), S("f32[2]"), {}),
+                      {"ShiftRightArithmetic", "integral"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kShiftLeft, S("pred[2]"), S("pred[2]"), {}),
+                      {"ShiftLeft", "integral"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAtan2, S("s32[2]"), S("s32[2]"), {}),
+                      {"Atan2", "floating-point or complex"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("pred[2]"), S("pred[2]"), {}), {"Add", "pred"}));
+  EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kMaximum, S("pred[2]"), S("pred[2]"), {}), "pred[2]"));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("(f32[])"), S("f32[]"), {}), {"Add", "lhs must be an array"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kNegate, S("f32[]"), S("f32[]"), {}),
+                      {"Negate", "not an element-wise binary"}));
+}
+
+// --- HLO-level element-wise ops --------------------------------------------------
+
+TEST(HloElementwiseTest, BinaryNeedsEqualDimensions) {
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kAdd, {S("f32[2]"), S("f32[2]")}), "f32[2]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAdd, {S("f32[2]"), S("f32[]")}), {"Add", "same dimensions", "f32[2]", "f32[]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kMultiply, {S("f32[2,1]"), S("f32[2,3]")}), {"Multiply", "same dimensions"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAdd, {S("f32[2]")}), {"Add", "expects 2 operands, got 1"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kComplex, {S("f32[2]"), S("f32[2]")}), "c64[2]"));
+}
+
+TEST(HloElementwiseTest, CompareDirection) {
+  HloInstructionProto attrs;
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCompare, {S("f32[2]"), S("f32[2]")}, attrs),
+                      {"Compare", "comparison_direction is required"}));
+  attrs.set_comparison_direction("XX");
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCompare, {S("f32[2]"), S("f32[2]")}, attrs), {"Compare", "'XX'"}));
+  attrs.set_comparison_direction("LT");
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCompare, {S("f32[2]"), S("f32[2]")}, attrs), "pred[2]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCompare, {S("f32[2]"), S("s32[2]")}, attrs), {"Compare", "element types differ"}));
+}
+
+TEST(HloElementwiseTest, CompareType) {
+  HloInstructionProto attrs;
+  attrs.set_comparison_direction("EQ");
+  attrs.set_comparison_type("TOTALORDER");
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCompare, {S("f32[2]"), S("f32[2]")}, attrs), "pred[2]"));
+  attrs.set_comparison_type("SIGNED");
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCompare, {S("f32[2]"), S("f32[2]")}, attrs), {"Compare", "SIGNED", "f32"}));
+  attrs.set_comparison_type("UNSIGNED");
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCompare, {S("pred[]"), S("pred[]")}, attrs), "pred[]"));
+  attrs.set_comparison_type("BOGUS");
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCompare, {S("s32[]"), S("s32[]")}, attrs), {"Compare", "BOGUS"}));
+}
+
+TEST(TernaryTest, Select) {
+  EXPECT_TRUE(IsShape(SI::InferTernaryOpShape(HloOpcode::kSelect, S("pred[4]"), S("s32[4]"), S("s32[4]")), "s32[4]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSelect, {S("pred[]"), S("s32[4]"), S("s32[4]")}), "s32[4]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSelect, {S("pred[]"), S("(f32[], s32[2])"), S("(f32[], s32[2])")}),
+                      "(f32[], s32[2])"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSelect, {S("pred[2]"), S("(f32[2])"), S("(f32[2])")}),
+                      {"Select", "scalar", "tuples"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSelect, {S("pred[3]"), S("s32[4]"), S("s32[4]")}),
+                      {"Select", "pred[3]", "s32[4]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSelect, {S("s32[4]"), S("s32[4]"), S("s32[4]")}), {"Select", "pred array"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSelect, {S("pred[4]"), S("s32[4]"), S("f32[4]")}),
+                      {"Select", "on_true s32[4], on_false f32[4]"}));
+}
+
+TEST(TernaryTest, Clamp) {
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kClamp, {S("s32[]"), S("s32[3]"), S("s32[]")}), "s32[3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kClamp, {S("f32[3]"), S("f32[3]"), S("f32[3]")}), "f32[3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kClamp, {S("f32[3]"), S("f32[3]"), S("f32[]")}), "f32[3]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kClamp, {S("f32[2]"), S("f32[3]"), S("f32[]")}), {"Clamp", "min f32[2]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kClamp, {S("f32[]"), S("f32[3]"), S("s32[]")}),
+                      {"Clamp", "element types differ", "max s32[]"}));
+  EXPECT_TRUE(IsError(SI::InferTernaryOpShape(HloOpcode::kAdd, S("f32[]"), S("f32[]"), S("f32[]")), {"Add"}));
+}
+
+// --- Conversions ---------------------------------------------------------------------
+
+TEST(ConvertTest, Convert) {
+  EXPECT_TRUE(IsShape(SI::InferConvertShape(S("s32[3]"), F32), "f32[3]"));
+  EXPECT_TRUE(IsShape(SI::InferConvertShape(S("f32[3]"), C64), "c64[3]"));
+  EXPECT_TRUE(IsShape(SI::InferConvertShape(S("f32[3]"), PRED), "pred[3]"));
+  EXPECT_TRUE(IsError(SI::InferConvertShape(S("c64[3]"), F32), {"Convert", "c64", "f32"}));
+  EXPECT_TRUE(IsError(SI::InferConvertShape(S("f32[3]"), TUPLE), {"Convert", "tuple"}));
+  EXPECT_TRUE(IsError(SI::InferConvertShape(S("(f32[3])"), F32), {"Convert", "must be an array"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConvert, {S("u8[2,2]")}, {}, {}, S("f64[2,2]")), "f64[2,2]"));
+}
+
+TEST(ConvertTest, BitcastConvert) {
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("s32[4]"), F32), "f32[4]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("f32[10]"), F16), "f16[10,2]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("f32[]"), F16), "f16[2]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("s32[3]"), U8), "u8[3,4]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("f16[10,2]"), F32), "f32[10]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("u8[8]"), F64), "f64[]"));
+  EXPECT_TRUE(IsError(SI::InferBitcastConvertShape(S("f16[10,3]"), F32), {"BitcastConvert", "size 2", "f16[10,3]"}));
+  EXPECT_TRUE(IsError(SI::InferBitcastConvertShape(S("f16[]"), F32), {"BitcastConvert", "minor-most"}));
+  EXPECT_TRUE(IsError(SI::InferBitcastConvertShape(S("pred[2]"), S8), {"BitcastConvert", "pred"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kBitcastConvert, {S("f64[3]")}, {}, {}, S("s32[3,2]")), "s32[3,2]"));
+}
+
+// --- Broadcast, reshape, transpose, reverse ----------------------------------------
+
+TEST(BroadcastTest, PrependsSizes) {
+  EXPECT_TRUE(IsShape(SI::InferBroadcastShape(S("f32[]"), {2, 3}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(SI::InferBroadcastShape(S("s32[2]"), {3, 4}), "s32[3,4,2]"));
+  EXPECT_TRUE(IsError(SI::InferBroadcastShape(S("s32[2]"), {-1}), {"Broadcast", "non-negative"}));
+  EXPECT_TRUE(IsError(SI::InferBroadcastShape(S("f32[]"), {int64_t{1} << 40, int64_t{1} << 40}),
+                      {"Broadcast", "too large"}));
+}
+
+TEST(BroadcastTest, InDim) {
+  EXPECT_TRUE(IsShape(SI::InferBroadcastInDimShape(S("f32[3]"), {2, 3}, {1}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(SI::InferBroadcastInDimShape(S("f32[1]"), {2, 3}, {1}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(SI::InferBroadcastInDimShape(S("f32[]"), {2, 3}, {}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(SI::InferBroadcastInDimShape(S("f32[2,3]"), {3, 5, 2}, {2, 0}), "f32[3,5,2]"));
+  EXPECT_TRUE(IsError(SI::InferBroadcastInDimShape(S("f32[3]"), {2, 3}, {0}),
+                      {"Broadcast", "operand dimension 0 (size 3)", "output dimension 0 (size 2)"}));
+  EXPECT_TRUE(IsError(SI::InferBroadcastInDimShape(S("f32[3]"), {2, 3}, {}), {"Broadcast", "one entry per operand dimension"}));
+  EXPECT_TRUE(IsError(SI::InferBroadcastInDimShape(S("f32[3]"), {2, 3}, {2}), {"Broadcast", "out of range"}));
+  EXPECT_TRUE(IsError(SI::InferBroadcastInDimShape(S("f32[3,3]"), {3, 3}, {1, 1}), {"Broadcast", "more than once"}));
+}
+
+TEST(BroadcastTest, HloUsesDeclaredShape) {
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kBroadcast, {S("f32[3]")}, Dims({1}), {}, S("f32[2,3]")), "f32[2,3]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kBroadcast, {S("f32[3]")}, Dims({0}), {}, S("f32[2,3]")), {"Broadcast"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kBroadcast, {S("f32[3]")}, Dims({0}), {}, S("(f32[3])")),
+                      {"Broadcast", "declared shape must be an array"}));
+}
+
+TEST(ReshapeTest, ElementCountsMustMatch) {
+  EXPECT_TRUE(IsShape(SI::InferReshapeShape(S("f32[4,2,3]"), {8, 3}), "f32[8,3]"));
+  EXPECT_TRUE(IsShape(SI::InferReshapeShape(S("f32[1,1]"), {}), "f32[]"));
+  EXPECT_TRUE(IsShape(SI::InferReshapeShape(S("f32[]"), {1, 1}), "f32[1,1]"));
+  EXPECT_TRUE(IsShape(SI::InferReshapeShape(S("f32[0,3]"), {3, 0}), "f32[3,0]"));
+  EXPECT_TRUE(IsError(SI::InferReshapeShape(S("f32[2,3]"), {4}), {"Reshape", "f32[2,3] (6 elements)", "f32[4] (4 elements)"}));
+  EXPECT_TRUE(IsError(SI::InferReshapeShape(S("f32[2,3]"), {-2, -3}), {"Reshape", "non-negative"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kReshape, {S("s32[6]")}, {}, {}, S("s32[3,2]")), "s32[3,2]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReshape, {S("s32[6]")}, {}, {}, S("s32[3,3]")), {"Reshape"}));
+}
+
+TEST(TransposeTest, Permutes) {
+  EXPECT_TRUE(IsShape(SI::InferTransposeShape(S("f32[2,3,4]"), {2, 0, 1}), "f32[4,2,3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTranspose, {S("f32[2,3]")}, Dims({1, 0})), "f32[3,2]"));
+  EXPECT_TRUE(IsError(SI::InferTransposeShape(S("f32[2,3,4]"), {0, 0, 1}), {"Transpose", "more than once"}));
+  EXPECT_TRUE(IsError(SI::InferTransposeShape(S("f32[2,3,4]"), {0, 1}), {"Transpose", "3 entries"}));
+  EXPECT_TRUE(IsError(SI::InferTransposeShape(S("f32[2,3]"), {0, 2}), {"Transpose", "out of range"}));
+}
+
+TEST(ReverseTest, Dimensions) {
+  EXPECT_TRUE(IsShape(SI::InferReverseShape(S("f32[2,3]"), {0, 1}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kReverse, {S("f32[2,3]")}, Dims({1})), "f32[2,3]"));
+  EXPECT_TRUE(IsError(SI::InferReverseShape(S("f32[2,3]"), {2}), {"Reverse", "dimension 2 is out of range", "f32[2,3]"}));
+  EXPECT_TRUE(IsError(SI::InferReverseShape(S("f32[2,3]"), {1, 1}), {"Reverse", "more than once"}));
+}
+
+// --- Slices -------------------------------------------------------------------------
+
+TEST(SliceTest, Static) {
+  EXPECT_TRUE(IsShape(SI::InferSliceShape(S("f32[5]"), {2}, {4}, {1}), "f32[2]"));
+  EXPECT_TRUE(IsShape(SI::InferSliceShape(S("f32[10,5]"), {2, 0}, {8, 5}, {2, 1}), "f32[3,5]"));
+  EXPECT_TRUE(IsShape(SI::InferSliceShape(S("f32[10]"), {3}, {3}, {4}), "f32[0]"));
+  EXPECT_TRUE(IsShape(SI::InferSliceShape(S("f32[10]"), {0}, {10}, {3}), "f32[4]"));
+  EXPECT_TRUE(IsError(SI::InferSliceShape(S("f32[5]"), {2}, {6}, {1}), {"Slice", "limit 6", "size 5"}));
+  EXPECT_TRUE(IsError(SI::InferSliceShape(S("f32[5]"), {3}, {2}, {1}), {"Slice", "start 3", "limit 2"}));
+  EXPECT_TRUE(IsError(SI::InferSliceShape(S("f32[5]"), {-1}, {2}, {1}), {"Slice", "start -1"}));
+  EXPECT_TRUE(IsError(SI::InferSliceShape(S("f32[5]"), {0}, {2}, {0}), {"Slice", "stride 0"}));
+  EXPECT_TRUE(IsError(SI::InferSliceShape(S("f32[5,5]"), {0}, {2}, {1}), {"Slice", "rank 2"}));
+}
+
+TEST(SliceTest, HloAttributes) {
+  HloInstructionProto attrs;
+  auto* d0 = attrs.add_slice_dimensions();
+  d0->set_start(1);
+  d0->set_limit(3);
+  d0->set_stride(1);
+  auto* d1 = attrs.add_slice_dimensions();
+  d1->set_start(0);
+  d1->set_limit(4);
+  d1->set_stride(2);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSlice, {S("f32[4,4]")}, attrs), "f32[2,2]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSlice, {S("f32[4,4,4]")}, attrs), {"Slice"}));
+}
+
+TEST(DynamicSliceTest, Shapes) {
+  EXPECT_TRUE(IsShape(SI::InferDynamicSliceShape(S("f32[4,3]"), {S("s32[]"), S("s32[]")}, {2, 2}), "f32[2,2]"));
+  EXPECT_TRUE(IsError(SI::InferDynamicSliceShape(S("f32[4,3]"), {S("s32[]"), S("s32[]")}, {2, 4}),
+                      {"DynamicSlice", "slice size 4", "dimension 1"}));
+  EXPECT_TRUE(IsError(SI::InferDynamicSliceShape(S("f32[4,3]"), {S("s32[]")}, {2, 2}),
+                      {"DynamicSlice", "expected 2 start indices", "got 1"}));
+  EXPECT_TRUE(IsError(SI::InferDynamicSliceShape(S("f32[4,3]"), {S("s32[2]"), S("s32[]")}, {2, 2}),
+                      {"DynamicSlice", "integral scalar", "s32[2]"}));
+  EXPECT_TRUE(IsError(SI::InferDynamicSliceShape(S("f32[4,3]"), {S("f32[]"), S("f32[]")}, {2, 2}),
+                      {"DynamicSlice", "integral scalar", "f32[]"}));
+  EXPECT_TRUE(IsError(SI::InferDynamicSliceShape(S("f32[4,3]"), {S("s32[]"), S("s64[]")}, {2, 2}),
+                      {"DynamicSlice", "same type"}));
+  EXPECT_TRUE(IsError(SI::InferDynamicSliceShape(S("f32[4,3]"), {S("s32[]"), S("s32[]")}, {2}),
+                      {"DynamicSlice", "slice sizes {2}"}));
+  HloInstructionProto attrs;
+  attrs.add_dynamic_slice_sizes(1);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kDynamicSlice, {S("u8[5]"), S("u32[]")}, attrs), "u8[1]"));
+}
+
+TEST(DynamicUpdateSliceTest, Shapes) {
+  EXPECT_TRUE(IsShape(SI::InferDynamicUpdateSliceShape(S("f32[4,3]"), S("f32[3,2]"), {S("s32[]"), S("s32[]")}),
+                      "f32[4,3]"));
+  EXPECT_TRUE(IsError(SI::InferDynamicUpdateSliceShape(S("f32[4,3]"), S("f32[5,2]"), {S("s32[]"), S("s32[]")}),
+                      {"DynamicUpdateSlice", "dimension 0", "size 5"}));
+  EXPECT_TRUE(IsError(SI::InferDynamicUpdateSliceShape(S("f32[4,3]"), S("s32[2,2]"), {S("s32[]"), S("s32[]")}),
+                      {"DynamicUpdateSlice", "element types differ"}));
+  EXPECT_TRUE(IsError(SI::InferDynamicUpdateSliceShape(S("f32[4,3]"), S("f32[2]"), {S("s32[]"), S("s32[]")}),
+                      {"DynamicUpdateSlice", "rank"}));
+  EXPECT_TRUE(IsError(SI::InferDynamicUpdateSliceShape(S("f32[4,3]"), S("f32[2,2]"), {S("s32[]")}),
+                      {"DynamicUpdateSlice", "start indices"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kDynamicUpdateSlice, {S("f32[5]"), S("f32[2]"), S("s64[]")}), "f32[5]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kDynamicUpdateSlice, {S("f32[5]")}), {"DynamicUpdateSlice", "at least 2"}));
+}
+
+// --- Concatenate, pad -------------------------------------------------------------------
+
+TEST(ConcatenateTest, Shapes) {
+  Shape a = S("f32[3,2]"), b = S("f32[1,2]"), c = S("f32[3,5]");
+  EXPECT_TRUE(IsShape(SI::InferConcatOpShape({&a, &b}, 0), "f32[4,2]"));
+  EXPECT_TRUE(IsShape(SI::InferConcatOpShape({&a, &c}, 1), "f32[3,7]"));
+  EXPECT_TRUE(IsShape(SI::InferConcatOpShape({&a}, 1), "f32[3,2]"));
+  EXPECT_TRUE(IsError(SI::InferConcatOpShape({&a, &b}, 1), {"Concatenate", "dimension 0", "f32[1,2]"}));
+  EXPECT_TRUE(IsError(SI::InferConcatOpShape({&a, &b}, 2), {"Concatenate", "dimension 2 is out of range"}));
+  Shape s = S("f32[]"), t = S("s32[1,2]"), r = S("f32[2]");
+  EXPECT_TRUE(IsError(SI::InferConcatOpShape({&s, &s}, 0), {"Concatenate", "scalars"}));
+  EXPECT_TRUE(IsError(SI::InferConcatOpShape({&a, &t}, 0), {"Concatenate", "element types differ"}));
+  EXPECT_TRUE(IsError(SI::InferConcatOpShape({&a, &r}, 0), {"Concatenate", "ranks differ"}));
+  EXPECT_TRUE(IsError(SI::InferConcatOpShape({}, 0), {"Concatenate", "at least one"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConcatenate, {a, b, a}, Dims({0})), "f32[7,2]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kConcatenate, {a, b}), {"Concatenate", "exactly one dimension"}));
+}
+
+PaddingConfig Padding(std::vector<std::array<int64_t, 3>> dims) {
+  PaddingConfig config;
+  for (const auto& d : dims) {
+    auto* p = config.add_dimensions();
+    p->set_edge_padding_low(d[0]);
+    p->set_edge_padding_high(d[1]);
+    p->set_interior_padding(d[2]);
+  }
+  return config;
+}
+
+TEST(PadTest, Shapes) {
+  EXPECT_TRUE(IsShape(SI::InferPadShape(S("f32[2,3]"), S("f32[]"), Padding({{1, 2, 0}, {0, 0, 1}})), "f32[5,5]"));
+  EXPECT_TRUE(IsShape(SI::InferPadShape(S("f32[4]"), S("f32[]"), Padding({{-1, -1, 0}})), "f32[2]"));
+  // Interior padding happens before negative edge padding.
+  EXPECT_TRUE(IsShape(SI::InferPadShape(S("f32[3]"), S("f32[]"), Padding({{-2, 0, 2}})), "f32[5]"));
+  EXPECT_TRUE(IsShape(SI::InferPadShape(S("f32[0]"), S("f32[]"), Padding({{1, 1, 5}})), "f32[2]"));
+  EXPECT_TRUE(IsShape(SI::InferPadShape(S("f32[2]"), S("f32[]"), Padding({{-1, -1, 0}})), "f32[0]"));
+  EXPECT_TRUE(IsError(SI::InferPadShape(S("f32[2]"), S("f32[]"), Padding({{-2, -1, 0}})),
+                      {"Pad", "dimension 0", "negative size -1"}));
+  EXPECT_TRUE(IsError(SI::InferPadShape(S("f32[2]"), S("f32[]"), Padding({{0, 0, -1}})), {"Pad", "interior padding -1"}));
+  EXPECT_TRUE(IsError(SI::InferPadShape(S("f32[2]"), S("f32[]"), Padding({})), {"Pad", "0 dimensions", "rank 1"}));
+  EXPECT_TRUE(IsError(SI::InferPadShape(S("f32[2]"), S("f32[1]"), Padding({{0, 0, 0}})), {"Pad", "padding value"}));
+  EXPECT_TRUE(IsError(SI::InferPadShape(S("f32[2]"), S("s32[]"), Padding({{0, 0, 0}})), {"Pad", "padding value s32[]"}));
+  EXPECT_TRUE(IsError(SI::InferPadShape(S("f32[3]"), S("f32[]"), Padding({{0, 0, int64_t{1} << 62}})),
+                      {"Pad", "overflows"}));
+  HloInstructionProto attrs;
+  *attrs.mutable_padding_config() = Padding({{1, 1, 0}});
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kPad, {S("s32[2]"), S("s32[]")}, attrs), "s32[4]"));
+}
+
+// --- Tuples, iota -----------------------------------------------------------------------
+
+TEST(TupleTest, TupleAndGetTupleElement) {
+  Shape a = S("f32[10]"), b = S("s32[]"), t = S("(f32[], token[])");
+  EXPECT_TRUE(IsShape(SI::InferTupleShape({&a, &b}), "(f32[10], s32[])"));
+  EXPECT_TRUE(IsShape(SI::InferTupleShape({}), "()"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTuple, {a, t}), "(f32[10], (f32[], token[]))"));
+  EXPECT_TRUE(IsShape(SI::InferGetTupleElementShape(S("(f32[10], s32[])"), 1), "s32[]"));
+  EXPECT_TRUE(IsError(SI::InferGetTupleElementShape(S("(f32[10], s32[])"), 2),
+                      {"GetTupleElement", "tuple index 2", "2 elements"}));
+  EXPECT_TRUE(IsError(SI::InferGetTupleElementShape(S("(f32[10], s32[])"), -1), {"GetTupleElement", "-1"}));
+  EXPECT_TRUE(IsError(SI::InferGetTupleElementShape(S("f32[10]"), 0), {"GetTupleElement", "must be a tuple"}));
+  HloInstructionProto attrs;
+  attrs.set_tuple_index(0);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kGetTupleElement, {S("((f32[2]), s32[])")}, attrs), "(f32[2])"));
+}
+
+TEST(IotaTest, Shapes) {
+  EXPECT_TRUE(IsShape(SI::InferIotaShape(S("s32[4,8]"), 1), "s32[4,8]"));
+  EXPECT_TRUE(IsShape(SI::InferIotaShape(S("f32[4]"), 0), "f32[4]"));
+  EXPECT_TRUE(IsError(SI::InferIotaShape(S("s32[4,8]"), 2), {"Iota", "iota dimension 2", "rank 2"}));
+  EXPECT_TRUE(IsError(SI::InferIotaShape(S("s32[]"), 0), {"Iota", "rank >= 1"}));
+  EXPECT_TRUE(IsError(SI::InferIotaShape(S("pred[2]"), 0), {"Iota", "numeric"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kIota, {}, Dims({0}), {}, S("u32[3]")), "u32[3]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kIota, {}, {}, {}, S("u32[3]")), {"Iota", "exactly one"}));
+}
+
+// --- Dot ----------------------------------------------------------------------------------
+
+TEST(DotTest, Classic) {
+  EXPECT_TRUE(IsShape(SI::InferDotOpShape(S("f32[2,3]"), S("f32[3,4]"), DotDims({1}, {0})), "f32[2,4]"));
+  EXPECT_TRUE(IsShape(SI::InferDotOpShape(S("f32[3]"), S("f32[3]"), DotDims({0}, {0})), "f32[]"));
+  EXPECT_TRUE(IsShape(SI::InferDotOpShape(S("f32[2,3]"), S("f32[3]"), DotDims({1}, {0})), "f32[2]"));
+  // No contraction: an outer product.
+  EXPECT_TRUE(IsShape(SI::InferDotOpShape(S("f32[2]"), S("f32[3]"), DotDims({}, {})), "f32[2,3]"));
+}
+
+TEST(DotTest, General) {
+  EXPECT_TRUE(IsShape(SI::InferDotOpShape(S("f32[2,3]"), S("f32[2,3]"), DotDims({1}, {1})), "f32[2,2]"));
+  EXPECT_TRUE(IsShape(SI::InferDotOpShape(S("f32[5,2,3]"), S("f32[5,3,4]"), DotDims({2}, {1}, {0}, {0})),
+                      "f32[5,2,4]"));
+  EXPECT_TRUE(IsShape(SI::InferDotOpShape(S("f32[7,5,2,3]"), S("f32[3,5,4,7]"), DotDims({3}, {0}, {0, 1}, {3, 1})),
+                      "f32[7,5,2,4]"));
+  EXPECT_TRUE(IsShape(SI::InferDotOpShape(S("s32[2,3,4]"), S("s32[4,3]"), DotDims({1, 2}, {1, 0})), "s32[2]"));
+  HloInstructionProto attrs;
+  *attrs.mutable_dot_dimension_numbers() = DotDims({1}, {0});
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kDot, {S("f64[2,3]"), S("f64[3,1]")}, attrs), "f64[2,1]"));
+}
+
+TEST(DotTest, Errors) {
+  auto r = SI::InferDotOpShape(S("f32[2,3]"), S("f32[4,5]"), DotDims({1}, {0}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "Dot: lhs contracting dimension 1 has size 3 but rhs contracting dimension 0 has size 4 "
+            "(lhs f32[2,3], rhs f32[4,5])");
+  EXPECT_TRUE(IsError(SI::InferDotOpShape(S("f32[2,3]"), S("f32[3,4]"), DotDims({1}, {})),
+                      {"Dot", "1 contracting dimensions but rhs has 0"}));
+  EXPECT_TRUE(IsError(SI::InferDotOpShape(S("f32[2,3]"), S("f32[3,4]"), DotDims({2}, {0})),
+                      {"Dot", "lhs contracting dimension 2 is out of range", "f32[2,3]"}));
+  EXPECT_TRUE(IsError(SI::InferDotOpShape(S("f32[2,3]"), S("f32[3,4]"), DotDims({1}, {-1})),
+                      {"Dot", "rhs contracting dimension -1 is out of range"}));
+  EXPECT_TRUE(IsError(SI::InferDotOpShape(S("f32[3,3]"), S("f32[3,3]"), DotDims({0}, {0}, {0}, {1})),
+                      {"Dot", "lhs dimension 0 is used more than once"}));
+  EXPECT_TRUE(IsError(SI::InferDotOpShape(S("f32[5,2,3]"), S("f32[6,3,4]"), DotDims({2}, {1}, {0}, {0})),
+                      {"Dot", "lhs batch dimension 0 has size 5 but rhs batch dimension 0 has size 6"}));
+  EXPECT_TRUE(IsError(SI::InferDotOpShape(S("f32[5,2,3]"), S("f32[5,3,4]"), DotDims({2}, {1}, {0}, {})),
+                      {"Dot", "batch dimensions"}));
+  EXPECT_TRUE(IsError(SI::InferDotOpShape(S("f32[2,3]"), S("s32[3,4]"), DotDims({1}, {0})),
+                      {"Dot", "element types differ"}));
+}
+
+// --- Called computations -------------------------------------------------------------------
+
+TEST(ReduceTest, Single) {
+  Shape in = S("f32[2,3]"), init = S("f32[]");
+  ProgramShape add = PS({"f32[]", "f32[]"}, "f32[]");
+  EXPECT_TRUE(IsShape(SI::InferReduceShape({&in, &init}, {1}, add), "f32[2]"));
+  EXPECT_TRUE(IsShape(SI::InferReduceShape({&in, &init}, {0, 1}, add), "f32[]"));
+  EXPECT_TRUE(IsShape(SI::InferReduceShape({&in, &init}, {}, add), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kReduce, {in, init}, Dims({0}), {add}), "f32[3]"));
+}
+
+TEST(ReduceTest, Variadic) {
+  Shape v = S("f32[5]"), k = S("s32[5]"), iv = S("f32[]"), ik = S("s32[]");
+  ProgramShape argmax = PS({"f32[]", "s32[]", "f32[]", "s32[]"}, "(f32[], s32[])");
+  EXPECT_TRUE(IsShape(SI::InferReduceShape({&v, &k, &iv, &ik}, {0}, argmax), "(f32[], s32[])"));
+  ProgramShape wrong_result = PS({"f32[]", "s32[]", "f32[]", "s32[]"}, "f32[]");
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&v, &k, &iv, &ik}, {0}, wrong_result),
+                      {"Reduce", "must return (f32[], s32[])", "returns f32[]"}));
+  Shape k2 = S("s32[4]");
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&v, &k2, &iv, &ik}, {0}, argmax), {"Reduce", "same dimensions", "s32[4]"}));
+}
+
+TEST(ReduceTest, Errors) {
+  Shape in = S("f32[2,3]"), init = S("f32[]"), bad_init = S("f32[2]"), s_init = S("s32[]");
+  ProgramShape add = PS({"f32[]", "f32[]"}, "f32[]");
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&in, &init}, {2}, add), {"Reduce", "dimension 2 is out of range"}));
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&in, &init}, {1, 1}, add), {"Reduce", "more than once"}));
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&in, &bad_init}, {1}, add), {"Reduce", "init value 0", "f32[2]"}));
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&in, &s_init}, {1}, add), {"Reduce", "init value 0", "s32[]"}));
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&in}, {1}, add), {"Reduce", "N operands followed by N init values"}));
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&in, &init}, {1}, PS({"f32[]", "f32[]", "f32[]"}, "f32[]")),
+                      {"Reduce", "2 parameters", "takes 3"}));
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&in, &init}, {1}, PS({"f32[]", "s32[]"}, "f32[]")),
+                      {"Reduce", "reducer parameter 1 has shape s32[] but must be f32[]"}));
+  EXPECT_TRUE(IsError(SI::InferReduceShape({&in, &init}, {1}, PS({"f32[]", "f32[]"}, "f32[2]")),
+                      {"Reduce", "must return f32[]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduce, {in, init}, Dims({0})), {"Reduce", "expects 1 called computations, got 0"}));
+}
+
+TEST(MapTest, Shapes) {
+  Shape a = S("f32[3]"), b = S("f32[3]"), c = S("f32[4]"), i = S("s32[3]");
+  EXPECT_TRUE(IsShape(SI::InferMapShape({&a, &b}, PS({"f32[]", "f32[]"}, "f32[]"), {0}), "f32[3]"));
+  EXPECT_TRUE(IsShape(SI::InferMapShape({&a, &i}, PS({"f32[]", "s32[]"}, "pred[]"), {}), "pred[3]"));
+  EXPECT_TRUE(IsError(SI::InferMapShape({&a, &c}, PS({"f32[]", "f32[]"}, "f32[]"), {0}), {"Map", "same dimensions"}));
+  EXPECT_TRUE(IsError(SI::InferMapShape({&a, &b}, PS({"f32[]"}, "f32[]"), {0}), {"Map", "2 parameters", "takes 1"}));
+  EXPECT_TRUE(IsError(SI::InferMapShape({&a, &i}, PS({"f32[]", "f32[]"}, "f32[]"), {0}),
+                      {"Map", "parameter 1 has shape f32[] but must be s32[]"}));
+  EXPECT_TRUE(IsError(SI::InferMapShape({&a}, PS({"f32[]"}, "f32[2]"), {0}), {"Map", "scalar", "f32[2]"}));
+  EXPECT_TRUE(IsError(SI::InferMapShape({&a}, PS({"f32[]"}, "f32[]"), {1}), {"Map", "dimensions {1}"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kMap, {a}, Dims({0}), {PS({"f32[]"}, "f32[]")}), "f32[3]"));
+}
+
+TEST(CallTest, Shapes) {
+  Shape a = S("f32[3]"), b = S("s32[]");
+  EXPECT_TRUE(IsShape(SI::InferCallShape({&a, &b}, PS({"f32[3]", "s32[]"}, "(f32[3], s32[])")), "(f32[3], s32[])"));
+  EXPECT_TRUE(IsShape(SI::InferCallShape({}, PS({}, "f32[]")), "f32[]"));
+  EXPECT_TRUE(IsError(SI::InferCallShape({&a}, PS({"f32[3]", "s32[]"}, "f32[]")), {"Call", "2 parameters", "1 arguments"}));
+  EXPECT_TRUE(IsError(SI::InferCallShape({&a, &a}, PS({"f32[3]", "s32[]"}, "f32[]")),
+                      {"Call", "argument 1 has shape f32[3]", "s32[]"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCall, {a}, {}, {PS({"f32[3]"}, "pred[]")}), "pred[]"));
+}
+
+TEST(WhileTest, Shapes) {
+  const char* state = "(s32[], f32[10])";
+  ProgramShape cond = PS({state}, "pred[]"), body = PS({state}, state);
+  EXPECT_TRUE(IsShape(SI::InferWhileShape(cond, body, S(state)), state));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kWhile, {S(state)}, {}, {cond, body}), state));
+  EXPECT_TRUE(IsError(SI::InferWhileShape(PS({state}, "s32[]"), body, S(state)), {"While", "condition must return pred[]", "s32[]"}));
+  EXPECT_TRUE(IsError(SI::InferWhileShape(cond, PS({state}, "(s32[], f32[9])"), S(state)), {"While", "body returns"}));
+  EXPECT_TRUE(IsError(SI::InferWhileShape(cond, body, S("(s32[], f32[9])")), {"While", "condition parameter"}));
+  EXPECT_TRUE(IsError(SI::InferWhileShape(PS({state, state}, "pred[]"), body, S(state)), {"While", "1 parameter"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kWhile, {S(state)}, {}, {cond}), {"While", "expects 2 called computations"}));
+}
+
+TEST(ConditionalTest, Shapes) {
+  std::vector<ProgramShape> two = {PS({"f32[2]"}, "s32[]"), PS({"u8[]"}, "s32[]")};
+  EXPECT_TRUE(IsShape(SI::InferConditionalShape(S("pred[]"), two, {S("f32[2]"), S("u8[]")}), "s32[]"));
+  EXPECT_TRUE(IsShape(SI::InferConditionalShape(S("s32[]"), two, {S("f32[2]"), S("u8[]")}), "s32[]"));
+  std::vector<ProgramShape> three = {PS({"f32[]"}, "f32[]"), PS({"f32[]"}, "f32[]"), PS({"f32[]"}, "f32[]")};
+  EXPECT_TRUE(IsShape(SI::InferConditionalShape(S("s32[]"), three, {S("f32[]"), S("f32[]"), S("f32[]")}), "f32[]"));
+  EXPECT_TRUE(IsError(SI::InferConditionalShape(S("pred[]"), three, {S("f32[]"), S("f32[]"), S("f32[]")}),
+                      {"Conditional", "exactly 2 branches"}));
+  EXPECT_TRUE(IsError(SI::InferConditionalShape(S("f32[]"), two, {S("f32[2]"), S("u8[]")}), {"Conditional", "f32[]"}));
+  EXPECT_TRUE(IsError(SI::InferConditionalShape(S("s32[2]"), two, {S("f32[2]"), S("u8[]")}), {"Conditional", "s32[2]"}));
+  EXPECT_TRUE(IsError(SI::InferConditionalShape(S("pred[]"), two, {S("f32[2]"), S("s8[]")}),
+                      {"Conditional", "branch 1 takes u8[] but its operand is s8[]"}));
+  std::vector<ProgramShape> mismatched = {PS({"f32[]"}, "f32[]"), PS({"f32[]"}, "f64[]")};
+  EXPECT_TRUE(IsError(SI::InferConditionalShape(S("pred[]"), mismatched, {S("f32[]"), S("f32[]")}),
+                      {"Conditional", "branch 1 returns f64[] but branch 0 returns f32[]"}));
+  EXPECT_TRUE(IsError(SI::InferConditionalShape(S("s32[]"), three, {S("f32[]")}), {"Conditional", "3 branch computations but 1"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConditional, {S("pred[]"), S("f32[2]"), S("u8[]")}, {}, two), "s32[]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kConditional, {S("pred[]"), S("f32[2]")}, {}, two), {"Conditional"}));
+}
+
+// --- Dispatch -------------------------------------------------------------------------------
+
+TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
+  Shape declared = ShapeUtil::MakeShapeWithLayout(F32, {2, 3}, {0, 1});
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kParameter, {}, {}, {}, declared), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConstant, {}, {}, {}, S("(f32[], s32[2])")), "(f32[], s32[2])"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kParameter, {S("f32[]")}, {}, {}, declared), {"Parameter", "expects 0 operands"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kParameter, {}, {}, {}, Shape(F32, {-1})), {"Parameter", "negative"}));
+}
+
+TEST(InstructionTest, UnimplementedOpsSaySo) {
+  for (HloOpcode op : {HloOpcode::kConvolution, HloOpcode::kSort, HloOpcode::kGather, HloOpcode::kFusion,
+                       HloOpcode::kReduceWindow, HloOpcode::kCustomCall}) {
+    auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+    EXPECT_EQ(r.status().message(), absl::StrCat(HloOpcodeString(op), ": shape inference is not implemented yet"));
+  }
+}
+
+TEST(InstructionTest, CalledComputationCounts) {
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAdd, {S("f32[]"), S("f32[]")}, {}, {PS({}, "f32[]")}),
+                      {"Add", "expects 0 called computations, got 1"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCall, {}, {}, {}), {"Call", "expects 1 called computations, got 0"}));
+}
+
+TEST(InstructionTest, NullOperandsAreErrors) {
+  std::vector<const Shape*> ops = {nullptr};
+  auto r = SI::InferInstructionShape(HloOpcode::kAbs, {}, ops, {}, Shape());
+  EXPECT_TRUE(IsError(r, {"Abs", "null"}));
+}
+
+}  // namespace
+}  // namespace xla

@@ -1,0 +1,1 @@
+#include "tests/client_test_base.h"

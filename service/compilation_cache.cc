@@ -41,15 +41,17 @@ std::shared_ptr<Executable> CompilationCache::Lookup(const std::string& key) {
 
 void CompilationCache::Insert(const std::string& key, std::shared_ptr<Executable> executable) {
   absl::MutexLock lock(&mutex_);
-  auto it = entries_.find(key);
-  if (it != entries_.end()) {
-    it->second.executable = std::move(executable);
-    return;
-  }
+  if (entries_.contains(key)) return;  // a concurrent compile of the same module won
+  // Every entry costs at least its key, so the bound holds for tiny executables.
+  int64_t bytes = std::max<int64_t>(executable->SizeInBytes(), 0) + static_cast<int64_t>(key.size());
   lru_.push_front(key);
-  entries_[key] = Entry{std::move(executable), lru_.begin()};
-  while (static_cast<int64_t>(entries_.size()) > max_entries_) {
-    entries_.erase(lru_.back());
+  entries_[key] = Entry{std::move(executable), bytes, lru_.begin()};
+  bytes_ += bytes;
+  // Evict least recently used entries, but never the one just inserted.
+  while (bytes_ > max_bytes_ && lru_.size() > 1) {
+    auto victim = entries_.find(lru_.back());
+    bytes_ -= victim->second.bytes;
+    entries_.erase(victim);
     lru_.pop_back();
     ++stats_.evictions;
   }
@@ -59,6 +61,7 @@ CompilationCache::Stats CompilationCache::stats() const {
   absl::MutexLock lock(&mutex_);
   Stats s = stats_;
   s.entries = entries_.size();
+  s.bytes = bytes_;
   return s;
 }
 

@@ -1,6 +1,6 @@
 // CompilationCache: fingerprint of (module, options, backend) -> executable,
-// bounded by entry count with least-recently-used eviction. Counts hits,
-// misses and evictions for the service's info.
+// bounded by the executables' total size in bytes with least-recently-used
+// eviction. Counts hits, misses and evictions for the service's info.
 //
 // Thread-safe (one mutex over the map, the LRU list and the counters).
 // Executables are shared_ptrs, so an evicted one stays alive while a run or
@@ -21,7 +21,7 @@ namespace xla {
 
 class CompilationCache {
  public:
-  explicit CompilationCache(int64_t max_entries = 256) : max_entries_(max_entries) {}
+  explicit CompilationCache(int64_t max_bytes = int64_t{256} << 20) : max_bytes_(max_bytes) {}
 
   // A stable key: the module's canonical text (names and ids excluded from
   // influence only where they do not change meaning), plus options and backend.
@@ -32,20 +32,22 @@ class CompilationCache {
   void Insert(const std::string& key, std::shared_ptr<Executable> executable);
 
   struct Stats {
-    int64_t entries = 0, hits = 0, misses = 0, evictions = 0;
+    int64_t entries = 0, bytes = 0, hits = 0, misses = 0, evictions = 0;
   };
   Stats stats() const;
 
  private:
   struct Entry {
     std::shared_ptr<Executable> executable;
+    int64_t bytes;
     std::list<std::string>::iterator lru_position;
   };
-  const int64_t max_entries_;
+  const int64_t max_bytes_;
   mutable absl::Mutex mutex_;
   absl::flat_hash_map<std::string, Entry> entries_ ABSL_GUARDED_BY(mutex_);
   std::list<std::string> lru_ ABSL_GUARDED_BY(mutex_);  // front = most recent
   Stats stats_ ABSL_GUARDED_BY(mutex_);
+  int64_t bytes_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace xla

@@ -22,7 +22,7 @@ int64_t NanosSince(std::chrono::steady_clock::time_point start) {
 Service::Service(std::unique_ptr<Backend> backend, const ServiceLimits& limits)
     : backend_(std::move(backend)),
       allocations_(limits.max_memory_bytes, limits.max_session_bytes),
-      cache_(limits.cache_entries) {}
+      cache_(limits.cache_bytes) {}
 
 absl::StatusOr<std::unique_ptr<Service>> Service::Create(const std::string& backend, const ServiceLimits& limits) {
   std::string name = backend.empty() ? BackendRegistry::DefaultName() : backend;
@@ -359,6 +359,7 @@ absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServic
   result->set_cache_hits(stats.hits);
   result->set_cache_misses(stats.misses);
   result->set_cache_evictions(stats.evictions);
+  result->set_cache_bytes(stats.bytes);
   result->set_compilations(compilations_);
   result->set_executions(executions_);
   result->set_max_memory_bytes(allocations_.max_total_bytes());

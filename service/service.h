@@ -29,7 +29,7 @@ namespace xla {
 struct ServiceLimits {
   int64_t max_memory_bytes = AllocationTracker::kUnlimited;   // whole service
   int64_t max_session_bytes = AllocationTracker::kUnlimited;  // per session
-  int64_t cache_entries = 256;                                // compilation cache bound
+  int64_t cache_bytes = int64_t{256} << 20;                   // compilation cache bound
 };
 
 class Service {

@@ -13,6 +13,8 @@ namespace xla {
 class InterpreterExecutable : public Executable {
  public:
   using Executable::Executable;
+  // The interpreter keeps the module; its proto size is the executable's size.
+  int64_t SizeInBytes() const override { return module().ToProto().ByteSizeLong(); }
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) override;
 };

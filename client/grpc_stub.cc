@@ -1,0 +1,117 @@
+#include "client/grpc_stub.h"
+
+#include "xla/chunked_transfer.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace {
+constexpr int64_t kChunkBytes = 1 << 20;
+}
+
+GrpcStub::GrpcStub(std::shared_ptr<grpc::Channel> channel, std::string auth_token)
+    : stub_(XlaService::NewStub(std::move(channel))), auth_token_(std::move(auth_token)) {}
+
+absl::Status GrpcStub::FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  // absl and gRPC share the canonical code numbers.
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+}
+
+void GrpcStub::PrepareContext(grpc::ClientContext* context) const {
+  if (!auth_token_.empty()) context->AddMetadata("xla-auth-token", auth_token_);
+  if (!session_id_.empty()) context->AddMetadata("xla-session", session_id_);
+}
+
+absl::Status GrpcStub::OpenSession(const std::string& client_name) {
+  grpc::ClientContext context;
+  PrepareContext(&context);
+  OpenSessionRequest request;
+  request.set_client_name(client_name);
+  OpenSessionResponse response;
+  RETURN_IF_ERROR(FromGrpcStatus(stub_->OpenSession(&context, request, &response)));
+  session_id_ = response.session_id();
+  return absl::OkStatus();
+}
+
+absl::Status GrpcStub::CloseSession() {
+  if (session_id_.empty()) return absl::OkStatus();
+  grpc::ClientContext context;
+  PrepareContext(&context);
+  CloseSessionResponse response;
+  absl::Status status = FromGrpcStatus(stub_->CloseSession(&context, CloseSessionRequest(), &response));
+  session_id_.clear();
+  return status;
+}
+
+#define STUB_METHOD(NAME, REQUEST, RESPONSE)                               \
+  absl::Status GrpcStub::NAME(const REQUEST& arg, RESPONSE* result) {      \
+    grpc::ClientContext context;                                           \
+    PrepareContext(&context);                                              \
+    return FromGrpcStatus(stub_->NAME(&context, arg, result));             \
+  }
+STUB_METHOD(TransferToServer, TransferToServerRequest, TransferToServerResponse)
+STUB_METHOD(TransferToClient, TransferToClientRequest, TransferToClientResponse)
+STUB_METHOD(Unregister, UnregisterRequest, UnregisterResponse)
+STUB_METHOD(DeconstructTuple, DeconstructTupleRequest, DeconstructTupleResponse)
+STUB_METHOD(GetShape, GetShapeRequest, GetShapeResponse)
+STUB_METHOD(GetComputationShape, GetComputationShapeRequest, GetComputationShapeResponse)
+STUB_METHOD(Compile, CompileRequest, CompileResponse)
+STUB_METHOD(Execute, ExecuteRequest, ExecuteResponse)
+STUB_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
+STUB_METHOD(UnregisterExecutable, UnregisterExecutableRequest, UnregisterExecutableResponse)
+STUB_METHOD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
+STUB_METHOD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse)
+STUB_METHOD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResponse)
+STUB_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
+STUB_METHOD(GetServiceInfo, GetServiceInfoRequest, GetServiceInfoResponse)
+#undef STUB_METHOD
+
+absl::Status GrpcStub::TransferToServerStream(const Literal& literal, GlobalDataHandle* handle) {
+  grpc::ClientContext context;
+  PrepareContext(&context);
+  TransferToServerResponse response;
+  std::unique_ptr<grpc::ClientWriter<LiteralChunk>> writer = stub_->TransferToServerStream(&context, &response);
+  LiteralChunk first;
+  *first.mutable_shape() = literal.shape().ToProto();
+  bool open = writer->Write(first);
+  // The leaves are only read; LeafBytes is shared with the receiving side.
+  Literal& source = const_cast<Literal&>(literal);
+  if (open) {
+    ForEachChunk(LiteralLeaves(source), kChunkBytes, [&](absl::string_view piece) -> absl::Status {
+      LiteralChunk chunk;
+      chunk.set_data(piece.data(), piece.size());
+      if (!writer->Write(chunk)) return absl::CancelledError("stream closed by the server");
+      return absl::OkStatus();
+    }).IgnoreError();  // a closed stream reports its reason through Finish()
+  }
+  writer->WritesDone();
+  RETURN_IF_ERROR(FromGrpcStatus(writer->Finish()));
+  *handle = response.data();
+  return absl::OkStatus();
+}
+
+absl::Status GrpcStub::TransferToClientStream(const TransferToClientRequest& arg, Literal* literal) {
+  grpc::ClientContext context;
+  PrepareContext(&context);
+  std::unique_ptr<grpc::ClientReader<LiteralChunk>> reader = stub_->TransferToClientStream(&context, arg);
+  LiteralChunk chunk;
+  absl::Status status;
+  if (reader->Read(&chunk)) {
+    absl::StatusOr<Shape> shape = ShapeUtil::FromProto(chunk.shape());
+    if (!shape.ok()) {
+      status = shape.status();
+    } else {
+      *literal = Literal(*shape);
+      LeafWriter writer(LiteralLeaves(*literal));
+      while (status.ok() && reader->Read(&chunk)) status = writer.Append(chunk.data());
+      if (status.ok()) status = writer.Finish();
+    }
+  }
+  if (!status.ok()) context.TryCancel();
+  absl::Status finish = FromGrpcStatus(reader->Finish());
+  RETURN_IF_ERROR(finish);
+  return status;
+}
+
+}  // namespace xla

@@ -1,0 +1,59 @@
+// GrpcStub: ServiceInterface over a gRPC channel to an xla_service daemon.
+// Adds the session id (and auth token, when set) to every call's metadata
+// and maps grpc::Status back to absl::Status.
+#ifndef CLIENT_GRPC_STUB_H_
+#define CLIENT_GRPC_STUB_H_
+
+#include <memory>
+#include <string>
+
+#include "grpcpp/grpcpp.h"
+#include "proto/xla_service.grpc.pb.h"
+#include "xla/literal.h"
+#include "xla/service_interface.h"
+
+namespace xla {
+
+class GrpcStub : public ServiceInterface {
+ public:
+  GrpcStub(std::shared_ptr<grpc::Channel> channel, std::string auth_token);
+
+  absl::Status OpenSession(const std::string& client_name);
+  absl::Status CloseSession();
+  const std::string& session_id() const { return session_id_; }
+
+  absl::Status TransferToServer(const TransferToServerRequest& arg, TransferToServerResponse* result) override;
+  absl::Status TransferToClient(const TransferToClientRequest& arg, TransferToClientResponse* result) override;
+  absl::Status Unregister(const UnregisterRequest& arg, UnregisterResponse* result) override;
+  absl::Status DeconstructTuple(const DeconstructTupleRequest& arg, DeconstructTupleResponse* result) override;
+  absl::Status GetShape(const GetShapeRequest& arg, GetShapeResponse* result) override;
+  absl::Status GetComputationShape(const GetComputationShapeRequest& arg,
+                                   GetComputationShapeResponse* result) override;
+  absl::Status Compile(const CompileRequest& arg, CompileResponse* result) override;
+  absl::Status Execute(const ExecuteRequest& arg, ExecuteResponse* result) override;
+  absl::Status ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) override;
+  absl::Status UnregisterExecutable(const UnregisterExecutableRequest& arg,
+                                    UnregisterExecutableResponse* result) override;
+  absl::Status ComputeConstantGraph(const ComputeConstantGraphRequest& arg, ComputeConstantResponse* result) override;
+  absl::Status GetDeviceHandles(const GetDeviceHandlesRequest& arg, GetDeviceHandlesResponse* result) override;
+  absl::Status CreateChannelHandle(const CreateChannelHandleRequest& arg, CreateChannelHandleResponse* result) override;
+  absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) override;
+  absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) override;
+
+  // Chunked transfers (any size).
+  absl::Status TransferToServerStream(const Literal& literal, GlobalDataHandle* handle);
+  absl::Status TransferToClientStream(const TransferToClientRequest& arg, Literal* literal);
+
+  static absl::Status FromGrpcStatus(const grpc::Status& status);
+
+ private:
+  void PrepareContext(grpc::ClientContext* context) const;
+
+  std::unique_ptr<XlaService::Stub> stub_;
+  std::string auth_token_;
+  std::string session_id_;
+};
+
+}  // namespace xla
+
+#endif  // CLIENT_GRPC_STUB_H_

@@ -1,0 +1,194 @@
+#include "service/grpc_service.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xla/chunked_transfer.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace {
+
+constexpr int64_t kChunkBytes = 1 << 20;
+
+absl::StatusOr<std::string> Metadata(const grpc::ServerContext& context, absl::string_view key) {
+  const auto& md = context.client_metadata();
+  auto it = md.find(grpc::string_ref(key.data(), key.size()));
+  if (it == md.end()) return absl::NotFoundError(absl::StrCat("missing metadata '", key, "'"));
+  return std::string(it->second.data(), it->second.size());
+}
+
+// Comparison whose time does not depend on where the strings differ.
+bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+void LogRequest(const char* method, const std::string& session, int64_t bytes, double ms, const absl::Status& s) {
+  std::fprintf(stderr, "xla_service: method=%s session=%s bytes=%lld ms=%.3f status=%s\n", method,
+               session.c_str(), static_cast<long long>(bytes), ms,
+               s.ok() ? "OK" : absl::StrCat(absl::StatusCodeToString(s.code()), ": ", s.message()).c_str());
+}
+
+}  // namespace
+
+grpc::Status GrpcService::ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbers.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+absl::Status GrpcService::Authenticate(const grpc::ServerContext& context) const {
+  if (auth_token_.empty()) return absl::OkStatus();
+  absl::StatusOr<std::string> token = Metadata(context, "xla-auth-token");
+  if (!token.ok() || !ConstantTimeEquals(*token, auth_token_)) {
+    return absl::UnauthenticatedError("missing or wrong auth token (metadata 'xla-auth-token')");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SessionId> GrpcService::SessionOf(const grpc::ServerContext& context) const {
+  RETURN_IF_ERROR(Authenticate(context));
+  absl::StatusOr<std::string> text = Metadata(context, "xla-session");
+  if (!text.ok()) return FailedPrecondition("no session: call OpenSession and send its id as metadata 'xla-session'");
+  SessionId id;
+  if (!absl::SimpleAtoi(*text, &id)) return InvalidArgument("malformed session id '%s'", *text);
+  RETURN_IF_ERROR(service_->TouchSession(id));
+  return id;
+}
+
+template <typename Body>
+grpc::Status GrpcService::Handle(const char* method, grpc::ServerContext* context, int64_t request_bytes,
+                                 Body&& body) {
+  auto start = std::chrono::steady_clock::now();
+  std::string session_text = "-";
+  int64_t response_bytes = 0;
+  absl::Status status = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(SessionId session, SessionOf(*context));
+    session_text = absl::StrCat(session);
+    return body(session, &response_bytes);
+  }();
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  LogRequest(method, session_text, request_bytes + response_bytes, ms, status);
+  return ToGrpcStatus(status);
+}
+
+grpc::Status GrpcService::OpenSession(grpc::ServerContext* context, const OpenSessionRequest* request,
+                                      OpenSessionResponse* response) {
+  auto start = std::chrono::steady_clock::now();
+  absl::Status status = Authenticate(*context);
+  std::string session_text = "-";
+  if (status.ok()) {
+    SessionId id = service_->OpenSession(request->client_name());
+    session_text = absl::StrCat(id);
+    response->set_session_id(session_text);
+    response->set_idle_timeout_seconds(absl::ToInt64Seconds(idle_timeout_));
+  }
+  LogRequest("OpenSession", session_text, request->ByteSizeLong(),
+             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), status);
+  return ToGrpcStatus(status);
+}
+
+grpc::Status GrpcService::CloseSession(grpc::ServerContext* context, const CloseSessionRequest* request,
+                                       CloseSessionResponse* response) {
+  return Handle("CloseSession", context, 0, [&](SessionId s, int64_t*) { return service_->CloseSession(s); });
+}
+
+grpc::Status GrpcService::GetServiceInfo(grpc::ServerContext* context, const GetServiceInfoRequest* request,
+                                         GetServiceInfoResponse* response) {
+  auto start = std::chrono::steady_clock::now();
+  absl::Status status = Authenticate(*context);
+  if (status.ok()) status = service_->GetServiceInfo(*request, response);
+  LogRequest("GetServiceInfo", "-", response->ByteSizeLong(),
+             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), status);
+  return ToGrpcStatus(status);
+}
+
+// The unary session-bound methods all have the same shape.
+#define UNARY_METHOD(NAME, REQUEST, RESPONSE)                                                           \
+  grpc::Status GrpcService::NAME(grpc::ServerContext* context, const REQUEST* request, RESPONSE* response) { \
+    return Handle(#NAME, context, request->ByteSizeLong(), [&](SessionId s, int64_t* out_bytes) {         \
+      absl::Status status = service_->NAME(s, *request, response);                                        \
+      *out_bytes = response->ByteSizeLong();                                                              \
+      return status;                                                                                      \
+    });                                                                                                   \
+  }
+UNARY_METHOD(Compile, CompileRequest, CompileResponse)
+UNARY_METHOD(Execute, ExecuteRequest, ExecuteResponse)
+UNARY_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
+UNARY_METHOD(UnregisterExecutable, UnregisterExecutableRequest, UnregisterExecutableResponse)
+UNARY_METHOD(TransferToServer, TransferToServerRequest, TransferToServerResponse)
+UNARY_METHOD(TransferToClient, TransferToClientRequest, TransferToClientResponse)
+UNARY_METHOD(Unregister, UnregisterRequest, UnregisterResponse)
+UNARY_METHOD(DeconstructTuple, DeconstructTupleRequest, DeconstructTupleResponse)
+UNARY_METHOD(GetShape, GetShapeRequest, GetShapeResponse)
+UNARY_METHOD(GetComputationShape, GetComputationShapeRequest, GetComputationShapeResponse)
+UNARY_METHOD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
+UNARY_METHOD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse)
+UNARY_METHOD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResponse)
+UNARY_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
+#undef UNARY_METHOD
+
+grpc::Status GrpcService::TransferToServerStream(grpc::ServerContext* context,
+                                                 grpc::ServerReader<LiteralChunk>* reader,
+                                                 TransferToServerResponse* response) {
+  int64_t bytes = 0;
+  return Handle("TransferToServerStream", context, 0, [&](SessionId s, int64_t*) -> absl::Status {
+    LiteralChunk chunk;
+    if (!reader->Read(&chunk)) return InvalidArgument("TransferToServerStream: no chunks were sent");
+    if (!chunk.has_shape()) return InvalidArgument("TransferToServerStream: the first chunk must carry the shape");
+    ASSIGN_OR_RETURN(Shape shape, ShapeUtil::FromProto(chunk.shape()));
+    // The quota is checked on the declared shape before anything is allocated.
+    AllocationTracker::Reservation reservation;
+    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer, service_->AllocateForTransfer(s, shape, &reservation));
+    std::vector<LeafBytes> leaves;
+    for (DeviceBuffer* leaf : buffer->MutableLeaves()) {
+      leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(),
+                        leaf->shape().element_type() == PRED});
+    }
+    LeafWriter writer(std::move(leaves));
+    do {
+      if (chunk.has_shape() && bytes > 0) return InvalidArgument("TransferToServerStream: a later chunk carries a shape");
+      RETURN_IF_ERROR(writer.Append(chunk.data()));
+      bytes += chunk.data().size();
+    } while (reader->Read(&chunk));
+    RETURN_IF_ERROR(writer.Finish());
+    *response->mutable_data() = service_->RegisterBuffer(s, std::move(buffer), "transfer");
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status GrpcService::TransferToClientStream(grpc::ServerContext* context, const TransferToClientRequest* request,
+                                                 grpc::ServerWriter<LiteralChunk>* writer) {
+  return Handle("TransferToClientStream", context, request->ByteSizeLong(),
+                [&](SessionId s, int64_t* out_bytes) -> absl::Status {
+    ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, service_->ResolveBuffer(s, request->data()));
+    Literal literal = buffer->ToLiteral();
+    if (request->has_shape_with_layout()) {
+      ASSIGN_OR_RETURN(Shape requested, ShapeUtil::FromProto(request->shape_with_layout()));
+      if (!requested.Compatible(literal.shape())) {
+        return InvalidArgument("TransferToClient: requested shape %s does not match the data's shape %s",
+                               requested.ToString(), literal.shape().ToString());
+      }
+      literal = literal.RelayoutTo(requested);
+    }
+    LiteralChunk first;
+    *first.mutable_shape() = literal.shape().ToProto();
+    if (!writer->Write(first)) return absl::CancelledError("client went away");
+    return ForEachChunk(LiteralLeaves(literal), kChunkBytes, [&](absl::string_view piece) -> absl::Status {
+      LiteralChunk chunk;
+      chunk.set_data(piece.data(), piece.size());
+      *out_bytes += piece.size();
+      if (!writer->Write(chunk)) return absl::CancelledError("client went away");
+      return absl::OkStatus();
+    });
+  });
+}
+
+}  // namespace xla

@@ -1,0 +1,144 @@
+// xla_service: the execution service daemon. Serves the Service over gRPC
+// (proto/xla_service.proto) to many clients on a shared machine, each in its
+// own session with its own handles, under memory quotas. See README.md.
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "service/grpc_service.h"
+
+ABSL_FLAG(std::string, address, "127.0.0.1",
+          "Address to listen on. The default is loopback only; use 0.0.0.0 to listen on all interfaces.");
+ABSL_FLAG(int, port, 0, "Port to listen on; 0 picks a free port (printed at startup).");
+ABSL_FLAG(std::string, backend, "", "Backend to run on (default: the best one linked in).");
+ABSL_FLAG(int64_t, max_memory_bytes, int64_t{8} << 30, "Device memory quota for the whole daemon, in bytes.");
+ABSL_FLAG(int64_t, max_session_bytes, int64_t{4} << 30, "Device memory quota per session, in bytes.");
+ABSL_FLAG(int64_t, cache_bytes, int64_t{256} << 20,
+          "Bound of the compilation cache (least recently used executables are evicted), in bytes.");
+ABSL_FLAG(int, threads, 64, "Maximum number of threads serving requests.");
+ABSL_FLAG(std::string, auth_token_file, "",
+          "When set, every call must carry this file's token (trimmed) as metadata 'xla-auth-token'.");
+ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain for TLS (with --tls_key).");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key for TLS (with --tls_cert).");
+ABSL_FLAG(int64_t, session_idle_timeout_seconds, 600,
+          "Sessions idle this long are closed and their buffers freed.");
+
+namespace xla {
+namespace {
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return absl::NotFoundError(absl::StrCat("cannot read '", path, "'"));
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  return buffer.str();
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "xla_service: %s\n", message.c_str());
+  return 1;
+}
+
+int Main() {
+  // Signals are taken by a dedicated thread (sigwait), so block them in
+  // every thread before any is created.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::string token;
+  if (!absl::GetFlag(FLAGS_auth_token_file).empty()) {
+    absl::StatusOr<std::string> contents = ReadFile(absl::GetFlag(FLAGS_auth_token_file));
+    if (!contents.ok()) return Fail(std::string(contents.status().message()));
+    token = std::string(absl::StripAsciiWhitespace(*contents));
+    if (token.empty()) return Fail("the auth token file is empty");
+  }
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!absl::GetFlag(FLAGS_tls_cert).empty() || !absl::GetFlag(FLAGS_tls_key).empty()) {
+    absl::StatusOr<std::string> cert = ReadFile(absl::GetFlag(FLAGS_tls_cert));
+    absl::StatusOr<std::string> key = ReadFile(absl::GetFlag(FLAGS_tls_key));
+    if (!cert.ok() || !key.ok()) return Fail("--tls_cert and --tls_key must both name readable PEM files");
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back({*key, *cert});
+    credentials = grpc::SslServerCredentials(ssl);
+  }
+
+  ServiceLimits limits;
+  limits.max_memory_bytes = absl::GetFlag(FLAGS_max_memory_bytes);
+  limits.max_session_bytes = absl::GetFlag(FLAGS_max_session_bytes);
+  limits.cache_bytes = absl::GetFlag(FLAGS_cache_bytes);
+  absl::StatusOr<std::unique_ptr<Service>> created = Service::Create(absl::GetFlag(FLAGS_backend), limits);
+  if (!created.ok()) return Fail(std::string(created.status().message()));
+  std::shared_ptr<Service> service = std::move(*created);
+  const absl::Duration idle = absl::Seconds(absl::GetFlag(FLAGS_session_idle_timeout_seconds));
+  GrpcService grpc_service(service, token, idle);
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(absl::StrCat(absl::GetFlag(FLAGS_address), ":", absl::GetFlag(FLAGS_port)), credentials,
+                           &port);
+  builder.RegisterService(&grpc_service);
+  grpc::ResourceQuota quota("xla_service");
+  quota.SetMaxThreads(std::max(4, absl::GetFlag(FLAGS_threads)));
+  builder.SetResourceQuota(quota);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_address), ":", absl::GetFlag(FLAGS_port)));
+  }
+  std::printf("xla_service: listening on %s:%d backend=%s\n", absl::GetFlag(FLAGS_address).c_str(), port,
+              service->backend().name().c_str());
+  std::fflush(stdout);
+
+  absl::Notification stopping;
+  std::thread signal_thread([&] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    std::fprintf(stderr, "xla_service: signal %d, shutting down\n", signal);
+    stopping.Notify();
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  });
+  std::thread reaper([&] {
+    while (!stopping.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+      int closed = service->CloseIdleSessions(idle);
+      if (closed > 0) std::fprintf(stderr, "xla_service: closed %d idle session(s)\n", closed);
+    }
+  });
+  server->Wait();
+  signal_thread.join();
+  reaper.join();
+  std::fprintf(stderr, "xla_service: stopped (%lld bytes still held by %lld open sessions)\n",
+               static_cast<long long>(service->allocation_tracker().bytes_in_use()),
+               static_cast<long long>(service->open_sessions()));
+  return 0;
+}
+
+}  // namespace
+}  // namespace xla
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "The XLA execution service daemon.\n"
+      "usage: xla_service [--address=127.0.0.1] [--port=0] [--backend=NAME] [--max_memory_bytes=N]\n"
+      "                   [--max_session_bytes=N] [--cache_bytes=N] [--threads=N] [--auth_token_file=F]\n"
+      "                   [--tls_cert=F --tls_key=F] [--session_idle_timeout_seconds=N]");
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  if (positional.size() > 1) {
+    std::fprintf(stderr, "xla_service: unexpected argument '%s' (see --help)\n", positional[1]);
+    return 1;
+  }
+  return xla::Main();
+}

@@ -197,9 +197,16 @@ class Verifier {
       if (!inferred->Compatible(declared)) {
         std::vector<std::string> operand_strs;
         for (const Shape* s : operand_shapes) operand_strs.push_back(s->ToString());
-        return InvalidArgument("%s: %s: declared shape %s does not match the inferred shape %s (operands: %s)",
+        std::string hint;
+        if (i->opcode() == HloOpcode::kDot &&
+            i->attributes().dot_dimension_numbers().lhs_contracting_dimensions_size() == 0) {
+          hint = "; the dot has no contracting dimensions (lhs_contracting_dims/rhs_contracting_dims), so it is an "
+                 "outer product";
+        }
+        return InvalidArgument("%s: %s: declared shape %s does not match the inferred shape %s (operands: %s)%s",
                                Where(*i, c), HloOpcodeString(i->opcode()), declared.ToString(),
-                               inferred->ToString(), operand_strs.empty() ? "none" : absl::StrJoin(operand_strs, ", "));
+                               inferred->ToString(), operand_strs.empty() ? "none" : absl::StrJoin(operand_strs, ", "),
+                               hint);
       }
     }
     return absl::OkStatus();

@@ -9,6 +9,7 @@
 #include "xla/hlo/hlo_computation.h"
 #include "xla/hlo/hlo_instruction.h"
 #include "xla/hlo/hlo_module.h"
+#include "xla/hlo/hlo_parser.h"
 #include "xla/literal.h"
 #include "xla/shape_util.h"
 
@@ -411,6 +412,104 @@ TEST(HloVerifierTest, ConditionalBranchMismatch) {
   main.Finish(module.get(), true);
   EXPECT_TRUE(FailsWith(VerifyHloModule(*module),
                         {"instruction 'cond'", "Conditional: branch 1 returns s32[] but branch 0 returns f32[]"}));
+}
+
+TEST(HloVerifierTest, DotWithoutDimensionNumbersIsAnOuterProduct) {
+  auto module = std::make_unique<HloModule>("m");
+  Comp main("main");
+  HloInstruction* a = main.Param(0, "f32[2,3]", "a");
+  HloInstruction* b = main.Param(1, "f32[3,4]", "b");
+  main.Op(HloOpcode::kDot, "f32[2,4]", {a, b}, "dot");
+  main.Finish(module.get(), true);
+  EXPECT_TRUE(FailsWith(VerifyHloModule(*module), {"instruction 'dot'", "inferred shape f32[2,3,3,4]",
+                                                   "no contracting dimensions"}));
+}
+
+// --- Through the text parser ------------------------------------------------------
+
+constexpr char kTextModule[] = R"(
+HloModule text_module
+
+%add (add.x: f32[], add.y: f32[]) -> f32[] {
+  %add.x = f32[] parameter(0)
+  %add.y = f32[] parameter(1)
+  ROOT %add.sum = f32[] add(%add.x, %add.y)
+}
+
+%cond (cond.s: (s32[], f32[4])) -> pred[] {
+  %cond.s = (s32[], f32[4]{0}) parameter(0)
+  %cond.i = s32[] get-tuple-element(%cond.s), index=0
+  %cond.n = s32[] constant(10)
+  ROOT %cond.lt = pred[] compare(%cond.i, %cond.n), direction=LT
+}
+
+%body (body.s: (s32[], f32[4])) -> (s32[], f32[4]) {
+  %body.s = (s32[], f32[4]{0}) parameter(0)
+  %body.i = s32[] get-tuple-element(%body.s), index=0
+  %body.v = f32[4]{0} get-tuple-element(%body.s), index=1
+  %body.one = s32[] constant(1)
+  %body.next = s32[] add(%body.i, %body.one)
+  %body.v2 = f32[4]{0} add(%body.v, %body.v)
+  ROOT %body.t = (s32[], f32[4]{0}) tuple(%body.next, %body.v2)
+}
+
+%on_true (t.x: f32[4]) -> f32[4] {
+  %t.x = f32[4]{0} parameter(0)
+  ROOT %t.n = f32[4]{0} negate(%t.x)
+}
+
+%on_false (f.x: f32[4]) -> f32[4] {
+  %f.x = f32[4]{0} parameter(0)
+  ROOT %f.a = f32[4]{0} abs(%f.x)
+}
+
+ENTRY %main (v: f32[4], m: f32[4,6], k: s32[]) -> (f32[4], f32[4], f32[6,4]) {
+  %v = f32[4]{0} parameter(0)
+  %m = f32[4,6]{1,0} parameter(1)
+  %k = s32[] parameter(2)
+  %zero = f32[] constant(0)
+  %reduce = f32[4]{0} reduce(%m, %zero), dimensions={1}, to_apply=%add
+  %i0 = s32[] constant(0)
+  %init = (s32[], f32[4]{0}) tuple(%i0, %v)
+  %loop = (s32[], f32[4]{0}) while(%init), condition=%cond, body=%body
+  %lv = f32[4]{0} get-tuple-element(%loop), index=1
+  %p = pred[] constant(true)
+  %cond1 = f32[4]{0} conditional(%p, %lv, %v), true_computation=%on_true, false_computation=%on_false
+  %cond2 = f32[4]{0} conditional(%k, %lv, %v), branch_computations={%on_true, %on_false}
+  %map = f32[4]{0} map(%cond1, %cond2), dimensions={0}, to_apply=%add
+  %t = f32[6,4]{1,0} transpose(%m), dimensions={1,0}
+  %b = f32[6,4]{1,0} broadcast(%map), dimensions={1}
+  %sum = f32[6,4]{1,0} add(%t, %b)
+  %s = f32[3,4]{1,0} slice(%sum), slice={[0:6:2], [0:4]}
+  %pad = f32[6,4]{1,0} pad(%s, %zero), padding=1_2x0_0
+  %iota = s32[6,4]{1,0} iota(), iota_dimension=0
+  %fi = f32[6,4]{1,0} convert(%iota)
+  %mx = f32[6,4]{1,0} maximum(%pad, %fi)
+  %ds = f32[2,4]{1,0} dynamic-slice(%mx, %k, %k), dynamic_slice_sizes={2,4}
+  %dus = f32[6,4]{1,0} dynamic-update-slice(%mx, %ds, %k, %k)
+  %dot = f32[6,6]{1,0} dot(%dus, %m), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %cat = f32[6,10]{1,0} concatenate(%dot, %dus), dimensions={1}
+  %r = f32[60]{0} reshape(%cat)
+  %bits = s32[60]{0} bitcast-convert(%r)
+  %out4 = f32[6,4]{1,0} clamp(%zero, %dus, %fi)
+  ROOT %out = (f32[4]{0}, f32[4]{0}, f32[6,4]{1,0}) tuple(%reduce, %map, %out4)
+}
+)";
+
+TEST(HloVerifierTest, ParsedModulePasses) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kTextModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
+}
+
+TEST(HloVerifierTest, ParsedModuleWithBadShapeFails) {
+  std::string text = kTextModule;
+  const std::string from = "%dot = f32[6,6]{1,0} dot(";
+  text.replace(text.find(from), from.size(), "%dot = f32[6,5]{1,0} dot(");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(FailsWith(VerifyHloModule(**module), {"instruction 'dot' in computation 'main'", "declared shape f32[6,5]",
+                                                    "inferred shape f32[6,6]"}));
 }
 
 }  // namespace

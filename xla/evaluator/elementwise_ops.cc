@@ -411,6 +411,15 @@ absl::StatusOr<Literal> EvaluateCompare(const HloInstruction& instruction, const
 absl::StatusOr<Literal> EvaluateSelect(const HloInstruction& instruction, const Literal& pred,
                                        const Literal& on_true, const Literal& on_false) {
   const Shape& shape = instruction.shape();
+  if (shape.IsTuple()) {
+    // Tuples are selected whole, by a scalar pred.
+    if (!ShapeUtil::IsScalar(pred.shape()) || pred.element_type() != PRED || !on_true.shape().Compatible(shape) ||
+        !on_false.shape().Compatible(shape)) {
+      return InvalidArgument("HloEvaluator: %s: selecting tuples %s needs a pred scalar and operands of that shape",
+                             InstrLabel(instruction), shape.ToString());
+    }
+    return pred.data<bool>()[0] ? on_true : on_false;
+  }
   RETURN_IF_ERROR(ExpectArray(instruction, shape, "result"));
   RETURN_IF_ERROR(ExpectSameDims(instruction, on_true.shape(), shape, "on_true"));
   RETURN_IF_ERROR(ExpectSameDims(instruction, on_false.shape(), shape, "on_false"));

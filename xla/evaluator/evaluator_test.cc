@@ -472,6 +472,14 @@ TEST(SelectClampTest, Select) {
                  R1<float>({3, 4}));
 }
 
+TEST(SelectClampTest, SelectTuplesWithScalarPred) {
+  Literal t = Literal::MakeTuple({R1<float>({1, 2}), R0<int32_t>(3)});
+  Literal f = Literal::MakeTuple({R1<float>({4, 5}), R0<int32_t>(6)});
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSelect, "(f32[2], s32[])", {R0<bool>(false), t, f}), f);
+  EXPECT_LITERAL(EvalOp(HloOpcode::kSelect, "(f32[2], s32[])", {R0<bool>(true), t, f}), t);
+  EXPECT_ERROR(EvalOp(HloOpcode::kSelect, "(f32[2], s32[])", {R1<bool>({true}), t, f}), "pred scalar");
+}
+
 TEST(SelectClampTest, Clamp) {
   EXPECT_LITERAL(EvalOp(HloOpcode::kClamp, "s32[4]", {R0<int32_t>(0), R1<int32_t>({-3, 2, 7, 5}), R0<int32_t>(5)}),
                  R1<int32_t>({0, 2, 5, 5}));

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "xla/evaluator/evaluator_internal.h"
 #include "xla/status_macros.h"
@@ -51,11 +51,6 @@ absl::Status CheckArguments(const HloComputation& computation, absl::Span<const 
   return absl::OkStatus();
 }
 
-// True if ops[i] does not appear in ops[0..i).
-bool IsFirstOccurrence(const std::vector<HloInstruction*>& ops, size_t i) {
-  return std::find(ops.begin(), ops.begin() + i, ops[i]) == ops.begin() + i;
-}
-
 // Valid bitcast-convert: equal widths keep the dimensions; a wider result
 // drops a minor dimension of size ratio; a narrower one adds it.
 absl::Status CheckBitcastConvert(const HloInstruction& instruction, const Shape& in, const Shape& out) {
@@ -87,6 +82,7 @@ absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloModule& module, absl::Sp
 
 absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation,
                                                absl::Span<const Literal* const> args) {
+  plans_.clear();
   RETURN_IF_ERROR(CheckArguments(computation, args));
   if (computation.root_instruction() == nullptr) {
     return InvalidArgument("HloEvaluator: computation '%s' has no root", computation.name());
@@ -102,6 +98,7 @@ absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation
 
 absl::StatusOr<Literal> HloEvaluator::EvaluateInstruction(const HloInstruction& instruction,
                                                           absl::Span<const Literal* const> operands) {
+  plans_.clear();
   if (static_cast<int64_t>(operands.size()) != instruction.operand_count()) {
     return InvalidArgument("HloEvaluator: %s has %d operands, got %d values", InstrLabel(instruction),
                            instruction.operand_count(), operands.size());
@@ -128,44 +125,69 @@ absl::StatusOr<Literal> HloEvaluator::EvaluateInstruction(const HloInstruction& 
   return result;
 }
 
-absl::StatusOr<Literal> HloEvaluator::EvaluateRowMajor(const HloComputation& computation,
-                                                       absl::Span<const Literal* const> args) {
-  RETURN_IF_ERROR(CheckArguments(computation, args));
+struct HloEvaluator::Plan {
+  std::vector<const HloInstruction*> order;      // reachable from the root, ending with it
+  std::vector<std::vector<int32_t>> operands;    // positions (in order) of each step's operands
+  std::vector<std::vector<int32_t>> frees;       // positions whose last use is this step
+};
+
+absl::StatusOr<const HloEvaluator::Plan*> HloEvaluator::GetPlan(const HloComputation& computation) {
+  auto it = plans_.find(&computation);
+  if (it != plans_.end()) return it->second.get();
   const HloInstruction* root = computation.root_instruction();
   if (root == nullptr) return InvalidArgument("HloEvaluator: computation '%s' has no root", computation.name());
-
+  auto plan = std::make_shared<Plan>();
   // Only what the root depends on is evaluated: the post order lists the
   // instructions reachable from the root first, ending with the root.
   std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
   size_t end = 0;
   while (end < order.size() && order[end] != root) ++end;
   if (end == order.size()) return Internal("HloEvaluator: root of '%s' not in post order", computation.name());
-  order.resize(end + 1);
-
-  // Values die after their last (reachable) user has been evaluated.
-  absl::flat_hash_map<const HloInstruction*, int64_t> remaining_uses;
-  for (const HloInstruction* instr : order) {
-    const auto& ops = instr->operands();
-    for (size_t i = 0; i < ops.size(); ++i) {
-      if (IsFirstOccurrence(ops, i)) ++remaining_uses[ops[i]];
+  plan->order.assign(order.begin(), order.begin() + end + 1);
+  absl::flat_hash_map<const HloInstruction*, int32_t> position;
+  for (size_t i = 0; i < plan->order.size(); ++i) position[plan->order[i]] = static_cast<int32_t>(i);
+  const size_t n = plan->order.size();
+  plan->operands.resize(n);
+  plan->frees.resize(n);
+  std::vector<int32_t> last_use(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    for (const HloInstruction* op : plan->order[i]->operands()) {
+      auto pos = position.find(op);
+      if (pos == position.end()) {
+        return Internal("HloEvaluator: operand '%s' of %s is not in computation '%s'", op->name(),
+                        InstrLabel(*plan->order[i]), computation.name());
+      }
+      plan->operands[i].push_back(pos->second);
+      last_use[pos->second] = static_cast<int32_t>(i);
     }
   }
-  absl::flat_hash_map<const HloInstruction*, const Literal*> values;
-  // node_hash_map: `values` points into it, so elements must not move.
-  absl::node_hash_map<const HloInstruction*, Literal> owned;
+  for (size_t v = 0; v + 1 < n; ++v) {  // the root (last) is never freed
+    if (last_use[v] >= 0) plan->frees[last_use[v]].push_back(static_cast<int32_t>(v));
+  }
+  const Plan* raw = plan.get();
+  plans_[&computation] = std::move(plan);
+  return raw;
+}
+
+absl::StatusOr<Literal> HloEvaluator::EvaluateRowMajor(const HloComputation& computation,
+                                                       absl::Span<const Literal* const> args) {
+  RETURN_IF_ERROR(CheckArguments(computation, args));
+  ASSIGN_OR_RETURN(const Plan* plan, GetPlan(computation));
+  const size_t n = plan->order.size();
+  std::vector<const Literal*> values(n, nullptr);
+  std::vector<std::optional<Literal>> owned(n);
   std::vector<const Literal*> operand_values;
 
-  for (const HloInstruction* instr : order) {
+  for (size_t step = 0; step < n; ++step) {
+    const HloInstruction* instr = plan->order[step];
     if (instr->opcode() == HloOpcode::kParameter) {
-      int64_t n = instr->parameter_number();
-      if (n < 0 || n >= static_cast<int64_t>(args.size())) {
+      int64_t number = instr->parameter_number();
+      if (number < 0 || number >= static_cast<int64_t>(args.size())) {
         return InvalidArgument("HloEvaluator: parameter '%s' has number %d but %d arguments were given",
-                               instr->name(), n, args.size());
+                               instr->name(), number, args.size());
       }
-      values[instr] = args[n];
-      continue;
-    }
-    if (instr->opcode() == HloOpcode::kConstant) {
+      values[step] = args[number];
+    } else if (instr->opcode() == HloOpcode::kConstant) {
       if (!instr->has_literal()) return InvalidArgument("HloEvaluator: %s has no literal", InstrLabel(*instr));
       const Literal& lit = instr->literal();
       if (!lit.shape().Compatible(instr->shape())) {
@@ -173,45 +195,35 @@ absl::StatusOr<Literal> HloEvaluator::EvaluateRowMajor(const HloComputation& com
                                lit.shape().ToString(), instr->shape().ToString());
       }
       if (ShapeUtil::HasDefaultLayout(lit.shape())) {
-        values[instr] = &lit;
+        values[step] = &lit;
       } else {
-        Literal& slot = owned[instr];
-        slot = lit.RelayoutTo(ShapeUtil::WithDefaultLayout(lit.shape()));
-        values[instr] = &slot;
+        owned[step] = lit.RelayoutTo(ShapeUtil::WithDefaultLayout(lit.shape()));
+        values[step] = &*owned[step];
       }
-      continue;
-    }
-    operand_values.clear();
-    for (const HloInstruction* op : instr->operands()) {
-      auto it = values.find(op);
-      if (it == values.end()) {
-        return Internal("HloEvaluator: operand '%s' of %s has no value", op->name(), InstrLabel(*instr));
+    } else {
+      operand_values.clear();
+      for (int32_t pos : plan->operands[step]) {
+        if (values[pos] == nullptr) {
+          return Internal("HloEvaluator: an operand of %s has no value", InstrLabel(*instr));
+        }
+        operand_values.push_back(values[pos]);
       }
-      operand_values.push_back(it->second);
-    }
-    absl::StatusOr<Literal> result = Dispatch(*instr, operand_values);
-    if (!result.ok()) return result.status();
-    if (!result->shape().Compatible(instr->shape())) {
-      return Internal("HloEvaluator: %s evaluated to %s but is declared %s", InstrLabel(*instr),
-                      result->shape().ToString(), instr->shape().ToString());
-    }
-    Literal& slot = owned[instr];
-    slot = std::move(*result);
-    values[instr] = &slot;
-    // Free operands whose last use this was.
-    const auto& ops = instr->operands();
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const HloInstruction* op = ops[i];
-      if (!IsFirstOccurrence(ops, i)) continue;
-      if (--remaining_uses[op] == 0 && op != root) {
-        values.erase(op);
-        owned.erase(op);
+      absl::StatusOr<Literal> result = Dispatch(*instr, operand_values);
+      if (!result.ok()) return result.status();
+      if (!result->shape().Compatible(instr->shape())) {
+        return Internal("HloEvaluator: %s evaluated to %s but is declared %s", InstrLabel(*instr),
+                        result->shape().ToString(), instr->shape().ToString());
       }
+      owned[step] = std::move(*result);
+      values[step] = &*owned[step];
+    }
+    for (int32_t pos : plan->frees[step]) {
+      values[pos] = nullptr;
+      owned[pos].reset();
     }
   }
-  auto it = owned.find(root);
-  if (it != owned.end()) return std::move(it->second);
-  return *values.at(root);
+  if (owned[n - 1].has_value()) return std::move(*owned[n - 1]);
+  return *values[n - 1];
 }
 
 absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction,

@@ -5,7 +5,9 @@
 #define XLA_EVALUATOR_HLO_EVALUATOR_H_
 
 #include <cstdint>
+#include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "xla/hlo/hlo_computation.h"
@@ -41,7 +43,14 @@ class HloEvaluator {
   absl::StatusOr<Literal> EvaluateConditional(const HloInstruction& instruction,
                                               absl::Span<const Literal* const> operands);
 
+  // The evaluation order of a computation with operand positions and the
+  // values to free after each step; built once per computation per public
+  // call (the IR may change between calls, never during one).
+  struct Plan;
+  absl::StatusOr<const Plan*> GetPlan(const HloComputation& computation);
+
   int64_t max_loop_iterations_;
+  absl::flat_hash_map<const HloComputation*, std::shared_ptr<const Plan>> plans_;
 };
 
 }  // namespace xla

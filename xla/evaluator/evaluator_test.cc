@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/hlo_module.h"
+#include "xla/hlo/hlo_parser.h"
 #include "xla/literal.h"
 #include "xla/shape_util.h"
 
@@ -1011,6 +1012,122 @@ TEST(EvaluatorTest, DeclaredShapeMismatchIsError) {
   // The instruction claims s32[3] but adding two s32[2] gives s32[2].
   EXPECT_ERROR(EvalOp(HloOpcode::kAdd, "s32[3]", {R1<int32_t>({1, 2}), R1<int32_t>({1, 2})}), "");
   EXPECT_ERROR(EvalOp(HloOpcode::kReshape, "s32[3]", {R1<int32_t>({1, 2})}), "element counts");
+}
+
+// --- Modules from HLO text ---------------------------------------------------------------
+
+absl::StatusOr<Literal> EvalText(const std::string& text, std::vector<const Literal*> args,
+                                 int64_t max_loop_iterations = -1) {
+  auto module = ParseHloModule(text);
+  if (!module.ok()) return module.status();
+  return HloEvaluator(max_loop_iterations).Evaluate(**module, args);
+}
+
+TEST(HloTextTest, SoftmaxRow) {
+  const char* text = R"(
+HloModule softmax
+
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[2] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mxb = f32[2,3] broadcast(mx), dimensions={0}
+  d = f32[2,3] subtract(x, mxb)
+  e = f32[2,3] exponential(d)
+  s = f32[2] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[2,3] broadcast(s), dimensions={0}
+  ROOT r = f32[2,3] divide(e, sb)
+})";
+  Literal x = Literal::CreateR2<float>({{1, 2, 3}, {0, 0, 0}});
+  auto r = EvalText(text, {&x});
+  ASSERT_TRUE(r.ok()) << r.status();
+  float z = std::exp(-2.0f) + std::exp(-1.0f) + 1.0f;
+  EXPECT_FLOAT_EQ(r->Get<float>({0, 0}), std::exp(-2.0f) / z);
+  EXPECT_FLOAT_EQ(r->Get<float>({0, 2}), 1.0f / z);
+  EXPECT_FLOAT_EQ(r->Get<float>({1, 1}), 1.0f / 3);
+}
+
+TEST(HloTextTest, WhileLoopSumsOneToTen) {
+  const char* text = R"(
+HloModule loop
+
+cond {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  s = (s32[], s32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  acc = s32[] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  acc1 = s32[] add(acc, i1)
+  ROOT t = (s32[], s32[]) tuple(i1, acc1)
+}
+
+ENTRY main {
+  zero = s32[] constant(0)
+  init = (s32[], s32[]) tuple(zero, zero)
+  w = (s32[], s32[]) while(init), condition=cond, body=body
+  ROOT sum = s32[] get-tuple-element(w), index=1
+})";
+  EXPECT_LITERAL(EvalText(text, {}), R0<int32_t>(55));
+  EXPECT_ERROR(EvalText(text, {}, 5), "limit of 5 iterations");
+}
+
+TEST(HloTextTest, ConditionalAndSliceOps) {
+  const char* text = R"(
+HloModule cond
+
+neg {
+  x = f32[4] parameter(0)
+  ROOT n = f32[4] negate(x)
+}
+
+rev {
+  x = f32[4] parameter(0)
+  ROOT r = f32[4] reverse(x), dimensions={0}
+}
+
+ENTRY main {
+  p = pred[] parameter(0)
+  x = f32[6] parameter(1)
+  s = f32[4] slice(x), slice={[1:5]}
+  ROOT c = f32[4] conditional(p, s, s), true_computation=neg, false_computation=rev
+})";
+  Literal x = R1<float>({0, 1, 2, 3, 4, 5});
+  Literal t = R0<bool>(true), f = R0<bool>(false);
+  EXPECT_LITERAL(EvalText(text, {&t, &x}), R1<float>({-1, -2, -3, -4}));
+  EXPECT_LITERAL(EvalText(text, {&f, &x}), R1<float>({4, 3, 2, 1}));
+}
+
+TEST(HloTextTest, DotWithLayoutsAndConstants) {
+  const char* text = R"(
+HloModule dot
+
+ENTRY main {
+  a = f32[2,3]{0,1} parameter(0)
+  b = f32[3,2] constant({{1, 0}, {0, 1}, {1, 1}})
+  ROOT d = f32[2,2]{0,1} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  Literal a = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_LITERAL(EvalText(text, {&a}), Literal::CreateR2<float>({{4, 5}, {10, 11}}));
 }
 
 }  // namespace

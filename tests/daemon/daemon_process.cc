@@ -1,0 +1,83 @@
+#include "tests/daemon/daemon_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "xla/status_macros.h"
+
+extern char** environ;
+
+namespace xla {
+
+absl::StatusOr<std::unique_ptr<DaemonProcess>> DaemonProcess::Start(const std::vector<std::string>& flags) {
+  auto daemon = std::make_unique<DaemonProcess>();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  static int counter = 0;
+  daemon->log_path_ = absl::StrCat(tmp ? tmp : "/tmp", "/xla_service_", getpid(), "_", counter++, ".log");
+  std::string out_path = daemon->log_path_ + ".out";
+  std::vector<std::string> args = {"tools/xla_service", "--address=127.0.0.1", "--port=0"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, daemon->log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int rc = posix_spawn(&daemon->pid_, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return Internal("cannot start %s: %s", argv[0], strerror(rc));
+  // Wait for "listening on 127.0.0.1:PORT".
+  for (int i = 0; i < 300 && daemon->port_ == 0; ++i) {
+    std::ifstream out(out_path);
+    std::string line;
+    if (std::getline(out, line)) {
+      size_t colon = line.rfind(':', line.find(" backend="));
+      if (colon != std::string::npos) daemon->port_ = std::atoi(line.c_str() + colon + 1);
+    }
+    if (daemon->port_ == 0) {
+      if (!daemon->running()) return Internal("the daemon exited at startup: %s", daemon->Log());
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  if (daemon->port_ == 0) return Internal("the daemon did not report its port: %s", daemon->Log());
+  return daemon;
+}
+
+bool DaemonProcess::running() const {
+  if (pid_ <= 0) return false;
+  int status;
+  return waitpid(pid_, &status, WNOHANG) == 0;
+}
+
+int DaemonProcess::Stop() {
+  if (pid_ <= 0) return exit_status_;
+  kill(pid_, SIGTERM);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return exit_status_;
+}
+
+DaemonProcess::~DaemonProcess() { Stop(); }
+
+std::string DaemonProcess::Log() const {
+  std::ifstream in(log_path_);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace xla

@@ -1008,6 +1008,19 @@ TEST(EvaluatorTest, EvaluateInstructionOnConstants) {
   EXPECT_LITERAL(HloEvaluator().Evaluate(module, {}), R1<int32_t>({4, 6}));
 }
 
+TEST(EvaluatorTest, CyclicCallIsAnErrorNotACrash) {
+  // Hand-built (CreateFromProto would reject it): a computation that calls itself.
+  HloModule module("m");
+  HloComputation* placeholder = module.AddEmbeddedComputation(BinaryComputation("add", HloOpcode::kAdd, "s32"));
+  Builder b("self");
+  HloInstruction* x = b.Param(0, "s32[]");
+  HloInstruction* call = b.Op(HloOpcode::kCall, "s32[]", {x}, {}, {placeholder});
+  HloComputation* self = module.AddEntryComputation(b.Build(call));
+  call->set_called_computation(0, self);
+  Literal a = R0<int32_t>(1);
+  EXPECT_ERROR(HloEvaluator().Evaluate(module, {&a}), "nest deeper");
+}
+
 TEST(EvaluatorTest, DeclaredShapeMismatchIsError) {
   // The instruction claims s32[3] but adding two s32[2] gives s32[2].
   EXPECT_ERROR(EvalOp(HloOpcode::kAdd, "s32[3]", {R1<int32_t>({1, 2}), R1<int32_t>({1, 2})}), "");

@@ -83,6 +83,7 @@ absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloModule& module, absl::Sp
 absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation,
                                                absl::Span<const Literal* const> args) {
   plans_.clear();
+  call_depth_ = 0;
   RETURN_IF_ERROR(CheckArguments(computation, args));
   if (computation.root_instruction() == nullptr) {
     return InvalidArgument("HloEvaluator: computation '%s' has no root", computation.name());
@@ -99,6 +100,7 @@ absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation
 absl::StatusOr<Literal> HloEvaluator::EvaluateInstruction(const HloInstruction& instruction,
                                                           absl::Span<const Literal* const> operands) {
   plans_.clear();
+  call_depth_ = 0;
   if (static_cast<int64_t>(operands.size()) != instruction.operand_count()) {
     return InvalidArgument("HloEvaluator: %s has %d operands, got %d values", InstrLabel(instruction),
                            instruction.operand_count(), operands.size());
@@ -171,6 +173,19 @@ absl::StatusOr<const HloEvaluator::Plan*> HloEvaluator::GetPlan(const HloComputa
 
 absl::StatusOr<Literal> HloEvaluator::EvaluateRowMajor(const HloComputation& computation,
                                                        absl::Span<const Literal* const> args) {
+  constexpr int kMaxCallDepth = 256;
+  if (call_depth_ >= kMaxCallDepth) {
+    return InvalidArgument("HloEvaluator: computations nest deeper than %d calls at '%s' (a cycle?)", kMaxCallDepth,
+                           computation.name());
+  }
+  ++call_depth_;
+  absl::StatusOr<Literal> result = EvaluateSteps(computation, args);
+  --call_depth_;
+  return result;
+}
+
+absl::StatusOr<Literal> HloEvaluator::EvaluateSteps(const HloComputation& computation,
+                                                    absl::Span<const Literal* const> args) {
   RETURN_IF_ERROR(CheckArguments(computation, args));
   ASSIGN_OR_RETURN(const Plan* plan, GetPlan(computation));
   const size_t n = plan->order.size();

@@ -1,6 +1,7 @@
 // HloEvaluator: the reference semantics of every op (the executable
 // definition the backends are tested against). Straightforward loops over
-// Literals; clarity over speed.
+// Literals; clarity over speed. An instance keeps per-call caches: use one
+// instance per thread.
 #ifndef XLA_EVALUATOR_HLO_EVALUATOR_H_
 #define XLA_EVALUATOR_HLO_EVALUATOR_H_
 
@@ -36,6 +37,8 @@ class HloEvaluator {
   // against the parameters); the result is row-major too.
   absl::StatusOr<Literal> EvaluateRowMajor(const HloComputation& computation,
                                            absl::Span<const Literal* const> args);
+  absl::StatusOr<Literal> EvaluateSteps(const HloComputation& computation,
+                                        absl::Span<const Literal* const> args);
   // One instruction other than a parameter, on row-major operand values.
   absl::StatusOr<Literal> Dispatch(const HloInstruction& instruction,
                                    absl::Span<const Literal* const> operands);
@@ -51,6 +54,9 @@ class HloEvaluator {
 
   int64_t max_loop_iterations_;
   absl::flat_hash_map<const HloComputation*, std::shared_ptr<const Plan>> plans_;
+  // Nesting of called computations; bounded so a cyclic hand-built module
+  // gives an error instead of a stack overflow.
+  int call_depth_ = 0;
 };
 
 }  // namespace xla

@@ -6,9 +6,12 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "tests/client_test_base.h"
 
@@ -800,6 +803,90 @@ TEST_P(ElementwiseTest, BitcastConvertDifferentWidth) {
   ASSERT_OK_AND_ASSIGN(XlaComputation c, b2.Build());
   ASSERT_OK_AND_ASSIGN(ProgramShape ps, c.GetProgramShape());
   EXPECT_EQ(ps.result().ToString(), "f16[10,2]");
+}
+
+// --- One semantics: what the builder accepts, the backend runs -----------------
+
+// For every element-wise op and element type: either Build() rejects the
+// combination, or the backend runs it (and agrees with the reference). An op
+// that builds and then fails at run time means shape inference and the
+// evaluator disagree about the op's domain.
+TEST_P(ElementwiseTest, EveryAcceptedTypeCombinationRuns) {
+  const std::vector<PrimitiveType> types = {PRED, S8, S16, S32, S64, U8, U16, U32, U64,
+                                            F16, BF16, F32, F64, C64, C128};
+  std::vector<std::pair<std::string, std::function<XlaOp(XlaOp)>>> unary = {
+      {"abs", Abs}, {"cbrt", Cbrt}, {"ceil", Ceil}, {"clz", Clz}, {"cos", Cos}, {"erf", Erf},
+      {"exp", Exp}, {"expm1", Expm1}, {"floor", Floor}, {"imag", Imag}, {"is-finite", IsFinite},
+      {"log", Log}, {"log1p", Log1p}, {"logistic", Logistic}, {"neg", Neg}, {"not", Not},
+      {"popcnt", PopulationCount}, {"real", Real}, {"round", Round}, {"round-even", RoundNearestEven},
+      {"rsqrt", Rsqrt}, {"sign", Sign}, {"sin", Sin}, {"sqrt", Sqrt}, {"tan", Tan}, {"tanh", Tanh},
+  };
+  std::vector<std::pair<std::string, std::function<XlaOp(XlaOp, XlaOp)>>> binary = {
+      {"add", BIN(Add)}, {"sub", BIN(Sub)}, {"mul", BIN(Mul)}, {"div", BIN(Div)}, {"rem", BIN(Rem)},
+      {"pow", BIN(Pow)}, {"max", BIN(Max)}, {"min", BIN(Min)}, {"and", BIN(And)}, {"or", BIN(Or)},
+      {"xor", BIN(Xor)}, {"shl", BIN(ShiftLeft)}, {"sra", BIN(ShiftRightArithmetic)},
+      {"srl", BIN(ShiftRightLogical)}, {"atan2", BIN(Atan2)}, {"complex", BIN(Complex)},
+      {"eq", BIN(Eq)}, {"lt", BIN(Lt)}, {"ge", BIN(Ge)}, {"lt-total-order", BIN(LtTotalOrder)},
+      {"eq-total-order", BIN(EqTotalOrder)},
+      {"select", [](XlaOp a, XlaOp b) { return Select(Lt(a, b), a, b); }},
+      {"clamp", [](XlaOp a, XlaOp b) { return Clamp(a, b, b); }},
+  };
+  std::vector<std::string> failures;
+  std::mt19937 rng(3);
+  auto run = [&](const std::string& what, XlaBuilder* b, int num_params, PrimitiveType type) {
+    absl::StatusOr<XlaComputation> c = b->Build();
+    if (!c.ok()) return;  // rejected at build time: fine
+    std::vector<Literal> args;
+    for (int i = 0; i < num_params; ++i) {
+      args.push_back(test::RandomLiteral(ShapeUtil::MakeShape(type, {3}), rng, 1, 3));
+    }
+    absl::StatusOr<Literal> r = ExecuteComputation(*c, args);
+    if (!r.ok()) {
+      failures.push_back(absl::StrCat(what, ": builds but fails to run: ", r.status().ToString()));
+      return;
+    }
+    absl::StatusOr<Literal> ref = test::EvaluateWithReference(*c, args);
+    if (!ref.ok()) {
+      failures.push_back(absl::StrCat(what, ": reference evaluator fails: ", ref.status().ToString()));
+    }
+  };
+  for (PrimitiveType t : types) {
+    const std::string tn(primitive_util::LowercaseName(t));
+    for (const auto& [name, op] : unary) {
+      XlaBuilder b(absl::StrCat(TestName(), "_", name, "_", tn));
+      op(Parameter(&b, 0, ShapeUtil::MakeShape(t, {3}), "x"));
+      run(absl::StrCat(name, "(", tn, ")"), &b, 1, t);
+    }
+    for (const auto& [name, op] : binary) {
+      XlaBuilder b(absl::StrCat(TestName(), "_", name, "_", tn));
+      op(Parameter(&b, 0, ShapeUtil::MakeShape(t, {3}), "x"), Parameter(&b, 1, ShapeUtil::MakeShape(t, {3}), "y"));
+      run(absl::StrCat(name, "(", tn, ", ", tn, ")"), &b, 2, t);
+    }
+    for (PrimitiveType to : types) {
+      const std::string ton(primitive_util::LowercaseName(to));
+      XlaBuilder b(absl::StrCat(TestName(), "_convert_", tn, "_", ton));
+      ConvertElementType(Parameter(&b, 0, ShapeUtil::MakeShape(t, {3}), "x"), to);
+      run(absl::StrCat("convert(", tn, " -> ", ton, ")"), &b, 1, t);
+      if (primitive_util::ByteWidth(t) == primitive_util::ByteWidth(to)) {
+        XlaBuilder bc(absl::StrCat(TestName(), "_bitcast_", tn, "_", ton));
+        BitcastConvertType(Parameter(&bc, 0, ShapeUtil::MakeShape(t, {3}), "x"), to);
+        run(absl::StrCat("bitcast-convert(", tn, " -> ", ton, ")"), &bc, 1, t);
+      }
+    }
+  }
+  EXPECT_TRUE(failures.empty()) << failures.size() << " accepted combinations fail at run time:\n  "
+                                << absl::StrJoin(failures, "\n  ");
+}
+
+TEST_P(ElementwiseTest, TotalOrderComparisonsOnIntegersUseTheIntegerOrder) {
+  // The TotalOrder forms add a total order for floats; on integers they are
+  // the ordinary comparisons.
+  Literal a = Literal::CreateR1<int32_t>({-1, 0, 5, kS32Min});
+  Literal b = Literal::CreateR1<int32_t>({0, 0, 4, kS32Max});
+  CheckBinary(BIN(LtTotalOrder), a, b, Literal::CreateR1<bool>({true, false, false, true}));
+  CheckBinary(BIN(EqTotalOrder), a, b, Literal::CreateR1<bool>({false, true, false, false}));
+  CheckBinary(BIN(GeTotalOrder), Literal::CreateR1<uint8_t>({255, 0}), Literal::CreateR1<uint8_t>({1, 1}),
+              Literal::CreateR1<bool>({true, false}));
 }
 
 // --- Differential: random inputs against the reference evaluator ----------------

@@ -108,6 +108,30 @@ TEST_P(ShapeOpsTest, BroadcastInDim) {
   ComputeAndCompareR2<int32_t>(&b6, {{5, 5}, {5, 5}});
 }
 
+TEST_P(ShapeOpsTest, BroadcastInDimWithUnsortedDimensions) {
+  // broadcast_dimensions {1, 0} maps operand dimension 0 to output dimension
+  // 1: out[i][j] = x[j][i]. XLA rejects unsorted broadcast dimensions; either
+  // that or the transposed values is acceptable, but not x unchanged.
+  XlaBuilder b(TestName());
+  std::vector<Literal> args;
+  BroadcastInDim(AddParam(&b, Literal::CreateR2<float>({{1, 2}, {3, 4}}), &args), {2, 2}, {1, 0});
+  absl::StatusOr<XlaComputation> c = b.Build();
+  if (!c.ok()) {
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << c.status();
+    return;
+  }
+  ASSERT_OK_AND_ASSIGN(Literal result, ExecuteComputation(*c, args));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR2<float>({{1, 3}, {2, 4}}), result));
+
+  XlaBuilder b2(TestName() + "_2x3");
+  std::vector<Literal> args2;
+  BroadcastInDim(AddParam(&b2, Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}}), &args2), {3, 2}, {1, 0});
+  absl::StatusOr<XlaComputation> c2 = b2.Build();
+  if (!c2.ok()) return;
+  ASSERT_OK_AND_ASSIGN(Literal result2, ExecuteComputation(*c2, args2));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR2<float>({{1, 4}, {2, 5}, {3, 6}}), result2));
+}
+
 // --- Iota ---------------------------------------------------------------------------
 
 TEST_P(ShapeOpsTest, IotaDocExamples) {

@@ -661,6 +661,13 @@ TEST_P(ElementwiseTest, ClampDocExampleAndForms) {
   XlaOp x4 = AddParam(&b4, Literal::CreateR1<float>({-1, 0.5f, 2, kNaN}), &args4);
   Clamp(ConstantR0<float>(&b4, 0), x4, ConstantR0<float>(&b4, 1));
   ComputeAndCompare(&b4, args4, Literal::CreateR1<float>({0, 0.5f, 1, kNaN}));
+
+  // min > max: min(max(5, x), 1) is 1 everywhere.
+  XlaBuilder b5(TestName() + "_inverted");
+  std::vector<Literal> args5;
+  XlaOp x5 = AddParam(&b5, Literal::CreateR1<int32_t>({0, 3, 10}), &args5);
+  Clamp(ConstantR0<int32_t>(&b5, 5), x5, ConstantR0<int32_t>(&b5, 1));
+  ComputeAndCompare(&b5, args5, Literal::CreateR1<int32_t>({1, 1, 1}));
 }
 
 // --- Convert ----------------------------------------------------------------------
@@ -967,6 +974,18 @@ TEST_P(ElementwiseTest, RandomFusedExpressionMatchesReference) {
 }
 
 XLA_CLIENT_TEST_P(ElementwiseTest);
+
+// The comparison helper other tests rely on must see every bit of a 64-bit
+// integer (ExactlyEqual does; literal_comparison::Equal goes through double).
+TEST(LiteralComparisonTest, EqualDistinguishesLargeIntegers) {
+  Literal a = Literal::CreateR1<int64_t>({kS64Max});
+  Literal b = Literal::CreateR1<int64_t>({kS64Max - 1});
+  EXPECT_FALSE(test::ExactlyEqual(a, b).ok());
+  EXPECT_FALSE(literal_comparison::Equal(a, b).ok()) << "int64 " << kS64Max << " compared equal to " << kS64Max - 1;
+  Literal c = Literal::CreateR1<uint64_t>({~uint64_t{0}});
+  Literal d = Literal::CreateR1<uint64_t>({~uint64_t{0} - 1});
+  EXPECT_FALSE(literal_comparison::Equal(c, d).ok()) << "uint64 max compared equal to max - 1";
+}
 
 }  // namespace
 }  // namespace xla

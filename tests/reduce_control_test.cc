@@ -629,6 +629,42 @@ TEST_P(ReduceControlTest, ConditionalInsideWhile) {
   ComputeAndCompareR0<int32_t>(&b, 111, args);
 }
 
+TEST_P(ReduceControlTest, ConditionalRunsOnlyTheSelectedBranch) {
+  // The untaken branch loops 2^31 - 1 times: evaluating it would take far
+  // longer than the test (or hit ComputeConstant's loop bound and fail).
+  XlaBuilder b(TestName());
+  std::unique_ptr<XlaBuilder> cb = b.CreateSubBuilder("cond");
+  Lt(Parameter(cb.get(), 0, Scalar(S32), "i"), ConstantR0<int32_t>(cb.get(), std::numeric_limits<int32_t>::max()));
+  ASSERT_OK_AND_ASSIGN(XlaComputation cond, cb->Build());
+  std::unique_ptr<XlaBuilder> ib = b.CreateSubBuilder("inc");
+  Add(Parameter(ib.get(), 0, Scalar(S32), "i"), ConstantR0<int32_t>(ib.get(), 1));
+  ASSERT_OK_AND_ASSIGN(XlaComputation inc, ib->Build());
+  std::unique_ptr<XlaBuilder> slow = b.CreateSubBuilder("slow");
+  While(cond, inc, Parameter(slow.get(), 0, Scalar(S32), "start"));
+  ASSERT_OK_AND_ASSIGN(XlaComputation slow_c, slow->Build());
+  std::unique_ptr<XlaBuilder> fast = b.CreateSubBuilder("fast");
+  Neg(Parameter(fast.get(), 0, Scalar(S32), "x"));
+  ASSERT_OK_AND_ASSIGN(XlaComputation fast_c, fast->Build());
+  XlaOp r = Conditional(ConstantR0<bool>(&b, false), ConstantR0<int32_t>(&b, 0), slow_c, ConstantR0<int32_t>(&b, 7),
+                        fast_c);
+  ASSERT_OK_AND_ASSIGN(XlaComputation constant, b.BuildConstantSubGraph(r));
+  ASSERT_OK_AND_ASSIGN(Literal value, client()->ComputeConstant(constant));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR0<int32_t>(-7), value));
+}
+
+TEST_P(ReduceControlTest, DotHalfPrecisionTypes) {
+  XlaBuilder b(TestName());
+  std::vector<Literal> args;
+  Dot(AddParam(&b, Literal::CreateR2<half>({{half(1.0f), half(2.0f)}, {half(0.5f), half(-1.0f)}}), &args),
+      AddParam(&b, Literal::CreateR1<half>({half(4.0f), half(0.25f)}), &args));
+  ComputeAndCompareR1<half>(&b, {half(4.5f), half(1.75f)}, args);
+  XlaBuilder b2(TestName() + "_bf16");
+  std::vector<Literal> args2;
+  Dot(AddParam(&b2, Literal::CreateR1<bfloat16>({bfloat16(1.5f), bfloat16(2.0f), bfloat16(-1.0f)}), &args2),
+      AddParam(&b2, Literal::CreateR1<bfloat16>({bfloat16(2.0f), bfloat16(0.5f), bfloat16(3.0f)}), &args2));
+  ComputeAndCompareR0<bfloat16>(&b2, bfloat16(1.0f), args2);
+}
+
 // --- ComputeConstant and other client API -----------------------------------------------------------
 
 TEST_P(ReduceControlTest, ComputeConstant) {

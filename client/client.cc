@@ -6,20 +6,12 @@
 namespace xla {
 
 absl::StatusOr<std::unique_ptr<GlobalData>> Client::TransferToServer(const Literal& literal) {
-  TransferToServerRequest request;
-  *request.mutable_literal() = literal.ToProto();
-  TransferToServerResponse response;
-  RETURN_IF_ERROR(service_->TransferToServer(request, &response));
-  return std::make_unique<GlobalData>(service_, response.data());
+  ASSIGN_OR_RETURN(GlobalDataHandle handle, service_->TransferLiteralToServer(literal));
+  return std::make_unique<GlobalData>(service_, handle);
 }
 
 absl::StatusOr<Literal> Client::TransferToClient(const GlobalData& data, const Shape* shape_with_layout) {
-  TransferToClientRequest request;
-  *request.mutable_data() = data.handle();
-  if (shape_with_layout != nullptr) *request.mutable_shape_with_layout() = shape_with_layout->ToProto();
-  TransferToClientResponse response;
-  RETURN_IF_ERROR(service_->TransferToClient(request, &response));
-  return Literal::FromProto(response.literal());
+  return service_->TransferLiteralToClient(data.handle(), shape_with_layout);
 }
 
 absl::StatusOr<ExecutionHandle> Client::Compile(const XlaComputation& computation,

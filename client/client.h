@@ -22,10 +22,9 @@ class Client {
   explicit Client(ServiceInterface* service) : service_(service) {}
   virtual ~Client() = default;
 
-  // Virtual so a remote client can stream large values in chunks.
-  virtual absl::StatusOr<std::unique_ptr<GlobalData>> TransferToServer(const Literal& literal);
+  absl::StatusOr<std::unique_ptr<GlobalData>> TransferToServer(const Literal& literal);
   // The literal behind `data`, optionally in the layout of `shape_with_layout`.
-  virtual absl::StatusOr<Literal> TransferToClient(const GlobalData& data, const Shape* shape_with_layout = nullptr);
+  absl::StatusOr<Literal> TransferToClient(const GlobalData& data, const Shape* shape_with_layout = nullptr);
 
   // Compiles for the given argument shapes (empty: the computation's own).
   absl::StatusOr<ExecutionHandle> Compile(const XlaComputation& computation,

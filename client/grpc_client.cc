@@ -3,11 +3,6 @@
 #include "xla/status_macros.h"
 
 namespace xla {
-namespace {
-// Values at most this large go in one message; larger ones are streamed.
-constexpr int64_t kUnaryTransferLimit = 1 << 20;
-}
-
 absl::StatusOr<std::unique_ptr<GrpcClient>> GrpcClient::Connect(const std::string& target,
                                                                 const GrpcClientOptions& options) {
   std::shared_ptr<grpc::ChannelCredentials> credentials;
@@ -24,24 +19,5 @@ absl::StatusOr<std::unique_ptr<GrpcClient>> GrpcClient::Connect(const std::strin
 }
 
 GrpcClient::~GrpcClient() { stub_->CloseSession().IgnoreError(); }
-
-absl::StatusOr<std::unique_ptr<GlobalData>> GrpcClient::TransferToServer(const Literal& literal) {
-  if (literal.shape().IsTuple() || literal.size_bytes() > kUnaryTransferLimit) {
-    GlobalDataHandle handle;
-    RETURN_IF_ERROR(stub_->TransferToServerStream(literal, &handle));
-    return std::make_unique<GlobalData>(stub_.get(), handle);
-  }
-  return Client::TransferToServer(literal);
-}
-
-absl::StatusOr<Literal> GrpcClient::TransferToClient(const GlobalData& data, const Shape* shape_with_layout) {
-  // The size is unknown until the server answers, so always stream.
-  TransferToClientRequest request;
-  *request.mutable_data() = data.handle();
-  if (shape_with_layout != nullptr) *request.mutable_shape_with_layout() = shape_with_layout->ToProto();
-  Literal literal;
-  RETURN_IF_ERROR(stub_->TransferToClientStream(request, &literal));
-  return literal;
-}
 
 }  // namespace xla

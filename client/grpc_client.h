@@ -1,6 +1,6 @@
 // GrpcClient: a Client whose service is a remote xla_service daemon. Opens a
 // session on connect and closes it on destruction (the daemon frees the
-// session's buffers). Values larger than a small threshold move in chunks.
+// session's buffers). Literals move in chunks (see GrpcStub).
 #ifndef CLIENT_GRPC_CLIENT_H_
 #define CLIENT_GRPC_CLIENT_H_
 
@@ -24,9 +24,6 @@ class GrpcClient : public Client {
   static absl::StatusOr<std::unique_ptr<GrpcClient>> Connect(const std::string& target,
                                                              const GrpcClientOptions& options = {});
   ~GrpcClient() override;
-
-  absl::StatusOr<std::unique_ptr<GlobalData>> TransferToServer(const Literal& literal) override;
-  absl::StatusOr<Literal> TransferToClient(const GlobalData& data, const Shape* shape_with_layout = nullptr) override;
 
   // Ends the session now (later calls fail with NOT_FOUND / FAILED_PRECONDITION).
   absl::Status CloseSession() { return stub_->CloseSession(); }

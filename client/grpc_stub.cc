@@ -7,6 +7,8 @@
 namespace xla {
 namespace {
 constexpr int64_t kChunkBytes = 1 << 20;
+// Literals at most this large go in one message.
+constexpr int64_t kUnaryTransferLimit = 1 << 20;
 }
 
 GrpcStub::GrpcStub(std::shared_ptr<grpc::Channel> channel, std::string auth_token)
@@ -67,7 +69,10 @@ STUB_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 STUB_METHOD(GetServiceInfo, GetServiceInfoRequest, GetServiceInfoResponse)
 #undef STUB_METHOD
 
-absl::Status GrpcStub::TransferToServerStream(const Literal& literal, GlobalDataHandle* handle) {
+absl::StatusOr<GlobalDataHandle> GrpcStub::TransferLiteralToServer(const Literal& literal) {
+  if (!literal.shape().IsTuple() && literal.size_bytes() <= kUnaryTransferLimit) {
+    return ServiceInterface::TransferLiteralToServer(literal);
+  }
   grpc::ClientContext context;
   PrepareContext(&context);
   TransferToServerResponse response;
@@ -87,14 +92,19 @@ absl::Status GrpcStub::TransferToServerStream(const Literal& literal, GlobalData
   }
   writer->WritesDone();
   RETURN_IF_ERROR(FromGrpcStatus(writer->Finish()));
-  *handle = response.data();
-  return absl::OkStatus();
+  return response.data();
 }
 
-absl::Status GrpcStub::TransferToClientStream(const TransferToClientRequest& arg, Literal* literal) {
+absl::StatusOr<Literal> GrpcStub::TransferLiteralToClient(const GlobalDataHandle& handle,
+                                                          const Shape* shape_with_layout) {
+  TransferToClientRequest arg;
+  *arg.mutable_data() = handle;
+  if (shape_with_layout != nullptr) *arg.mutable_shape_with_layout() = shape_with_layout->ToProto();
   grpc::ClientContext context;
   PrepareContext(&context);
   std::unique_ptr<grpc::ClientReader<LiteralChunk>> reader = stub_->TransferToClientStream(&context, arg);
+  Literal result;
+  Literal* literal = &result;
   LiteralChunk chunk;
   absl::Status status;
   if (reader->Read(&chunk)) {
@@ -109,9 +119,9 @@ absl::Status GrpcStub::TransferToClientStream(const TransferToClientRequest& arg
     }
   }
   if (!status.ok()) context.TryCancel();
-  absl::Status finish = FromGrpcStatus(reader->Finish());
-  RETURN_IF_ERROR(finish);
-  return status;
+  RETURN_IF_ERROR(FromGrpcStatus(reader->Finish()));
+  RETURN_IF_ERROR(status);
+  return result;
 }
 
 }  // namespace xla

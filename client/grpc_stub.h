@@ -40,9 +40,11 @@ class GrpcStub : public ServiceInterface {
   absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) override;
   absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) override;
 
-  // Chunked transfers (any size).
-  absl::Status TransferToServerStream(const Literal& literal, GlobalDataHandle* handle);
-  absl::Status TransferToClientStream(const TransferToClientRequest& arg, Literal* literal);
+  // Small literals go in one message, larger ones in chunks (any size).
+  absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(const Literal& literal) override;
+  // Always streamed: the size is unknown until the server answers.
+  absl::StatusOr<Literal> TransferLiteralToClient(const GlobalDataHandle& handle,
+                                                  const Shape* shape_with_layout) override;
 
   static absl::Status FromGrpcStatus(const grpc::Status& status);
 

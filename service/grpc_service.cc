@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -166,22 +167,31 @@ grpc::Status GrpcService::TransferToServerStream(grpc::ServerContext* context,
 
 grpc::Status GrpcService::TransferToClientStream(grpc::ServerContext* context, const TransferToClientRequest* request,
                                                  grpc::ServerWriter<LiteralChunk>* writer) {
+  std::shared_ptr<const DeviceBuffer> buffer;  // kept alive while streaming
   return Handle("TransferToClientStream", context, request->ByteSizeLong(),
                 [&](SessionId s, int64_t* out_bytes) -> absl::Status {
-    ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, service_->ResolveBuffer(s, request->data()));
-    Literal literal = buffer->ToLiteral();
+    // Without a requested layout the device buffers stream as they are;
+    // otherwise a relaid copy is made first.
+    std::optional<Literal> relaid;
+    std::vector<LeafBytes> leaves;
+    Shape shape;
     if (request->has_shape_with_layout()) {
       ASSIGN_OR_RETURN(Shape requested, ShapeUtil::FromProto(request->shape_with_layout()));
-      if (!requested.Compatible(literal.shape())) {
-        return InvalidArgument("TransferToClient: requested shape %s does not match the data's shape %s",
-                               requested.ToString(), literal.shape().ToString());
+      ASSIGN_OR_RETURN(relaid, service_->TransferLiteralToClient(s, request->data(), &requested));
+      leaves = LiteralLeaves(*relaid);
+      shape = relaid->shape();
+    } else {
+      ASSIGN_OR_RETURN(buffer, service_->ResolveBuffer(s, request->data()));
+      // Read only; LeafBytes is shared with the receiving side.
+      for (DeviceBuffer* leaf : const_cast<DeviceBuffer&>(*buffer).MutableLeaves()) {
+        leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(), false});
       }
-      literal = literal.RelayoutTo(requested);
+      shape = buffer->shape();
     }
     LiteralChunk first;
-    *first.mutable_shape() = literal.shape().ToProto();
+    *first.mutable_shape() = shape.ToProto();
     if (!writer->Write(first)) return absl::CancelledError("client went away");
-    return ForEachChunk(LiteralLeaves(literal), kChunkBytes, [&](absl::string_view piece) -> absl::Status {
+    return ForEachChunk(leaves, kChunkBytes, [&](absl::string_view piece) -> absl::Status {
       LiteralChunk chunk;
       chunk.set_data(piece.data(), piece.size());
       *out_bytes += piece.size();

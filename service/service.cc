@@ -1,6 +1,7 @@
 #include "service/service.h"
 
 #include <chrono>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -99,8 +100,10 @@ absl::StatusOr<std::shared_ptr<const DeviceBuffer>> Service::ResolveBuffer(Sessi
   return allocations_.Resolve(session, handle);
 }
 
-absl::Status Service::TransferToServer(SessionId session, const TransferToServerRequest& arg, TransferToServerResponse* result) {
-  // Check the quota on the declared shape before decoding anything.
+absl::Status Service::TransferToServer(SessionId session, const TransferToServerRequest& arg,
+                                      TransferToServerResponse* result) {
+  // Check the quota on the declared shape before decoding anything: the
+  // decoded literal and the device buffer both exist for a moment.
   ASSIGN_OR_RETURN(Shape shape, ShapeUtil::FromProto(arg.literal().shape()));
   ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
                    allocations_.Reserve(session, 2 * DeviceBuffer::ByteSizeOfTree(shape),
@@ -112,17 +115,39 @@ absl::Status Service::TransferToServer(SessionId session, const TransferToServer
   return absl::OkStatus();
 }
 
-absl::Status Service::TransferToClient(SessionId session, const TransferToClientRequest& arg, TransferToClientResponse* result) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, arg.data()));
+absl::StatusOr<GlobalDataHandle> Service::TransferLiteralToServer(SessionId session, const Literal& literal) {
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(literal.shape()));
+  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
+                   allocations_.Reserve(session, DeviceBuffer::ByteSizeOfTree(literal.shape()),
+                                        absl::StrCat("a transfer of ", literal.shape().ToString())));
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer,
+                   backend_->transfer_manager()->TransferLiteralToDevice(literal));
+  return allocations_.Register(session, std::move(buffer), "transfer");
+}
+
+absl::StatusOr<Literal> Service::TransferLiteralToClient(SessionId session, const GlobalDataHandle& handle,
+                                                         const Shape* shape_with_layout) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, handle));
   ASSIGN_OR_RETURN(Literal literal, backend_->transfer_manager()->TransferLiteralFromDevice(*buffer));
-  if (arg.has_shape_with_layout()) {
-    ASSIGN_OR_RETURN(Shape requested, ShapeUtil::FromProto(arg.shape_with_layout()));
-    if (!requested.Compatible(literal.shape())) {
+  if (shape_with_layout != nullptr) {
+    RETURN_IF_ERROR(ShapeUtil::ValidateShape(*shape_with_layout));
+    if (!shape_with_layout->Compatible(literal.shape())) {
       return InvalidArgument("TransferToClient: requested shape %s does not match the data's shape %s",
-                             requested.ToString(), literal.shape().ToString());
+                             shape_with_layout->ToString(), literal.shape().ToString());
     }
-    literal = literal.RelayoutTo(requested);
+    literal = literal.RelayoutTo(*shape_with_layout);
   }
+  return literal;
+}
+
+absl::Status Service::TransferToClient(SessionId session, const TransferToClientRequest& arg,
+                                      TransferToClientResponse* result) {
+  std::optional<Shape> requested;
+  if (arg.has_shape_with_layout()) {
+    ASSIGN_OR_RETURN(requested, ShapeUtil::FromProto(arg.shape_with_layout()));
+  }
+  ASSIGN_OR_RETURN(Literal literal,
+                   TransferLiteralToClient(session, arg.data(), requested.has_value() ? &*requested : nullptr));
   *result->mutable_literal() = literal.ToProto();
   return absl::OkStatus();
 }
@@ -391,6 +416,17 @@ FORWARD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse)
 FORWARD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResponse)
 FORWARD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 #undef FORWARD
+
+absl::StatusOr<GlobalDataHandle> SessionService::TransferLiteralToServer(const Literal& literal) {
+  RETURN_IF_ERROR(service_->TouchSession(session_));
+  return service_->TransferLiteralToServer(session_, literal);
+}
+
+absl::StatusOr<Literal> SessionService::TransferLiteralToClient(const GlobalDataHandle& handle,
+                                                                const Shape* shape_with_layout) {
+  RETURN_IF_ERROR(service_->TouchSession(session_));
+  return service_->TransferLiteralToClient(session_, handle, shape_with_layout);
+}
 
 absl::Status SessionService::GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) {
   return service_->GetServiceInfo(arg, result);

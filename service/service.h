@@ -65,6 +65,11 @@ class Service {
   absl::Status ResetDevice(SessionId s, const ResetDeviceRequest& arg, ResetDeviceResponse* result);
   absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result);
 
+  // Literal transfers without a LiteralProto (in-process clients).
+  absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(SessionId s, const Literal& literal);
+  absl::StatusOr<Literal> TransferLiteralToClient(SessionId s, const GlobalDataHandle& handle,
+                                                  const Shape* shape_with_layout);
+
   // Building blocks of chunked transfers: reserve and allocate a buffer tree
   // for `shape`, then register it once filled.
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateForTransfer(SessionId s, const Shape& shape,
@@ -140,6 +145,9 @@ class SessionService : public ServiceInterface {
   absl::Status CreateChannelHandle(const CreateChannelHandleRequest& arg, CreateChannelHandleResponse* result) override;
   absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) override;
   absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) override;
+  absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(const Literal& literal) override;
+  absl::StatusOr<Literal> TransferLiteralToClient(const GlobalDataHandle& handle,
+                                                  const Shape* shape_with_layout) override;
 
  private:
   std::shared_ptr<Service> service_;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <ostream>
 
 #include "absl/strings/ascii.h"
@@ -284,7 +285,13 @@ bool Literal::operator==(const Literal& other) const {
     return true;
   }
   if (!shape_.IsArray()) return true;
-  Literal rhs = other.Relayout(shape_.layout());
+  // Copy only when the layouts differ.
+  std::optional<Literal> relaid;
+  if (other.shape_.layout() != shape_.layout()) relaid = other.Relayout(shape_.layout());
+  const Literal& rhs = relaid.has_value() ? *relaid : other;
+  if (!primitive_util::IsFloatingPointType(element_type()) && !primitive_util::IsComplexType(element_type())) {
+    return std::memcmp(bytes_.data(), rhs.bytes_.data(), bytes_.size()) == 0;
+  }
   return ArrayTypeSwitch(element_type(), [&](auto tag) {
     using T = decltype(tag);
     auto a = data<T>();

@@ -11,6 +11,24 @@ InProcessServiceFactory* factory ABSL_GUARDED_BY(factory_mutex) = nullptr;
 
 }  // namespace
 
+absl::StatusOr<GlobalDataHandle> ServiceInterface::TransferLiteralToServer(const Literal& literal) {
+  TransferToServerRequest request;
+  *request.mutable_literal() = literal.ToProto();
+  TransferToServerResponse response;
+  RETURN_IF_ERROR(TransferToServer(request, &response));
+  return response.data();
+}
+
+absl::StatusOr<Literal> ServiceInterface::TransferLiteralToClient(const GlobalDataHandle& handle,
+                                                                  const Shape* shape_with_layout) {
+  TransferToClientRequest request;
+  *request.mutable_data() = handle;
+  if (shape_with_layout != nullptr) *request.mutable_shape_with_layout() = shape_with_layout->ToProto();
+  TransferToClientResponse response;
+  RETURN_IF_ERROR(TransferToClient(request, &response));
+  return Literal::FromProto(response.literal());
+}
+
 void RegisterInProcessServiceFactory(InProcessServiceFactory f) {
   absl::MutexLock lock(&factory_mutex);
   delete factory;

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "proto/xla.pb.h"
+#include "xla/literal.h"
 
 namespace xla {
 
@@ -38,6 +39,13 @@ class ServiceInterface {
                                            CreateChannelHandleResponse* result) = 0;
   virtual absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) = 0;
   virtual absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) = 0;
+
+  // Literal transfers without an intermediate LiteralProto. The defaults go
+  // through the proto methods above; an in-process service copies the data
+  // once, and a remote stub streams it in chunks.
+  virtual absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(const Literal& literal);
+  virtual absl::StatusOr<Literal> TransferLiteralToClient(const GlobalDataHandle& handle,
+                                                          const Shape* shape_with_layout);
 };
 
 // Options for an in-process service.

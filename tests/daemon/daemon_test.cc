@@ -1,0 +1,416 @@
+// Tests against a real xla_service daemon started as a separate process on
+// 127.0.0.1, driven by GrpcClient, raw gRPC calls, and the Python client.
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "client/grpc_client.h"
+#include "client/grpc_stub.h"
+#include "client/xla_builder.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/daemon_process.h"
+#include "xla/literal_comparison.h"
+#include "xla/shape_util.h"
+
+namespace xla {
+namespace {
+
+using ::testing::HasSubstr;
+
+XlaComputation AxpyComputation(int64_t n) {
+  XlaBuilder b("axpy");
+  auto alpha = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {}), "alpha");
+  auto x = Parameter(&b, 1, ShapeUtil::MakeShape(F32, {n}), "x");
+  auto y = Parameter(&b, 2, ShapeUtil::MakeShape(F32, {n}), "y");
+  Add(Mul(alpha, x), y);
+  return b.Build().value();
+}
+
+Literal Iota(int64_t n, float scale) {
+  Literal lit(ShapeUtil::MakeShape(F32, {n}));
+  for (int64_t i = 0; i < n; ++i) lit.data<float>()[i] = scale * (i % 1000);
+  return lit;
+}
+
+class DaemonTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto d = DaemonProcess::Start({"--max_session_bytes=4294967296", "--max_memory_bytes=8589934592"});
+    ASSERT_TRUE(d.ok()) << d.status();
+    daemon_ = d->release();
+  }
+  static void TearDownTestSuite() {
+    EXPECT_EQ(daemon_->Stop(), 0) << daemon_->Log();
+    delete daemon_;
+  }
+
+  std::unique_ptr<GrpcClient> Connect(const GrpcClientOptions& options = {}) {
+    auto c = GrpcClient::Connect(daemon_->target(), options);
+    EXPECT_TRUE(c.ok()) << c.status();
+    return c.ok() ? std::move(*c) : nullptr;
+  }
+
+  // The daemon still answers (checked after every bad request).
+  void ExpectServing() {
+    auto client = Connect();
+    ASSERT_NE(client, nullptr);
+    auto info = client->GetServiceInfo();
+    ASSERT_TRUE(info.ok()) << info.status() << daemon_->Log();
+    EXPECT_TRUE(daemon_->running());
+  }
+
+  GetServiceInfoResponse Info() {
+    auto client = Connect();
+    return client->GetServiceInfo().value();
+  }
+
+  static DaemonProcess* daemon_;
+};
+DaemonProcess* DaemonTest::daemon_ = nullptr;
+
+TEST_F(DaemonTest, AxpyRoundTrip) {
+  auto client = Connect();
+  auto alpha = client->TransferToServer(Literal::CreateR0<float>(2)).value();
+  auto x = client->TransferToServer(Literal::CreateR1<float>({1, 2, 3, 4})).value();
+  auto y = client->TransferToServer(Literal::CreateR1<float>({10, 20, 30, 40})).value();
+  ExecutionProfile profile;
+  auto result = client->ExecuteAndTransfer(AxpyComputation(4), {alpha.get(), x.get(), y.get()}, nullptr, &profile);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(*result, Literal::CreateR1<float>({12, 24, 36, 48}));
+  EXPECT_THAT(daemon_->Log(), HasSubstr("method=ExecuteGraph session="));
+}
+
+TEST_F(DaemonTest, OneGibibyteArgumentMovesInChunks) {
+  const int64_t n = int64_t{1} << 30;
+  auto client = Connect();
+  // u8 so filling and comparing 1 GiB stays cheap in unoptimized test builds.
+  Literal big(ShapeUtil::MakeShape(U8, {n}));
+  uint8_t* bytes = static_cast<uint8_t*>(big.untyped_data());
+  for (int64_t i = 0; i < n; i += 4096) std::memset(bytes + i, static_cast<int>((i / 4096) % 251), 4096);
+  auto data = client->TransferToServer(big);
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_EQ(client->GetShape(**data)->ToString(), "u8[1073741824]");
+  auto back = client->TransferToClient(**data);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(std::memcmp(back->untyped_data(), bytes, n), 0);
+}
+
+TEST_F(DaemonTest, TuplesAndLayoutsRoundTrip) {
+  auto client = Connect();
+  Literal tuple = Literal::MakeTuple({Literal::CreateR2<int32_t>({{1, 2}, {3, 4}}), Literal::CreateR0<bool>(true)});
+  auto data = client->TransferToServer(tuple).value();
+  EXPECT_EQ(client->TransferToClient(*data).value(), tuple);
+  auto elements = client->DeconstructTuple(*data).value();
+  ASSERT_EQ(elements.size(), 2);
+  Shape col_major = ShapeUtil::MakeShapeWithLayout(S32, {2, 2}, {0, 1});
+  Literal relaid = client->TransferToClient(*elements[0], &col_major).value();
+  EXPECT_EQ(relaid.shape().layout(), col_major.layout());
+  EXPECT_EQ(relaid, Literal::CreateR2<int32_t>({{1, 2}, {3, 4}}));
+}
+
+TEST_F(DaemonTest, MalformedProtoBytesAreRejected) {
+  auto channel = grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials());
+  grpc::GenericStub generic(channel);
+  for (const char* method : {"/xla.XlaService/Compile", "/xla.XlaService/TransferToServer",
+                             "/xla.XlaService/OpenSession"}) {
+    grpc::ClientContext context;
+    context.AddMetadata("xla-session", "1");
+    const char garbage[] = "\xff\xff\xff\xff\x0f\x12\x99";
+    grpc::Slice slice(garbage, sizeof(garbage));
+    grpc::ByteBuffer request(&slice, 1), response;
+    grpc::CompletionQueue cq;
+    std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+        generic.PrepareUnaryCall(&context, method, request, &cq);
+    call->StartCall();
+    grpc::Status status;
+    call->Finish(&response, &status, reinterpret_cast<void*>(1));
+    void* tag;
+    bool ok;
+    ASSERT_TRUE(cq.Next(&tag, &ok));
+    EXPECT_FALSE(status.ok()) << method;
+  }
+  ExpectServing();
+}
+
+TEST_F(DaemonTest, BadRequestsGetClearErrorsAndTheDaemonKeepsServing) {
+  auto client = Connect();
+  GrpcStub* stub = static_cast<GrpcStub*>(client->service());
+
+  // A module that fails verification: add of f32[2] and f32[3].
+  {
+    HloModuleProto module;
+    module.set_name("bad");
+    auto* c = module.add_computations();
+    c->set_name("main");
+    c->set_id(1);
+    auto add_param = [&](int id, int number, int64_t n) {
+      auto* p = c->add_instructions();
+      p->set_name("p" + std::to_string(number));
+      p->set_opcode("parameter");
+      p->set_id(id);
+      p->set_parameter_number(number);
+      *p->mutable_shape() = ShapeUtil::MakeShape(F32, {n}).ToProto();
+    };
+    add_param(2, 0, 2);
+    add_param(3, 1, 3);
+    auto* add = c->add_instructions();
+    add->set_name("sum");
+    add->set_opcode("add");
+    add->set_id(4);
+    add->add_operand_ids(2);
+    add->add_operand_ids(3);
+    *add->mutable_shape() = ShapeUtil::MakeShape(F32, {2}).ToProto();
+    c->set_root_id(4);
+    module.set_entry_computation_id(1);
+    CompileRequest request;
+    *request.mutable_computation() = module;
+    CompileResponse response;
+    absl::Status s = stub->Compile(request, &response);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("sum"));
+
+    // Unknown opcode.
+    add->set_opcode("frobnicate");
+    *request.mutable_computation() = module;
+    s = stub->Compile(request, &response);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("frobnicate"));
+  }
+  // Unknown opcode in HLO text, with the line.
+  {
+    absl::StatusOr<ExecutionHandle> h =
+        client->CompileHloText("HloModule m\nENTRY e {\n  ROOT x = f32[] frobnicate()\n}\n");
+    EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(h.status().message()), HasSubstr("line 3"));
+  }
+  // Literal byte count that does not match its shape.
+  {
+    TransferToServerRequest request;
+    *request.mutable_literal() = Literal::CreateR1<float>({1, 2, 3}).ToProto();
+    request.mutable_literal()->mutable_shape()->set_dimensions(0, 4);
+    TransferToServerResponse response;
+    absl::Status s = stub->TransferToServer(request, &response);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("needs 4 elements"));
+  }
+  // Huge declared shapes: refused by the quota before any allocation.
+  {
+    TransferToServerRequest request;
+    request.mutable_literal()->mutable_shape()->set_element_type(F32);
+    request.mutable_literal()->mutable_shape()->add_dimensions(int64_t{1} << 40);
+    TransferToServerResponse response;
+    absl::Status s = stub->TransferToServer(request, &response);
+    EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+    Literal fake(ShapeUtil::MakeShape(F32, {4}));
+    // A streamed transfer whose shape claims 2^40 floats.
+    grpc::ClientContext context;
+    context.AddMetadata("xla-session", client->session_id());
+    auto raw = XlaService::NewStub(grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials()));
+    TransferToServerResponse stream_response;
+    auto writer = raw->TransferToServerStream(&context, &stream_response);
+    LiteralChunk chunk;
+    chunk.mutable_shape()->set_element_type(F32);
+    chunk.mutable_shape()->add_dimensions(int64_t{1} << 40);
+    writer->Write(chunk);
+    writer->WritesDone();
+    grpc::Status gs = writer->Finish();
+    EXPECT_EQ(gs.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << gs.error_message();
+  }
+  // Wrong argument count and shapes for an executable.
+  {
+    ExecutionHandle exe = client->Compile(AxpyComputation(4)).value();
+    auto alpha = client->TransferToServer(Literal::CreateR0<float>(1)).value();
+    auto x3 = client->TransferToServer(Literal::CreateR1<float>({1, 2, 3})).value();
+    auto r = client->Execute(exe, {alpha.get(), x3.get()});
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("takes 3 arguments but 2 were given"));
+    r = client->Execute(exe, {alpha.get(), x3.get(), x3.get()});
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(r.status().message()), HasSubstr("argument 1 has shape f32[3]"));
+  }
+  // A forged handle and a double unregister.
+  {
+    GlobalData forged(stub, [] { GlobalDataHandle h; h.set_handle(987654321); return h; }());
+    EXPECT_EQ(client->TransferToClient(forged).status().code(), absl::StatusCode::kNotFound);
+    forged.Release();
+    auto data = client->TransferToServer(Literal::CreateR0<float>(1)).value();
+    EXPECT_TRUE(client->Unregister(*data).ok());
+    EXPECT_EQ(client->Unregister(*data).code(), absl::StatusCode::kNotFound);
+  }
+  ExpectServing();
+}
+
+TEST_F(DaemonTest, CallsAfterTheSessionEndedFail) {
+  auto client = Connect();
+  auto data = client->TransferToServer(Literal::CreateR0<float>(1)).value();
+  GlobalDataHandle handle = data->Release();
+  ASSERT_TRUE(client->CloseSession().ok());
+  auto r = client->TransferToServer(Literal::CreateR0<float>(2));
+  EXPECT_FALSE(r.ok());
+  ExpectServing();
+}
+
+TEST_F(DaemonTest, HandlesAreIsolatedBetweenSessions) {
+  auto alice = Connect();
+  auto bob = Connect();
+  auto secret = alice->TransferToServer(Literal::CreateR1<int32_t>({42, 7})).value();
+  GlobalData stolen(bob->service(), secret->handle());
+  EXPECT_EQ(bob->TransferToClient(stolen).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(bob->Unregister(stolen).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(bob->GetShape(stolen).status().code(), absl::StatusCode::kNotFound);
+  stolen.Release();
+  // Executables are per session too.
+  ExecutionHandle exe = alice->Compile(AxpyComputation(2)).value();
+  auto s = bob->Execute(exe, {});
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(alice->TransferToClient(*secret).value(), Literal::CreateR1<int32_t>({42, 7}));
+}
+
+TEST_F(DaemonTest, MemoryReturnsToItsStartingLevelAfterSessionsClose) {
+  const int64_t start = Info().bytes_in_use();
+  {
+    auto client = Connect();
+    auto a = client->TransferToServer(Iota(1 << 18, 1)).value();
+    auto b = client->TransferToServer(Iota(1 << 18, 2)).value();
+    a->Release();  // leaked on purpose: closing the session must free it
+    b->Release();
+    EXPECT_GE(Info().bytes_in_use(), start + 2 * (1 << 20));
+  }
+  EXPECT_EQ(Info().bytes_in_use(), start);
+}
+
+TEST_F(DaemonTest, CompilationCacheIsSharedAcrossSessions) {
+  const int64_t hits_before = Info().cache_hits();
+  auto first = Connect();
+  auto second = Connect();
+  bool hit = true;
+  ASSERT_TRUE(first->Compile(AxpyComputation(7), {}, nullptr, &hit).ok());
+  EXPECT_FALSE(hit);
+  ASSERT_TRUE(second->Compile(AxpyComputation(7), {}, nullptr, &hit).ok());
+  EXPECT_TRUE(hit);
+  GetServiceInfoResponse info = Info();
+  EXPECT_GE(info.cache_hits(), hits_before + 1);
+  EXPECT_GE(info.cache_entries(), 1);
+  EXPECT_GE(info.compilations(), 1);
+}
+
+TEST_F(DaemonTest, SixteenConcurrentClientsGetCorrectResultsAndLeakNothing) {
+  const int64_t start_bytes = Info().bytes_in_use();
+  const int kClients = 16, kIterations = 25;
+  std::vector<std::thread> threads;
+  std::atomic<int> correct{0};
+  std::vector<std::string> errors(kClients);
+  for (int c = 0; c < kClients; ++c) {
+    threads.emplace_back([&, c] {
+      auto client = GrpcClient::Connect(daemon_->target());
+      if (!client.ok()) {
+        errors[c] = std::string(client.status().message());
+        return;
+      }
+      XlaComputation axpy = AxpyComputation(64);
+      for (int i = 0; i < kIterations; ++i) {
+        float alpha = c + 0.5f * i;
+        auto a = (*client)->TransferToServer(Literal::CreateR0<float>(alpha));
+        auto x = (*client)->TransferToServer(Iota(64, 1));
+        auto y = (*client)->TransferToServer(Iota(64, c));
+        if (!a.ok() || !x.ok() || !y.ok()) {
+          errors[c] = "transfer failed";
+          return;
+        }
+        auto exe = (*client)->Compile(axpy);
+        if (!exe.ok()) {
+          errors[c] = std::string(exe.status().message());
+          return;
+        }
+        auto out = (*client)->Execute(*exe, {a->get(), x->get(), y->get()});
+        if (!out.ok()) {
+          errors[c] = std::string(out.status().message());
+          return;
+        }
+        auto lit = (*client)->TransferToClient(**out);
+        if (!lit.ok()) {
+          errors[c] = std::string(lit.status().message());
+          return;
+        }
+        bool ok = true;
+        for (int64_t k = 0; k < 64; ++k) ok &= lit->data<float>()[k] == alpha * (k % 1000) + c * (k % 1000);
+        if (ok) ++correct;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int c = 0; c < kClients; ++c) EXPECT_EQ(errors[c], "") << "client " << c;
+  EXPECT_EQ(correct.load(), kClients * kIterations);
+  GetServiceInfoResponse info = Info();
+  EXPECT_EQ(info.bytes_in_use(), start_bytes);
+  EXPECT_EQ(info.live_buffers(), 0);
+  EXPECT_TRUE(daemon_->running());
+}
+
+TEST_F(DaemonTest, PythonClientCompilesTransfersExecutesAndReads) {
+  std::string command = "PYTHONPATH=. /usr/bin/python3 tools/python/xla_client_example.py --target=" +
+                        daemon_->target() + " > " + std::getenv("TEST_TMPDIR") + "/py.out 2>&1";
+  int rc = std::system(command.c_str());
+  std::ifstream out(std::string(std::getenv("TEST_TMPDIR")) + "/py.out");
+  std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 0) << text;
+  EXPECT_THAT(text, HasSubstr("f32[4] {12, 24, 36, 48}"));
+  EXPECT_THAT(text, HasSubstr("bad module rejected: INVALID_ARGUMENT"));
+}
+
+TEST(DaemonLimitsTest, SessionQuotaIsResourceExhaustedAndTheSessionStaysUsable) {
+  auto daemon = DaemonProcess::Start({"--max_session_bytes=1048576"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto too_big = client->TransferToServer(Iota(1 << 19, 1));  // 2 MiB
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kResourceExhausted) << too_big.status();
+  auto small = client->TransferToServer(Iota(1000, 1));
+  ASSERT_TRUE(small.ok()) << small.status();
+  // An execution whose result would exceed the quota is refused too.
+  XlaBuilder b("big");
+  Broadcast(ConstantR0<float>(&b, 1), {1 << 19});
+  auto result = client->ExecuteAndTransfer(b.Build().value(), {});
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted) << result.status();
+  EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));
+}
+
+TEST(DaemonLimitsTest, AuthTokenIsRequiredWhenConfigured) {
+  std::string token_path = std::string(std::getenv("TEST_TMPDIR")) + "/token";
+  std::ofstream(token_path) << "s3cret\n";
+  auto daemon = DaemonProcess::Start({"--auth_token_file=" + token_path}).value();
+  auto none = GrpcClient::Connect(daemon->target());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kUnauthenticated);
+  GrpcClientOptions wrong;
+  wrong.auth_token = "guess";
+  EXPECT_EQ(GrpcClient::Connect(daemon->target(), wrong).status().code(), absl::StatusCode::kUnauthenticated);
+  GrpcClientOptions right;
+  right.auth_token = "s3cret";
+  auto client = GrpcClient::Connect(daemon->target(), right);
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_EQ((*client)->TransferToClient(*(*client)->TransferToServer(Literal::CreateR0<int32_t>(5)).value()).value(),
+            Literal::CreateR0<int32_t>(5));
+  EXPECT_THAT(daemon->Log(), HasSubstr("UNAUTHENTICATED"));
+}
+
+TEST(DaemonLimitsTest, IdleSessionsAreClosedAndTheirBuffersFreed) {
+  auto daemon = DaemonProcess::Start({"--session_idle_timeout_seconds=1"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto data = client->TransferToServer(Iota(1000, 1)).value();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2600));
+  EXPECT_EQ(client->TransferToClient(*data).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(daemon->Log(), HasSubstr("idle session"));
+  auto observer = GrpcClient::Connect(daemon->target()).value();
+  EXPECT_EQ(observer->GetServiceInfo()->bytes_in_use(), 0);
+  data->Release();
+}
+
+TEST(DaemonLimitsTest, ShutsDownCleanlyOnSigterm) {
+  auto daemon = DaemonProcess::Start().value();
+  EXPECT_EQ(daemon->Stop(), 0);
+  EXPECT_THAT(daemon->Log(), HasSubstr("shutting down"));
+}
+
+}  // namespace
+}  // namespace xla

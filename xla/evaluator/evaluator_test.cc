@@ -1021,6 +1021,16 @@ TEST(EvaluatorTest, CyclicCallIsAnErrorNotACrash) {
   EXPECT_ERROR(HloEvaluator().Evaluate(module, {&a}), "nest deeper");
 }
 
+TEST(EvaluatorTest, HugeResultIsResourceExhausted) {
+  HloModule module("m");
+  Builder b("entry");
+  HloInstruction* one = b.Const(R0<float>(1));
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kBroadcast, "f32[1073741824,1073741824]", {one}, Dims({}))));
+  auto r = HloEvaluator().Evaluate(module, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+}
+
 TEST(EvaluatorTest, DeclaredShapeMismatchIsError) {
   // The instruction claims s32[3] but adding two s32[2] gives s32[2].
   EXPECT_ERROR(EvalOp(HloOpcode::kAdd, "s32[3]", {R1<int32_t>({1, 2}), R1<int32_t>({1, 2})}), "");

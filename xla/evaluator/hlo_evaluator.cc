@@ -4,8 +4,11 @@
 // bitcast-convert, copy). The op families live in the sibling files.
 #include "xla/evaluator/hlo_evaluator.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -49,6 +52,30 @@ absl::Status CheckArguments(const HloComputation& computation, absl::Span<const 
     }
   }
   return absl::OkStatus();
+}
+
+// Bytes of all arrays in `shape` (tuples summed), saturating.
+int64_t TotalBytes(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t total = 0;
+    for (const Shape& e : shape.tuple_shapes()) {
+      total += std::min(TotalBytes(e), std::numeric_limits<int64_t>::max() / 4);
+      total = std::min(total, std::numeric_limits<int64_t>::max() / 4);
+    }
+    return total;
+  }
+  return shape.IsArray() ? ShapeUtil::ByteSizeOfElements(shape) : 0;
+}
+
+// The largest value the evaluator allocates: half the physical memory, so
+// a huge (but valid) shape is an error instead of an allocation failure.
+int64_t MaxValueBytes() {
+  static const int64_t limit = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return int64_t{1} << 34;
+    return static_cast<int64_t>(pages) * page / 2;
+  }();
+  return limit;
 }
 
 // Valid bitcast-convert: equal widths keep the dimensions; a wider result
@@ -245,6 +272,11 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
                                                absl::Span<const Literal* const> operands) {
   namespace ei = evaluator_internal;
   const HloOpcode opcode = instruction.opcode();
+  const int64_t bytes = TotalBytes(instruction.shape());
+  if (bytes > MaxValueBytes()) {
+    return ResourceExhausted("HloEvaluator: %s: result %s needs %d bytes, more than the %d bytes allowed",
+                             InstrLabel(instruction), instruction.shape().ToString(), bytes, MaxValueBytes());
+  }
   const int arity = HloOpcodeArity(opcode);
   if (arity != kHloOpcodeVariadic && arity != static_cast<int>(operands.size())) {
     return InvalidArgument("HloEvaluator: %s takes %d operands, got %d", InstrLabel(instruction), arity,

@@ -731,6 +731,40 @@ TEST_P(ClientErrorsTest, ExecuteWithWrongArgumentCountAndShapes) {
   EXPECT_OK(client()->UnregisterExecutable(h));
 }
 
+TEST_P(ClientErrorsTest, ExecutionOptionsNamingAnotherBackend) {
+  XlaBuilder b(TestName());
+  ConstantR0<float>(&b, 1);
+  ASSERT_OK_AND_ASSIGN(XlaComputation c, b.Build());
+  ExecutionOptions options;
+  options.set_backend("no-such-backend");
+  ExpectError(client()->ExecuteAndTransfer(c, {}, &options).status(), absl::StatusCode::kInvalidArgument,
+              {"no-such-backend"});
+  ExpectError(client()->Compile(c, {}, &options).status(), absl::StatusCode::kInvalidArgument, {"no-such-backend"});
+  // Asking for the backend itself is fine.
+  options.set_backend(backend());
+  ASSERT_OK_AND_ASSIGN(Literal one, client()->ExecuteAndTransfer(c, {}, &options));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR0<float>(1), one));
+}
+
+TEST_P(ClientErrorsTest, RequestedOutputLayoutOfTheWrongShape) {
+  XlaBuilder b(TestName());
+  ConstantR1<float>(&b, {1, 2});
+  ASSERT_OK_AND_ASSIGN(XlaComputation c, b.Build());
+  ExecutionOptions options;
+  *options.mutable_shape_with_output_layout() = ShapeUtil::MakeShape(S32, {3}).ToProto();
+  absl::StatusOr<Literal> r = client()->ExecuteAndTransfer(c, {}, &options);
+  ExpectError(r.status(), absl::StatusCode::kInvalidArgument, {"s32[3]", "f32[2]"});
+}
+
+TEST_P(ClientErrorsTest, GetComputationShapeOfMalformedModule) {
+  HloModuleProto m = ValidModule();
+  Find(&m, "add")->set_opcode("frobnicate");
+  ExpectError(client()->GetComputationShape(XlaComputation(m)).status(), absl::StatusCode::kInvalidArgument,
+              {"frobnicate"});
+  ExpectError(client()->ComputeConstant(XlaComputation(m)).status(), absl::StatusCode::kInvalidArgument,
+              {"frobnicate"});
+}
+
 TEST_P(ClientErrorsTest, ComputeConstantWithParameterIsRejected) {
   XlaBuilder b(TestName());
   Neg(Parameter(&b, 0, F32Shape({2}), "x"));

@@ -1,12 +1,15 @@
 #include "tests/client_test_base.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "client/client_library.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_module.h"
@@ -16,10 +19,18 @@ namespace xla {
 namespace test {
 
 const std::vector<std::string>& TestBackends() {
-  // One entry per backend (or remote client) the op tests run on.
-  static const auto* backends = new std::vector<std::string>{
-      "interpreter",
-  };
+  // One entry per backend (or remote client) the op tests run on. The
+  // environment variable XLA_TEST_BACKENDS ("interpreter,cpu") overrides the
+  // list for a run.
+  static const auto* backends = [] {
+    auto* list = new std::vector<std::string>{
+        "interpreter",
+    };
+    if (const char* env = std::getenv("XLA_TEST_BACKENDS"); env != nullptr && *env != '\0') {
+      *list = absl::StrSplit(env, ',', absl::SkipEmpty());
+    }
+    return list;
+  }();
   return *backends;
 }
 

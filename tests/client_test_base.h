@@ -32,7 +32,8 @@
 namespace xla {
 namespace test {
 
-// Backend names every ClientTest suite runs on.
+// Backend names every ClientTest suite runs on (XLA_TEST_BACKENDS, comma
+// separated, overrides the built-in list).
 const std::vector<std::string>& TestBackends();
 
 // The client for a backend name of TestBackends() (in-process for now).

@@ -708,6 +708,60 @@ TEST_P(ShapeOpsTest, TransferToClientWithColumnMajorLayout) {
   ComputeAndCompareR2<int32_t>(&b, {{1, 4}, {2, 5}, {3, 6}}, {back});
 }
 
+TEST_P(ShapeOpsTest, ArgumentAndResultLayouts) {
+  XlaBuilder b(TestName());
+  XlaOp m = Parameter(&b, 0, ShapeUtil::MakeShape(S32, {2, 3}), "m");
+  Tuple(&b, {Transpose(m, {1, 0}), Add(m, m)});
+  ASSERT_OK_AND_ASSIGN(XlaComputation c, b.Build());
+  Literal row_major = Literal::CreateR2<int32_t>({{1, 2, 3}, {4, 5, 6}});
+  Literal expected_t = Literal::CreateR2<int32_t>({{1, 4}, {2, 5}, {3, 6}});
+  Literal expected_sum = Literal::CreateR2<int32_t>({{2, 4, 6}, {8, 10, 12}});
+
+  // Compiled for a column-major argument, run on a row-major one.
+  Shape col_major = ShapeUtil::MakeShapeWithLayout(S32, {2, 3}, {0, 1});
+  ASSERT_OK_AND_ASSIGN(ExecutionHandle h, client()->Compile(c, {col_major}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> arg, client()->TransferToServer(row_major));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> r, client()->Execute(h, {arg.get()}));
+  ASSERT_OK_AND_ASSIGN(Literal rv, client()->TransferToClient(*r));
+  std::vector<Literal> expected;
+  expected.push_back(expected_t);
+  expected.push_back(expected_sum);
+  Literal expected_tuple = Literal::MakeTuple(std::move(expected));
+  EXPECT_OK(test::ExactlyEqual(expected_tuple, rv));
+  EXPECT_OK(client()->UnregisterExecutable(h));
+
+  // Requested output layouts: both results column-major.
+  ExecutionOptions options;
+  *options.mutable_shape_with_output_layout() =
+      ShapeUtil::MakeTupleShape({ShapeUtil::MakeShapeWithLayout(S32, {3, 2}, {0, 1}), col_major}).ToProto();
+  ASSERT_OK_AND_ASSIGN(Literal lv, client()->ExecuteAndTransfer(c, {arg.get()}, &options));
+  EXPECT_OK(test::ExactlyEqual(expected_tuple, lv));
+  ASSERT_EQ(lv.tuple_elements().size(), 2u);
+  EXPECT_EQ(lv.tuple_elements()[1].shape().layout(), Layout({0, 1}));
+  std::vector<int32_t> raw(lv.tuple_elements()[1].data<int32_t>().begin(),
+                           lv.tuple_elements()[1].data<int32_t>().end());
+  EXPECT_EQ(raw, (std::vector<int32_t>{2, 8, 4, 10, 6, 12}));
+}
+
+TEST_P(ShapeOpsTest, TransferredTupleDeconstructsAndFeedsExecution) {
+  std::vector<Literal> elements;
+  elements.push_back(Literal::CreateR1<float>({1, 2}));
+  elements.push_back(Literal::CreateR0<int32_t>(3));
+  Literal tuple = Literal::MakeTuple(std::move(elements));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> t, client()->TransferToServer(tuple));
+  // The tuple handle is an argument of a computation taking a tuple.
+  XlaBuilder b(TestName());
+  XlaOp p = Parameter(&b, 0, tuple.shape(), "t");
+  Mul(GetTupleElement(p, 0), ConvertElementType(GetTupleElement(p, 1), F32));
+  ASSERT_OK_AND_ASSIGN(XlaComputation c, b.Build());
+  ASSERT_OK_AND_ASSIGN(Literal product, client()->ExecuteAndTransfer(c, {t.get()}));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({3, 6}), product));
+  ASSERT_OK_AND_ASSIGN(std::vector<std::unique_ptr<GlobalData>> parts, client()->DeconstructTuple(*t));
+  ASSERT_EQ(parts.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(Literal second, client()->TransferToClient(*parts[1]));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR0<int32_t>(3), second));
+}
+
 // --- Differential: compositions of shape ops on random inputs ------------------------------------
 
 TEST_P(ShapeOpsTest, RandomShapeOpCompositionsMatchReference) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "xla/hlo/hlo_module.h"
 #include "xla/hlo/hlo_printer.h"
 #include "xla/status_macros.h"
@@ -13,6 +15,10 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
   HloInstruction* raw = instruction.get();
   raw->set_parent(this);
   if (raw->unique_id() < 0 && parent_ != nullptr) raw->set_unique_id(parent_->NextUniqueId());
+  if (raw->name().empty()) {
+    raw->set_name(absl::StrCat(HloOpcodeString(raw->opcode()), ".",
+                               raw->unique_id() >= 0 ? raw->unique_id() : static_cast<int64_t>(instructions_.size())));
+  }
   if (raw->opcode() == HloOpcode::kParameter) {
     int64_t n = raw->parameter_number();
     if (n >= static_cast<int64_t>(parameters_.size())) parameters_.resize(n + 1, nullptr);
@@ -39,6 +45,32 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
                                      [&](const auto& p) { return p.get() == instruction; }),
                       instructions_.end());
   return absl::OkStatus();
+}
+
+void HloComputation::RestoreTopologicalOrder() {
+  // Depth-first over operands, visiting instructions in their current order,
+  // so already-ordered computations keep their order.
+  absl::flat_hash_map<const HloInstruction*, std::unique_ptr<HloInstruction>*> slot;
+  for (auto& i : instructions_) slot[i.get()] = &i;
+  std::vector<std::unique_ptr<HloInstruction>> ordered;
+  ordered.reserve(instructions_.size());
+  absl::flat_hash_set<const HloInstruction*> done;
+  for (auto& start : instructions_) {
+    if (start == nullptr || done.contains(start.get())) continue;
+    std::vector<std::pair<HloInstruction*, int64_t>> stack = {{start.get(), 0}};
+    done.insert(start.get());
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < node->operand_count()) {
+        HloInstruction* op = node->mutable_operand(next++);
+        if (slot.contains(op) && done.insert(op).second) stack.push_back({op, 0});
+      } else {
+        ordered.push_back(std::move(*slot[node]));
+        stack.pop_back();
+      }
+    }
+  }
+  instructions_ = std::move(ordered);
 }
 
 std::vector<HloInstruction*> HloComputation::instructions() const {
@@ -74,8 +106,9 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
 ProgramShape HloComputation::ComputeProgramShape() const {
   ProgramShape ps;
   for (const HloInstruction* p : parameters_) {
-    ps.parameters().push_back(p->shape());
-    ps.parameter_names().push_back(p->name());
+    // A gap in parameter numbers (rejected by the verifier) yields an invalid shape.
+    ps.parameters().push_back(p != nullptr ? p->shape() : Shape());
+    ps.parameter_names().push_back(p != nullptr ? p->name() : "");
   }
   if (root_ != nullptr) ps.result() = root_->shape();
   return ps;

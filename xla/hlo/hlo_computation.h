@@ -27,10 +27,14 @@ class HloComputation {
   void set_parent(HloModule* module) { parent_ = module; }
 
   // Appends `instruction` (its operands must already be in this computation).
-  // Parameters are also registered by number. Returns the raw pointer.
+  // Parameters are also registered by number. An instruction without a name
+  // is named "<opcode>.<id>". Returns the raw pointer.
   HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
   // Removes an instruction that has no users and is not the root.
   absl::Status RemoveInstruction(HloInstruction* instruction);
+  // Reorders the instructions so every operand precedes its users (stable
+  // where possible). Passes that rewire operands call this when done.
+  void RestoreTopologicalOrder();
 
   HloInstruction* root_instruction() const { return root_; }
   void set_root_instruction(HloInstruction* root) { root_ = root; }

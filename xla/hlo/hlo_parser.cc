@@ -135,16 +135,33 @@ Shape WithLayouts(Shape shape) {
   return shape;
 }
 
-// Element count and dense byte size of a (possibly tuple) shape.
+// Element count and dense byte size of a (possibly tuple) shape, saturating
+// instead of overflowing.
 void CountShape(const Shape& shape, int64_t* elements, int64_t* bytes) {
+  constexpr int64_t kCap = int64_t{1} << 62;
   if (shape.IsTuple()) {
     for (const Shape& e : shape.tuple_shapes()) CountShape(e, elements, bytes);
   } else if (shape.IsArray()) {
-    *elements += ShapeUtil::ElementsIn(shape);
-    *bytes += ShapeUtil::ByteSizeOfElements(shape);
+    *elements = std::min(kCap, *elements + ShapeUtil::ElementsIn(shape));
+    *bytes = std::min(kCap, *bytes + ShapeUtil::ByteSizeOfElements(shape));
   }
 }
 
+// The shape and literal parsers (and Shape itself) recurse per tuple level
+// (ranks are already capped by ShapeUtil::ValidateShape); bounding the nesting
+// keeps hostile text from exhausting the stack.
+constexpr int kMaxNesting = 64;
+
+int MaxBracketDepth(absl::string_view s) {
+  int depth = 0, max_depth = 0;
+  for (char c : s) {
+    if (c == '(' || c == '{' || c == '[') max_depth = std::max(max_depth, ++depth);
+    if (c == ')' || c == '}' || c == ']') --depth;
+  }
+  return max_depth;
+}
+
+// Shape text with /*...*/ comments (e.g. XLA's "/*index=5*/" in tuples) removed.
 std::string StripComments(absl::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -416,10 +433,8 @@ absl::StatusOr<size_t> Parser::ScanBalanced(bool stop_at_separator) {
       ++pos_;
       continue;
     }
-    if (stack.empty() && stop_at_separator &&
-        (c == ',' || c == '\n' || (c == '/' && pos_ + 1 < end_ && (text_[pos_ + 1] == '/' || text_[pos_ + 1] == '*')))) {
-      break;
-    }
+    const bool comment_start = c == '/' && pos_ + 1 < end_ && (text_[pos_ + 1] == '/' || text_[pos_ + 1] == '*');
+    if (stack.empty() && stop_at_separator && (c == ',' || c == '\n' || comment_start)) break;
     ++pos_;
   }
   if (!stack.empty()) {
@@ -454,6 +469,9 @@ absl::StatusOr<Shape> Parser::ParseShape() {
     }
   }
   std::string shape_text = StripComments(text_.substr(start, pos_ - start));
+  if (MaxBracketDepth(shape_text) > kMaxNesting + 1) {
+    return ErrorAt(start, absl::StrCat("shape nests deeper than ", kMaxNesting, " levels"));
+  }
   auto shape = ShapeUtil::ParseShape(shape_text);
   if (!shape.ok()) {
     return ErrorAt(start, absl::StrCat("invalid shape '", shape_text, "': ", shape.status().message()));
@@ -482,11 +500,7 @@ absl::StatusOr<HloModuleProto> Parser::ParseModule() {
       return ErrorAt(key_pos, absl::StrCat("duplicate module attribute '", key, "'"));
     }
   }
-  while (true) {
-    SkipSpace();
-    if (pos_ >= end_) break;
-    RETURN_IF_ERROR(ParseComputation());
-  }
+  for (SkipSpace(); pos_ < end_; SkipSpace()) RETURN_IF_ERROR(ParseComputation());
   if (computations_.empty()) {
     return ErrorAt(pos_, absl::StrCat("module '", module_name_, "' has no computations"));
   }
@@ -641,7 +655,7 @@ absl::Status Parser::ParseConstantValue(size_t begin, size_t end, ParsedInstruct
                                        shape.ToString(), " (", elements, " elements)"));
   }
   auto literal = Literal::ParseValue(raw, shape);
-  if (!literal.ok() && shape.IsTuple()) {
+  if (!literal.ok() && shape.IsTuple() && MaxBracketDepth(raw) <= 2 * kMaxNesting) {
     // Also accept tuple elements written with their shapes: (f32[] 1, s32[2] {2, 3}).
     auto with_shapes = Literal::Parse(raw);
     if (with_shapes.ok() && with_shapes->shape().Compatible(shape)) literal = with_shapes->RelayoutTo(shape);
@@ -688,34 +702,19 @@ absl::Status Parser::ApplyAttribute(const std::string& key, size_t key_pos, size
       return absl::OkStatus();
     });
   };
-  auto int_value = [&](const std::function<void(int64_t)>& set) {
-    return in_range([&] {
-      ASSIGN_OR_RETURN(int64_t v, ParseInt());
-      set(v);
+  // One value read by the member function `parse` inside the range, stored by `set`.
+  auto value = [&](auto parse, auto set) {
+    return in_range([&]() -> absl::Status {
+      auto v = (this->*parse)();
+      if (!v.ok()) return v.status();
+      set(*std::move(v));
       return absl::OkStatus();
     });
   };
-  auto int32_value = [&](const std::function<void(int32_t)>& set) {
-    return in_range([&] {
-      ASSIGN_OR_RETURN(int32_t v, ParseInt32());
-      set(v);
-      return absl::OkStatus();
-    });
-  };
-  auto bool_value = [&](const std::function<void(bool)>& set) {
-    return in_range([&] {
-      ASSIGN_OR_RETURN(bool v, ParseBool());
-      set(v);
-      return absl::OkStatus();
-    });
-  };
-  auto string_value = [&](const std::function<void(std::string)>& set) {
-    return in_range([&] {
-      ASSIGN_OR_RETURN(std::string v, ParseQuoted());
-      set(std::move(v));
-      return absl::OkStatus();
-    });
-  };
+  auto int_value = [&](auto set) { return value(&Parser::ParseInt, set); };
+  auto int32_value = [&](auto set) { return value(&Parser::ParseInt32, set); };
+  auto bool_value = [&](auto set) { return value(&Parser::ParseBool, set); };
+  auto string_value = [&](auto set) { return value(&Parser::ParseQuoted, set); };
   // An upper-cased word parsed by a proto enum's Parse function.
   auto enum_value = [&](absl::string_view kind, const std::function<bool(const std::string&)>& parse) {
     return in_range([&] {
@@ -746,36 +745,65 @@ absl::Status Parser::ApplyAttribute(const std::string& key, size_t key_pos, size
   };
 
   if (key == "elided") return ErrorAt(key_pos, "attribute name 'elided' is reserved (write constant({...}))");
+  // Keys whose typed meaning belongs to particular opcodes; elsewhere (e.g.
+  // `algorithm=` on dot) they are someone else's attribute and kept verbatim.
+  static const auto* kOwners = new absl::flat_hash_map<std::string, std::vector<HloOpcode>>{
+      {"iota_dimension", {HloOpcode::kIota}},
+      {"index", {HloOpcode::kGetTupleElement}},
+      {"direction", {HloOpcode::kCompare}},
+      {"type", {HloOpcode::kCompare}},
+      {"algorithm", {HloOpcode::kRngBitGenerator}},
+      {"distribution", {HloOpcode::kRng}},
+      {"kind", {HloOpcode::kFusion}},
+      {"fft_type", {HloOpcode::kFft}},
+      {"fft_length", {HloOpcode::kFft}},
+      {"k", {HloOpcode::kTopK}},
+      {"largest", {HloOpcode::kTopK}},
+      {"exponent_bits", {HloOpcode::kReducePrecision}},
+      {"mantissa_bits", {HloOpcode::kReducePrecision}},
+      {"epsilon", {HloOpcode::kBatchNormGrad, HloOpcode::kBatchNormInference, HloOpcode::kBatchNormTraining}},
+      {"feature_index", {HloOpcode::kBatchNormGrad, HloOpcode::kBatchNormInference, HloOpcode::kBatchNormTraining}},
+      {"lower", {HloOpcode::kCholesky, HloOpcode::kTriangularSolve}},
+      {"left_side", {HloOpcode::kTriangularSolve}},
+      {"unit_diagonal", {HloOpcode::kTriangularSolve}},
+      {"transpose_a", {HloOpcode::kTriangularSolve}},
+  };
+  if (auto owner = kOwners->find(key); owner != kOwners->end() &&
+      std::find(owner->second.begin(), owner->second.end(), op) == owner->second.end()) {
+    return keep_raw();
+  }
   if (key == "dimensions") return int_list(p.mutable_dimensions());
-  if (key == "iota_dimension" && op == HloOpcode::kIota) {
+  if (key == "iota_dimension") {
     return int_value([&](int64_t v) { p.clear_dimensions(); p.add_dimensions(v); });
   }
   if (key == "index") return int_value([&](int64_t v) { p.set_tuple_index(v); });
-  if (key == "direction" && op == HloOpcode::kCompare) {
+  // A word checked by `valid`, stored by `set` (compare's direction and type).
+  auto checked_word = [&](const char* kind, const char* expected,
+                          const std::function<bool(const std::string&)>& valid,
+                          const std::function<void(const std::string&)>& set) {
     return in_range([&] {
       SkipSpace();
       size_t start = pos_;
       std::string word = LexWord();
-      if (!StringToComparisonDirection(word).ok()) {
-        return ErrorAt(start, absl::StrCat("unknown comparison direction '", word, "' in '", instr->name,
-                                           "' (expected EQ, NE, GE, GT, LE or LT)"));
+      if (!valid(word)) {
+        return ErrorAt(start, absl::StrCat("unknown ", kind, " '", word, "' in '", instr->name, "' (expected ",
+                                           expected, ")"));
       }
-      p.set_comparison_direction(word);
+      set(word);
       return absl::OkStatus();
     });
+  };
+  if (key == "direction") {
+    return checked_word(
+        "comparison direction", "EQ, NE, GE, GT, LE or LT",
+        [](const std::string& w) { return StringToComparisonDirection(w).ok(); },
+        [&](const std::string& w) { p.set_comparison_direction(w); });
   }
-  if (key == "type" && op == HloOpcode::kCompare) {
-    return in_range([&] {
-      SkipSpace();
-      size_t start = pos_;
-      std::string word = LexWord();
-      if (!StringToComparisonType(word).ok()) {
-        return ErrorAt(start, absl::StrCat("unknown comparison type '", word, "' in '", instr->name,
-                                           "' (expected FLOAT, TOTALORDER, SIGNED or UNSIGNED)"));
-      }
-      p.set_comparison_type(word);
-      return absl::OkStatus();
-    });
+  if (key == "type") {
+    return checked_word(
+        "comparison type", "FLOAT, TOTALORDER, SIGNED or UNSIGNED",
+        [](const std::string& w) { return StringToComparisonType(w).ok(); },
+        [&](const std::string& w) { p.set_comparison_type(w); });
   }
   if (key == "slice") return in_range([&] { return ParseSlice(&p); });
   if (key == "dynamic_slice_sizes") return int_list(p.mutable_dynamic_slice_sizes());
@@ -839,13 +867,7 @@ absl::Status Parser::ApplyAttribute(const std::string& key, size_t key_pos, size
   if (key == "k") return int_value([&](int64_t v) { p.set_k(v); });
   if (key == "exponent_bits") return int32_value([&](int32_t v) { p.set_exponent_bits(v); });
   if (key == "mantissa_bits") return int32_value([&](int32_t v) { p.set_mantissa_bits(v); });
-  if (key == "epsilon") {
-    return in_range([&] {
-      ASSIGN_OR_RETURN(float v, ParseFloat());
-      p.set_epsilon(v);
-      return absl::OkStatus();
-    });
-  }
+  if (key == "epsilon") return value(&Parser::ParseFloat, [&](float v) { p.set_epsilon(v); });
   if (key == "feature_index") return int_value([&](int64_t v) { p.set_feature_index(v); });
   if (key == "channel_id") return int_value([&](int64_t v) { p.set_channel_id(v); });
   if (key == "distribution") {
@@ -968,18 +990,12 @@ absl::Status Parser::ApplyAttribute(const std::string& key, size_t key_pos, size
     return absl::OkStatus();
   }
   if (key == "sharding") {
-    size_t saved_pos = pos_, saved_end = end_;
-    pos_ = begin;
-    end_ = end;
-    bool typed = TryParseSharding(p.mutable_sharding());
-    SkipSpace();
-    typed = typed && pos_ == end_;
-    pos_ = saved_pos;
-    end_ = saved_end;
-    if (!typed) {  // tuple, manual, subgroup ... shardings have no typed form here
-      p.clear_sharding();
+    // Tuple, manual, subgrouped ... shardings have no typed form here: keep them raw.
+    OpSharding sharding;
+    if (!in_range([&] { return TryParseSharding(&sharding) ? absl::OkStatus() : absl::UnknownError(""); }).ok()) {
       return keep_raw();
     }
+    *p.mutable_sharding() = sharding;
     return absl::OkStatus();
   }
   if (key == "frontend_attributes") {
@@ -1178,7 +1194,6 @@ absl::Status Parser::ParseDimLabels(size_t begin, size_t end, ConvolutionDimensi
 // {op_type="Relu" op_name="x" source_file="f.py" source_line=10}
 absl::StatusOr<bool> Parser::ParseMetadata(OpMetadata* metadata) {
   RETURN_IF_ERROR(Expect('{', "to start the metadata"));
-  bool all_known = true;
   while (!TryConsume('}')) {
     SkipSpace();
     size_t key_pos = pos_;
@@ -1194,25 +1209,14 @@ absl::StatusOr<bool> Parser::ParseMetadata(OpMetadata* metadata) {
       ASSIGN_OR_RETURN(int32_t v, ParseInt32());
       metadata->set_source_line(v);
     } else {
-      all_known = false;
-      SkipSpace();
-      // Skip the value: a string, a balanced group, or a word.
-      if (Peek() == '"') {
-        RETURN_IF_ERROR(ParseQuoted().status());
-      } else if (Peek() == '{' || Peek() == '[' || Peek() == '(') {
-        ++pos_;
-        RETURN_IF_ERROR(ScanBalanced(false).status());
-        if (pos_ >= end_) return ErrorAt(key_pos, "unterminated metadata value");
-        ++pos_;
-      } else if (LexWord().empty()) {
-        return ErrorAt(pos_, absl::StrCat("expected a metadata value, found ", Found()));
-      }
+      pos_ = end_;  // a field OpMetadata cannot hold: the caller keeps the raw text
+      return false;
     }
     TryConsume(',');
     SkipSpace();
     if (pos_ >= end_) return ErrorAt(pos_, "expected '}' to close the metadata");
   }
-  return all_known;
+  return true;
 }
 
 // {replicated} | {maximal device=N} | {devices=[2,1]0,1}. False: another form.
@@ -1381,7 +1385,8 @@ absl::StatusOr<HloModuleProto> Parser::Build() {
   int cycle = -1;
   if (!TopoSort(comp_deps, starts, &comp_order, &cycle)) {
     return ErrorAt(computations_[cycle].pos,
-                   absl::StrCat("computation '", computations_[cycle].name, "' calls itself (directly or through others)"));
+                   absl::StrCat("computation '", computations_[cycle].name,
+                                "' calls itself (directly or through others)"));
   }
 
   // Ids: computations first, then instructions, all distinct.

@@ -273,9 +273,12 @@ void AddAttributes(const HloInstruction& instr, AttrList* out) {
   if (op == HloOpcode::kPad || a.has_padding_config()) out->Add("padding", PaddingText(a.padding_config()));
   if (a.has_window()) out->Add("window", WindowText(a.window()));
   if (a.has_convolution_dimension_numbers()) out->Add("dim_labels", DimLabelsText(a.convolution_dimension_numbers()));
-  const int64_t default_group = op == HloOpcode::kConvolution ? 1 : 0;
-  if (a.feature_group_count() != default_group) out->Add("feature_group_count", absl::StrCat(a.feature_group_count()));
-  if (a.batch_group_count() != default_group) out->Add("batch_group_count", absl::StrCat(a.batch_group_count()));
+  // On convolution the parser reads an absent (0) group count as 1.
+  auto group_count_shown = [op](int64_t n) { return n != 0 && (n != 1 || op != HloOpcode::kConvolution); };
+  if (group_count_shown(a.feature_group_count())) {
+    out->Add("feature_group_count", absl::StrCat(a.feature_group_count()));
+  }
+  if (group_count_shown(a.batch_group_count())) out->Add("batch_group_count", absl::StrCat(a.batch_group_count()));
 
   const DotDimensionNumbers& dot = a.dot_dimension_numbers();
   if (dot.lhs_batch_dimensions_size() > 0) out->Add("lhs_batch_dims", IntList(dot.lhs_batch_dimensions()));
@@ -306,7 +309,9 @@ void AddAttributes(const HloInstruction& instr, AttrList* out) {
     }
     out->Add("index_vector_dim", absl::StrCat(g.index_vector_dim()));
   }
-  if (op == HloOpcode::kGather || a.gather_slice_sizes_size() > 0) out->Add("slice_sizes", IntList(a.gather_slice_sizes()));
+  if (op == HloOpcode::kGather || a.gather_slice_sizes_size() > 0) {
+    out->Add("slice_sizes", IntList(a.gather_slice_sizes()));
+  }
   if (op == HloOpcode::kScatter || a.has_scatter_dimension_numbers()) {
     const ScatterDimensionNumbers& s = a.scatter_dimension_numbers();
     out->Add("update_window_dims", IntList(s.update_window_dims()));
@@ -357,7 +362,11 @@ void AddAttributes(const HloInstruction& instr, AttrList* out) {
     if (t.left_side()) out->Add("left_side", "true");
     if (t.lower() && op != HloOpcode::kCholesky) out->Add("lower", "true");
     if (t.unit_diagonal()) out->Add("unit_diagonal", "true");
-    out->Add("transpose_a", TriangularSolveOptions::Transpose_Name(t.transpose_a()));
+    // The parser reads an unset transpose_a on triangular-solve as NO_TRANSPOSE.
+    auto transpose = t.transpose_a() == TriangularSolveOptions::TRANSPOSE_INVALID && op == HloOpcode::kTriangularSolve
+                         ? TriangularSolveOptions::NO_TRANSPOSE
+                         : t.transpose_a();
+    out->Add("transpose_a", TriangularSolveOptions::Transpose_Name(transpose));
   }
   if (op == HloOpcode::kCholesky && a.cholesky_options().lower()) out->Add("lower", "true");
 
@@ -372,7 +381,9 @@ void AddAttributes(const HloInstruction& instr, AttrList* out) {
   }
   if (op == HloOpcode::kCollectivePermute || a.source_target_pairs_size() > 0) {
     std::vector<std::string> pairs;
-    for (const SourceTarget& p : a.source_target_pairs()) pairs.push_back(absl::StrCat("{", p.source(), ",", p.target(), "}"));
+    for (const SourceTarget& p : a.source_target_pairs()) {
+      pairs.push_back(absl::StrCat("{", p.source(), ",", p.target(), "}"));
+    }
     out->Add("source_target_pairs", absl::StrCat("{", absl::StrJoin(pairs, ","), "}"));
   }
   if (a.channel_id() != 0) out->Add("channel_id", absl::StrCat(a.channel_id()));

@@ -401,6 +401,8 @@ ENTRY %main {
   %outf = token[] outfeed(%x, %tok), outfeed_config="o", outfeed_shape=f32[4]{0}
   %snd = (f32[4]{0}, u32[], token[]) send(%x, %tok), channel_id=5, is_host_transfer=true
   %gds = s32[] get-dimension-size(%x), dimensions={0}
+  %dot2 = f32[2,3,5]{2,1,0} dot(%a, %b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, algorithm=dot_bf16_bf16_f32
+  %neg = f32[4]{0} negate(%x), index=3, control-predecessors={%gds}
   ROOT %root = (f32[2,3,5]{2,1,0}, f32[1,4,4,16]{3,2,1,0}) tuple(%dot, %conv)
 }
 )";
@@ -510,6 +512,11 @@ TEST(HloTextTest, RoundTripLinalgAndMiscAttributes) {
   EXPECT_EQ(FindInstruction(proto, "inf")->infeed_config(), "cfg");
   EXPECT_EQ(FindInstruction(proto, "outf")->outfeed_config(), "o");
   EXPECT_EQ(FindInstruction(proto, "outf")->outfeed_shape().dimensions(0), 4);
+  // Keys typed only on their own opcodes are someone else's attribute elsewhere.
+  EXPECT_EQ(FindInstruction(proto, "dot2")->unknown_attributes().at("algorithm"), "dot_bf16_bf16_f32");
+  EXPECT_EQ(FindInstruction(proto, "dot2")->rng_algorithm(), RNG_DEFAULT);
+  EXPECT_EQ(FindInstruction(proto, "neg")->unknown_attributes().at("index"), "3");
+  EXPECT_EQ(FindInstruction(proto, "neg")->unknown_attributes().at("control-predecessors"), "{%gds}");
   EXPECT_TRUE(FindInstruction(proto, "snd")->is_host_transfer());
   EXPECT_EQ(FindInstruction(proto, "snd")->channel_id(), 5);
 
@@ -572,6 +579,37 @@ add {
             (std::vector<int64_t>{2, 1, 0}));
 }
 
+TEST(HloTextTest, CommentsAndLineEndings) {
+  constexpr char kText[] =
+      "HloModule comments  // trailing comment\n"
+      "/* block\n   comment */\n"
+      "ENTRY %e (p: (f32[], /*index=1*/s32[])) -> f32[] {\n"
+      "  %p = (f32[], /*index=1*/s32[]) parameter(0)  // the input\n"
+      "  %a = f32[] get-tuple-element(%p), index=0 /* c */\n"
+      "  ROOT %n = f32[] negate(/*x*/ %a), metadata={op_name=\"a//b\"} // done\n"
+      "}\n";
+  std::string printed;
+  HloModuleProto proto = CheckRoundTrip(kText, &printed);
+  EXPECT_EQ(FindInstruction(proto, "a")->tuple_index(), 0);
+  EXPECT_EQ(FindInstruction(proto, "n")->metadata().op_name(), "a//b");
+  EXPECT_EQ(printed,
+            "HloModule comments\n\n"
+            "ENTRY %e (p: (f32[], s32[])) -> f32[] {\n"
+            "  %p = (f32[], s32[]) parameter(0)\n"
+            "  %a = f32[] get-tuple-element(%p), index=0\n"
+            "  ROOT %n = f32[] negate(%a), metadata={op_name=\"a//b\"}\n"
+            "}\n");
+
+  // Windows line endings parse to the same module.
+  std::string crlf;
+  for (char c : std::string(kControlFlow)) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  auto a = ParseHloModuleToProto(kControlFlow);
+  auto b = ParseHloModuleToProto(crlf);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  ExpectProtosEqualIgnoringIds(*a, *b);
+}
+
 // The printer on IR built through the C++ API (what passes and tools use).
 TEST(HloTextTest, PrintsModuleBuiltInCode) {
   HloModule module("built");
@@ -597,6 +635,45 @@ TEST(HloTextTest, PrintsModuleBuiltInCode) {
             "  ROOT %m = f32[4]{0} multiply(%p, %b)\n"
             "}\n");
   CheckRoundTrip(module.ToString());
+
+  // Fields a builder may leave at proto defaults print in a form that parses
+  // back to the same text (group count 0 on convolution, unset transpose_a).
+  HloModule module2("defaults");
+  auto comp2 = std::make_unique<HloComputation>("entry");
+  Shape m44 = ShapeUtil::MakeShape(F32, {1, 4, 4, 1});
+  HloInstruction* x = comp2->AddInstruction(HloInstruction::CreateParameter(0, m44, "x"));
+  HloInstructionProto conv_attrs;
+  conv_attrs.mutable_window()->add_dimensions()->set_size(1);
+  ConvolutionDimensionNumbers* dn = conv_attrs.mutable_convolution_dimension_numbers();
+  dn->set_input_feature_dimension(3);
+  dn->add_input_spatial_dimensions(1);
+  dn->add_input_spatial_dimensions(2);
+  dn->set_kernel_input_feature_dimension(2);
+  dn->set_kernel_output_feature_dimension(3);
+  dn->add_kernel_spatial_dimensions(0);
+  dn->add_kernel_spatial_dimensions(1);
+  dn->set_output_feature_dimension(3);
+  dn->add_output_spatial_dimensions(1);
+  dn->add_output_spatial_dimensions(2);
+  HloInstruction* conv =
+      comp2->AddInstruction(HloInstruction::Create(HloOpcode::kConvolution, m44, {x, x}, {}, conv_attrs));
+  conv->set_name("conv");
+  HloInstructionProto ts_attrs;
+  ts_attrs.mutable_triangular_solve_options()->set_left_side(true);
+  HloInstruction* ts =
+      comp2->AddInstruction(HloInstruction::Create(HloOpcode::kTriangularSolve, m44, {conv, conv}, {}, ts_attrs));
+  ts->set_name("ts");
+  comp2->set_root_instruction(ts);
+  module2.AddEntryComputation(std::move(comp2));
+  EXPECT_EQ(conv->ToString(),
+            "%conv = f32[1,4,4,1]{3,2,1,0} convolution(%x, %x), window={size=1 stride=0 lhs_dilate=0 rhs_dilate=0}, "
+            "dim_labels=b01f_01io->b01f");
+  EXPECT_EQ(ts->ToString(), "%ts = f32[1,4,4,1]{3,2,1,0} triangular-solve(%conv, %conv), left_side=true, "
+                            "transpose_a=NO_TRANSPOSE");
+  std::string printed2 = module2.ToString();
+  auto reparsed = ParseHloModule(printed2);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_EQ((*reparsed)->ToString(), printed2);
 }
 
 // ---------------------------------------------------------------------------
@@ -773,6 +850,17 @@ TEST(HloTextTest, ErrorStructural) {
   ExpectError("HloModule m\nENTRY %e {\n  ROOT %c = f32[1000000000] constant({...})\n}\n",
               {"line 3", "too large to materialize"});
   ExpectError("HloModule m\nENTRY %e {\n  ROOT %c = f32[100000000] constant(1)\n}\n", {"line 3", "too short"});
+  // Hostile nesting is refused before the recursive shape/literal parsers see it.
+  ExpectError(absl::StrCat("HloModule m\nENTRY %e {\n  ROOT %p = ", std::string(100000, '('), "f32[]",
+                           std::string(100000, ')'), " parameter(0)\n}\n"),
+              {"line 3", "nests deeper"});
+  std::string rank100 = "f32[1";
+  for (int i = 1; i < 100; ++i) rank100 += ",1";
+  ExpectError(absl::StrCat("HloModule m\nENTRY %e {\n  ROOT %p = ", rank100, "] parameter(0)\n}\n"),
+              {"line 3", "rank 100 exceeds 64"});
+  ExpectError(absl::StrCat("HloModule m\nENTRY %e {\n  ROOT %c = (f32[]) constant(", std::string(100000, '('),
+                           "1", std::string(100000, ')'), ")\n}\n"),
+              {"line 3", "bad value for constant"});
 }
 
 // No input may crash the parser: every prefix of a module, and random

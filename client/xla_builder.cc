@@ -139,7 +139,9 @@ XlaOp XlaBuilder::UnaryOp(HloOpcode opcode, XlaOp operand) {
 absl::StatusOr<XlaOp> XlaBuilder::BroadcastTo(XlaOp operand, const Shape& result,
                                               absl::Span<const int64_t> dims) {
   ASSIGN_OR_RETURN(Shape s, GetShape(operand));
-  if (s.dimensions() == result.dimensions()) return operand;
+  bool identity = s.rank() == result.rank();
+  for (int i = 0; identity && i < s.rank(); ++i) identity = dims[i] == i;
+  if (identity && s.dimensions() == result.dimensions()) return operand;
   std::vector<int64_t> kept_sizes, kept_dims;
   for (int i = 0; i < s.rank(); ++i) {
     if (s.dimensions(i) == result.dimensions(dims[i])) {
@@ -182,7 +184,16 @@ absl::StatusOr<XlaOp> XlaBuilder::AddBinary(HloOpcode opcode, XlaOp lhs, XlaOp r
   if (direction.has_value()) {
     proto.set_comparison_direction(std::string(ComparisonDirectionString(*direction)));
     ComparisonType t = type.value_or(DefaultComparisonType(ls.element_type()));
+    // The TotalOrder forms order floats totally; other types already are.
+    if (t == ComparisonType::kTotalOrder && !primitive_util::IsFloatingPointType(ls.element_type())) {
+      t = DefaultComparisonType(ls.element_type());
+    }
     proto.set_comparison_type(std::string(ComparisonTypeString(t)));
+    // Check the comparison type against the element type now, not at run time.
+    Shape operand_shape = ShapeUtil::MakeShape(ls.element_type(), out.dimensions());
+    const Shape* operand_shapes[] = {&operand_shape, &operand_shape};
+    RETURN_IF_ERROR(
+        ShapeInference::InferInstructionShape(opcode, proto, operand_shapes, {}, out).status());
   }
   return AddInstruction(proto, opcode, out, {l, r});
 }

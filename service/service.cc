@@ -1,9 +1,13 @@
 #include "service/service.h"
 
 #include <chrono>
+#include <fstream>
 #include <optional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
@@ -373,8 +377,37 @@ absl::Status Service::ResetDevice(SessionId session, const ResetDeviceRequest& a
   return absl::OkStatus();
 }
 
+namespace {
+
+// The host CPU's model name and feature flags, read once from /proc/cpuinfo.
+struct HostCpu {
+  std::string model;
+  std::vector<std::string> features;
+};
+
+const HostCpu& GetHostCpu() {
+  static const HostCpu* cpu = [] {
+    auto* info = new HostCpu();
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+      auto value = [&] { return std::string(absl::StripAsciiWhitespace(line.substr(line.find(':') + 1))); };
+      if (info->model.empty() && absl::StartsWith(line, "model name")) info->model = value();
+      if (info->features.empty() && absl::StartsWith(line, "flags")) {
+        info->features = absl::StrSplit(value(), ' ', absl::SkipEmpty());
+      }
+    }
+    return info;
+  }();
+  return *cpu;
+}
+
+}  // namespace
+
 absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) {
   result->set_version("0.1");
+  result->set_host_cpu(GetHostCpu().model);
+  for (const std::string& f : GetHostCpu().features) result->add_host_cpu_features(f);
   for (const std::string& n : BackendRegistry::Names()) result->add_backends(n);
   result->set_default_backend(backend_->name());
   result->set_bytes_in_use(allocations_.bytes_in_use());

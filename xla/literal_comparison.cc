@@ -1,6 +1,7 @@
 #include "xla/literal_comparison.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -67,6 +68,25 @@ absl::Status Compare(const Literal& expected, const Literal& actual, Pred&& near
 }  // namespace
 
 absl::Status Equal(const Literal& expected, const Literal& actual) {
+  // Integers compare exactly (through double, 64-bit values would round).
+  if (expected.shape().IsArray() && actual.shape().IsArray() && expected.shape().Compatible(actual.shape()) &&
+      !primitive_util::IsFloatingPointType(expected.element_type()) &&
+      !primitive_util::IsComplexType(expected.element_type())) {
+    Literal a = actual.Relayout(expected.shape().layout());
+    const int w = primitive_util::ByteWidth(expected.element_type());
+    const auto* e_bytes = static_cast<const uint8_t*>(expected.untyped_data());
+    const auto* a_bytes = static_cast<const uint8_t*>(a.untyped_data());
+    for (int64_t i = 0; i < expected.element_count(); ++i) {
+      if (std::memcmp(e_bytes + i * w, a_bytes + i * w, w) != 0) {
+        std::vector<int64_t> index(expected.shape().rank());
+        ShapeUtil::MultiIndex(expected.shape(), i, absl::MakeSpan(index));
+        return InvalidArgument("mismatch at index {%s}: expected %d, actual %d (expected %s, actual %s)",
+                               absl::StrJoin(index, ","), expected.GetAsInt64(i), a.GetAsInt64(i),
+                               expected.ToString().substr(0, 400), actual.ToString().substr(0, 400));
+      }
+    }
+    return absl::OkStatus();
+  }
   return Compare(expected, actual, [](double e, double a) {
     return e == a || (std::isnan(e) && std::isnan(a));
   });

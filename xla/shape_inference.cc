@@ -115,14 +115,18 @@ absl::StatusOr<PrimitiveType> BinaryResultType(HloOpcode opcode, const Shape& lh
     case HloOpcode::kMultiply:
     case HloOpcode::kDivide:
     case HloOpcode::kPower:
-    case HloOpcode::kRemainder:
       if (t == PRED) return type_error("an arithmetic (non-pred)");
+      return t;
+    case HloOpcode::kRemainder:
+      // No remainder is defined for complex numbers.
+      if (t == PRED || IsComplexType(t)) return type_error("an integral or floating-point");
       return t;
     case HloOpcode::kMaximum:
     case HloOpcode::kMinimum:
       return t;
     case HloOpcode::kAtan2:
-      if (!IsFloatingPointType(t) && !IsComplexType(t)) return type_error("a floating-point or complex");
+      // atan2 takes real operands (a complex number's angle is Atan2(Imag, Real)).
+      if (!IsFloatingPointType(t)) return type_error("a floating-point");
       return t;
     case HloOpcode::kAnd:
     case HloOpcode::kOr:
@@ -274,8 +278,11 @@ absl::StatusOr<Shape> ShapeInference::InferUnaryOpShape(HloOpcode opcode, const 
     case HloOpcode::kLogistic:
     case HloOpcode::kSqrt:
     case HloOpcode::kRsqrt:
-    case HloOpcode::kCbrt:
       if (!is_float && !is_complex) return type_error("a floating-point or complex");
+      return same;
+    case HloOpcode::kCbrt:
+      // The real cube root; complex cbrt has no single principal convention here.
+      if (!is_float) return type_error("a floating-point");
       return same;
     case HloOpcode::kReal:
     case HloOpcode::kImag:
@@ -411,6 +418,10 @@ absl::StatusOr<Shape> ShapeInference::InferTernaryOpShape(HloOpcode opcode, cons
     RETURN_IF_ERROR(ExpectArray(op, "min", min));
     RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
     RETURN_IF_ERROR(ExpectArray(op, "max", max));
+    if (primitive_util::IsComplexType(operand.element_type())) {
+      return InvalidArgument("%s: complex numbers are not ordered, so they cannot be clamped (operand %s)", op,
+                             operand.ToString());
+    }
     for (const auto& [name, s] : {std::pair<const char*, const Shape*>{"min", &min}, {"max", &max}}) {
       if (s->element_type() != operand.element_type()) {
         return InvalidArgument("%s: element types differ: %s %s, operand %s", op, name, s->ToString(),

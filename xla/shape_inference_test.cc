@@ -237,7 +237,11 @@ TEST(BinaryTest, TypeRules) {
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kShiftLeft, S("pred[2]"), S("pred[2]"), {}),
                       {"ShiftLeft", "integral"}));
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAtan2, S("s32[2]"), S("s32[2]"), {}),
-                      {"Atan2", "floating-point or complex"}));
+                      {"Atan2", "floating-point element type"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAtan2, S("c64[2]"), S("c64[2]"), {}), {"Atan2"}));
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kRemainder, S("c64[2]"), S("c64[2]"), {}), {"Remainder"}));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kCbrt, S("c128[2]")), {"Cbrt"}));
+  EXPECT_TRUE(IsError(SI::InferTernaryOpShape(HloOpcode::kClamp, S("c64[]"), S("c64[2]"), S("c64[]")), {"Clamp", "complex"}));
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("pred[2]"), S("pred[2]"), {}), {"Add", "pred"}));
   EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kMaximum, S("pred[2]"), S("pred[2]"), {}), "pred[2]"));
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("(f32[])"), S("f32[]"), {}), {"Add", "lhs must be an array"}));

@@ -12,8 +12,9 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> InterpreterExecutable::Execute(
   for (const auto& arg : arguments) literals.push_back(arg->ToLiteral());
   std::vector<const Literal*> ptrs;
   for (const Literal& l : literals) ptrs.push_back(&l);
-  // A fresh evaluator per run keeps concurrent runs independent.
-  HloEvaluator evaluator;
+  // A fresh evaluator per run keeps concurrent runs independent. The loop
+  // bound turns a runaway While into an error instead of a hung service.
+  HloEvaluator evaluator(/*max_loop_iterations=*/int64_t{1} << 24);
   ASSIGN_OR_RETURN(Literal result, evaluator.Evaluate(module(), ptrs));
   return DeviceBuffer::FromLiteral(result);
 }

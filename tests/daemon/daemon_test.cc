@@ -295,6 +295,10 @@ TEST_F(DaemonTest, CompilationCacheIsSharedAcrossSessions) {
   EXPECT_GE(info.cache_hits(), hits_before + 1);
   EXPECT_GE(info.cache_entries(), 1);
   EXPECT_GE(info.compilations(), 1);
+  EXPECT_EQ(info.version(), "0.1");
+  EXPECT_EQ(info.default_backend(), "interpreter");
+  EXPECT_FALSE(info.host_cpu_features().empty());
+  EXPECT_EQ(info.max_session_bytes(), int64_t{4294967296});
 }
 
 TEST_F(DaemonTest, SixteenConcurrentClientsGetCorrectResultsAndLeakNothing) {

@@ -95,8 +95,10 @@ class Verifier {
         return InvalidArgument("%s: instruction %d (%s) has no name", where, p, HloOpcodeString(i.opcode()));
       }
       const std::string iwhere = Where(i, c);
-      if (!instruction_names_.insert(i.name()).second) {
-        return InvalidArgument("%s: another instruction of the module has the name '%s'", iwhere, i.name());
+      // Names are scoped per computation, as in HLO text (operands are
+      // resolved within their computation).
+      if (!instruction_names_.insert(absl::StrCat(c.name(), "/", i.name())).second) {
+        return InvalidArgument("%s: another instruction of the computation has the name '%s'", iwhere, i.name());
       }
       if (i.parent() != &c) return InvalidArgument("%s: its parent is not this computation", iwhere);
       const int arity = HloOpcodeArity(i.opcode());

@@ -307,13 +307,14 @@ TEST(HloVerifierTest, DuplicateAndEmptyNames) {
     HloInstruction* x = main.Param(0, "f32[2]", "x");
     main.Op(HloOpcode::kNegate, "f32[2]", {x}, "x");
     main.Finish(module.get(), true);
-    EXPECT_TRUE(FailsWith(VerifyHloModule(*module), {"another instruction", "'x'"}));
+    EXPECT_TRUE(FailsWith(VerifyHloModule(*module), {"another instruction of the computation", "'x'"}));
   }
   {
     auto module = std::make_unique<HloModule>("m");
     Comp main("main");
     HloInstruction* x = main.Param(0, "f32[2]", "x");
-    main.Op(HloOpcode::kNegate, "f32[2]", {x}, "");
+    // AddInstruction names unnamed instructions; a pass could still clear one.
+    main.Op(HloOpcode::kNegate, "f32[2]", {x}, "neg")->set_name("");
     main.Finish(module.get(), true);
     EXPECT_TRUE(FailsWith(VerifyHloModule(*module), {"computation 'main'", "instruction 1 (negate) has no name"}));
   }

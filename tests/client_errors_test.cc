@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
@@ -741,7 +743,7 @@ TEST_P(ClientErrorsTest, ExecutionOptionsNamingAnotherBackend) {
               {"no-such-backend"});
   ExpectError(client()->Compile(c, {}, &options).status(), absl::StatusCode::kInvalidArgument, {"no-such-backend"});
   // Asking for the backend itself is fine.
-  options.set_backend(backend());
+  options.set_backend(std::string(absl::StripPrefix(backend(), "grpc:")));  // the service's own name
   ASSERT_OK_AND_ASSIGN(Literal one, client()->ExecuteAndTransfer(c, {}, &options));
   EXPECT_OK(test::ExactlyEqual(Literal::CreateR0<float>(1), one));
 }
@@ -1008,6 +1010,17 @@ TEST_P(ClientErrorsTest, HugeResultIsAnErrorNotACrash) {
   // f32[2^30, 2^30] is a valid shape (4 EiB) that no host can allocate; the
   // service must answer with a status. Runs in a child process so a crash
   // fails this test only.
+  if (absl::StartsWith(backend(), "grpc:")) {
+    // The service is another process already; a crash there shows as an
+    // error here. (A child test process would also leave gRPC threads
+    // running at exit.)
+    XlaBuilder b("huge");
+    Broadcast(ConstantR0<float>(&b, 1), {int64_t{1} << 30, int64_t{1} << 30});
+    ASSERT_OK_AND_ASSIGN(XlaComputation c, b.Build());
+    absl::StatusOr<std::unique_ptr<GlobalData>> r = client()->Execute(c, {});
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+    return;
+  }
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {

@@ -1,5 +1,11 @@
 #include "tests/client_test_base.h"
 
+#include <map>
+
+#include "absl/strings/match.h"
+#include "client/grpc_client.h"
+#include "tests/daemon/daemon_process.h"
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -25,6 +31,8 @@ const std::vector<std::string>& TestBackends() {
   static const auto* backends = [] {
     auto* list = new std::vector<std::string>{
         "interpreter",
+        // The same service over gRPC: a real xla_service daemon process.
+        "grpc:interpreter",
     };
     if (const char* env = std::getenv("XLA_TEST_BACKENDS"); env != nullptr && *env != '\0') {
       *list = absl::StrSplit(env, ',', absl::SkipEmpty());
@@ -35,6 +43,21 @@ const std::vector<std::string>& TestBackends() {
 }
 
 absl::StatusOr<Client*> GetClientForBackend(const std::string& name) {
+  if (absl::StartsWith(name, "grpc:")) {
+    // One daemon and one remote session per backend for the whole test binary.
+    static auto* remotes = new std::map<std::string, std::pair<std::unique_ptr<DaemonProcess>, std::unique_ptr<GrpcClient>>>();
+    auto& remote = (*remotes)[name];
+    if (remote.second == nullptr) {
+      absl::StatusOr<std::unique_ptr<DaemonProcess>> daemon =
+          DaemonProcess::Start({"--backend=" + name.substr(5)});
+      if (!daemon.ok()) return daemon.status();
+      absl::StatusOr<std::unique_ptr<GrpcClient>> client = GrpcClient::Connect((*daemon)->target());
+      if (!client.ok()) return client.status();
+      remote.first = std::move(*daemon);
+      remote.second = std::move(*client);
+    }
+    return static_cast<Client*>(remote.second.get());
+  }
   absl::StatusOr<LocalClient*> local = ClientLibrary::GetOrCreateLocalClient(name);
   if (!local.ok()) return local.status();
   return static_cast<Client*>(*local);

@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -20,7 +22,24 @@ extern char** environ;
 
 namespace xla {
 
+namespace {
+
+// Daemons still running when the test binary exits (e.g. ones held by
+// leaked singletons) get SIGTERM, so no test leaves a process behind.
+std::vector<pid_t>& LivePids() {
+  static auto* pids = new std::vector<pid_t>();
+  return *pids;
+}
+
+void StopLiveDaemons() {
+  for (pid_t pid : LivePids()) kill(pid, SIGTERM);
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<DaemonProcess>> DaemonProcess::Start(const std::vector<std::string>& flags) {
+  static const bool registered = [] { return std::atexit(StopLiveDaemons) == 0; }();
+  (void)registered;
   auto daemon = std::make_unique<DaemonProcess>();
   const char* tmp = std::getenv("TEST_TMPDIR");
   static int counter = 0;
@@ -38,6 +57,7 @@ absl::StatusOr<std::unique_ptr<DaemonProcess>> DaemonProcess::Start(const std::v
   int rc = posix_spawn(&daemon->pid_, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Internal("cannot start %s: %s", argv[0], strerror(rc));
+  LivePids().push_back(daemon->pid_);
   // Wait for "listening on 127.0.0.1:PORT".
   for (int i = 0; i < 300 && daemon->port_ == 0; ++i) {
     std::ifstream out(out_path);
@@ -66,6 +86,7 @@ int DaemonProcess::Stop() {
   kill(pid_, SIGTERM);
   int status = 0;
   waitpid(pid_, &status, 0);
+  LivePids().erase(std::remove(LivePids().begin(), LivePids().end(), pid_), LivePids().end());
   pid_ = -1;
   exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return exit_status_;

@@ -20,6 +20,13 @@ int64_t NextGlobalId() {
   return next.fetch_add(1);
 }
 
+// Shape inference takes pointers; `shapes` must outlive the result.
+std::vector<const Shape*> Pointers(const std::vector<Shape>& shapes) {
+  std::vector<const Shape*> ptrs;
+  for (const Shape& s : shapes) ptrs.push_back(&s);
+  return ptrs;
+}
+
 std::vector<int64_t> Iota64(int64_t n, int64_t start = 0) {
   std::vector<int64_t> v(n);
   std::iota(v.begin(), v.end(), start);
@@ -67,6 +74,15 @@ absl::StatusOr<const XlaBuilder::InstructionRecord*> XlaBuilder::Lookup(XlaOp op
 absl::StatusOr<Shape> XlaBuilder::GetShape(XlaOp op) const {
   ASSIGN_OR_RETURN(const InstructionRecord* rec, Lookup(op));
   return rec->shape;
+}
+
+absl::StatusOr<std::vector<Shape>> XlaBuilder::GetShapes(absl::Span<const XlaOp> ops) const {
+  std::vector<Shape> shapes;
+  for (XlaOp op : ops) {
+    ASSIGN_OR_RETURN(Shape s, GetShape(op));
+    shapes.push_back(std::move(s));
+  }
+  return shapes;
 }
 
 absl::StatusOr<XlaOp> XlaBuilder::AddInstruction(HloInstructionProto proto, HloOpcode opcode,
@@ -333,13 +349,8 @@ XlaOp XlaBuilder::DynamicUpdateSlice(XlaOp operand, XlaOp update, absl::Span<con
 
 XlaOp XlaBuilder::ConcatInDim(absl::Span<const XlaOp> operands, int64_t dimension) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    std::vector<Shape> shapes;
-    for (XlaOp op : operands) {
-      ASSIGN_OR_RETURN(Shape s, GetShape(op));
-      shapes.push_back(s);
-    }
-    std::vector<const Shape*> ptrs;
-    for (const Shape& s : shapes) ptrs.push_back(&s);
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(operands));
+    std::vector<const Shape*> ptrs = Pointers(shapes);
     ASSIGN_OR_RETURN(Shape out, ShapeInference::InferConcatOpShape(ptrs, dimension));
     HloInstructionProto proto;
     proto.add_dimensions(dimension);
@@ -360,13 +371,8 @@ XlaOp XlaBuilder::Pad(XlaOp operand, XlaOp padding_value, const PaddingConfig& c
 
 XlaOp XlaBuilder::Tuple(absl::Span<const XlaOp> elements) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    std::vector<Shape> shapes;
-    for (XlaOp op : elements) {
-      ASSIGN_OR_RETURN(Shape s, GetShape(op));
-      shapes.push_back(s);
-    }
-    std::vector<const Shape*> ptrs;
-    for (const Shape& s : shapes) ptrs.push_back(&s);
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(elements));
+    std::vector<const Shape*> ptrs = Pointers(shapes);
     ASSIGN_OR_RETURN(Shape out, ShapeInference::InferTupleShape(ptrs));
     return AddInstruction({}, HloOpcode::kTuple, ShapeUtil::MakeTupleShape(shapes), elements);
   }());
@@ -412,13 +418,8 @@ XlaOp XlaBuilder::Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaO
     }
     std::vector<XlaOp> all(operands.begin(), operands.end());
     all.insert(all.end(), init_values.begin(), init_values.end());
-    std::vector<Shape> shapes;
-    for (XlaOp op : all) {
-      ASSIGN_OR_RETURN(Shape s, GetShape(op));
-      shapes.push_back(s);
-    }
-    std::vector<const Shape*> ptrs;
-    for (const Shape& s : shapes) ptrs.push_back(&s);
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(all));
+    std::vector<const Shape*> ptrs = Pointers(shapes);
     HloInstructionProto proto;
     ProgramShape ps;
     RETURN_IF_ERROR(AddCalledComputation(computation, &proto, &ps));
@@ -431,13 +432,8 @@ XlaOp XlaBuilder::Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaO
 XlaOp XlaBuilder::Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
                       absl::Span<const int64_t> dimensions) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    std::vector<Shape> shapes;
-    for (XlaOp op : operands) {
-      ASSIGN_OR_RETURN(Shape s, GetShape(op));
-      shapes.push_back(s);
-    }
-    std::vector<const Shape*> ptrs;
-    for (const Shape& s : shapes) ptrs.push_back(&s);
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(operands));
+    std::vector<const Shape*> ptrs = Pointers(shapes);
     HloInstructionProto proto;
     ProgramShape ps;
     RETURN_IF_ERROR(AddCalledComputation(computation, &proto, &ps));
@@ -449,13 +445,8 @@ XlaOp XlaBuilder::Map(absl::Span<const XlaOp> operands, const XlaComputation& co
 
 XlaOp XlaBuilder::Call(const XlaComputation& computation, absl::Span<const XlaOp> operands) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    std::vector<Shape> shapes;
-    for (XlaOp op : operands) {
-      ASSIGN_OR_RETURN(Shape s, GetShape(op));
-      shapes.push_back(s);
-    }
-    std::vector<const Shape*> ptrs;
-    for (const Shape& s : shapes) ptrs.push_back(&s);
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(operands));
+    std::vector<const Shape*> ptrs = Pointers(shapes);
     HloInstructionProto proto;
     ProgramShape ps;
     RETURN_IF_ERROR(AddCalledComputation(computation, &proto, &ps));

@@ -112,6 +112,7 @@ class XlaBuilder {
   // Validates that every operand belongs to this builder and is valid.
   absl::Status CheckOperands(absl::Span<const XlaOp> operands) const;
   absl::StatusOr<const InstructionRecord*> Lookup(XlaOp op) const;
+  absl::StatusOr<std::vector<Shape>> GetShapes(absl::Span<const XlaOp> ops) const;
   // Adds an instruction with `shape` (default layout is set) and operands.
   absl::StatusOr<XlaOp> AddInstruction(HloInstructionProto proto, HloOpcode opcode, const Shape& shape,
                                        absl::Span<const XlaOp> operands);

@@ -71,7 +71,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::FromLiteral(const Li
       ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> eb, FromLiteral(e));
       elements.push_back(std::move(eb));
     }
-    return MakeTuple(ShapeUtil::WithDefaultLayout(shape).IsTuple() ? shape : shape, std::move(elements));
+    return MakeTuple(shape, std::move(elements));
   }
   Shape with_layout = shape.has_layout() ? shape : ShapeUtil::WithDefaultLayout(shape);
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer, AllocateArray(with_layout));

@@ -425,6 +425,44 @@ ENTRY main {
             "pad(parameter(0), constant(0))");
 }
 
+TEST(AlgebraicSimplifierTest, SliceOfBroadcastAndOfPad) {
+  EXPECT_EQ(Simplified(R"(
+HloModule m
+ENTRY main {
+  p = f32[3] parameter(0)
+  b = f32[4,2,3] broadcast(p), dimensions={2}
+  ROOT s = f32[1,2,3] slice(b), slice={[1:2], [0:2], [0:3]}
+})"),
+            "broadcast{2}(parameter(0))");
+  // The operand's own dimension is cut: kept.
+  EXPECT_EQ(Simplified(R"(
+HloModule m
+ENTRY main {
+  p = f32[3] parameter(0)
+  b = f32[4,3] broadcast(p), dimensions={1}
+  ROOT s = f32[4,2] slice(b), slice={[0:4], [1:3]}
+})"),
+            "slice[0:4:1,1:3:1](broadcast{1}(parameter(0)))");
+  EXPECT_EQ(Simplified(R"(
+HloModule m
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  q = f32[5,4] pad(p, z), padding=1_2x0_1
+  ROOT s = f32[2,3] slice(q), slice={[1:3], [0:3]}
+})"),
+            "parameter(0)");
+  EXPECT_EQ(Simplified(R"(
+HloModule m
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  q = f32[5,4] pad(p, z), padding=1_2x0_1
+  ROOT s = f32[2,3] slice(q), slice={[2:4], [0:3]}
+})"),
+            "slice[2:4:1,0:3:1](pad(parameter(0), constant(0)))");
+}
+
 // --- Driver ----------------------------------------------------------------
 
 TEST(AlgebraicSimplifierTest, ReportsNoChangeWhenNothingApplies) {

@@ -3,7 +3,10 @@
 // are removed; reshape of reshape, transpose of transpose, broadcast of
 // broadcast, transpose of broadcast and slice of slice are composed into one
 // op; reshape/transpose/broadcast/slice of a splat (a constant whose elements
-// are all equal, or a broadcast of a scalar) become a broadcast of a scalar.
+// are all equal, or a broadcast of a scalar) become a broadcast of a scalar;
+// a slice of a broadcast that keeps the operand's dimensions whole is a
+// smaller broadcast, and a slice that cuts exactly a pad's edges away is the
+// padded operand.
 #include <vector>
 
 #include "xla/shape_util.h"
@@ -150,8 +153,33 @@ HloInstruction* SimplifySlice(HloInstruction* slice, const RewriteContext& conte
     return OrNull(MakeInstruction(context.computation, context.names, HloOpcode::kSlice, slice->shape(),
                                   {operand->mutable_operand(0)}, std::move(attributes)));
   }
-  if (operand->opcode() == HloOpcode::kBroadcast && ShapeUtil::IsScalar(operand->operand(0)->shape())) {
-    return SplatAsBroadcast(slice, operand, context);
+  if (operand->opcode() == HloOpcode::kBroadcast) {
+    // Slicing only dimensions the broadcast created (the operand's
+    // dimensions are kept whole) is a smaller broadcast of the same operand.
+    const HloInstruction* source = operand->operand(0);
+    bool keeps_source = dims.size() == operand->shape().rank();
+    for (int i = 0; keeps_source && i < source->shape().rank(); ++i) {
+      const int d = static_cast<int>(operand->dimensions(i));
+      keeps_source = dims[d].start() == 0 && dims[d].stride() == 1 &&
+                     dims[d].limit() == operand->shape().dimensions(d) &&
+                     source->shape().dimensions(i) == operand->shape().dimensions(d);
+    }
+    if (keeps_source) {
+      return OrNull(MakeInstruction(context.computation, context.names, HloOpcode::kBroadcast, slice->shape(),
+                                    {operand->mutable_operand(0)}, DimensionsAttribute(operand->dimensions())));
+    }
+  }
+  if (operand->opcode() == HloOpcode::kPad) {
+    // A slice that cuts exactly the edge padding away.
+    const HloInstruction* source = operand->operand(0);
+    const auto& padding = operand->attributes().padding_config().dimensions();
+    bool strips = dims.size() == source->shape().rank() && padding.size() == dims.size();
+    for (int d = 0; strips && d < dims.size(); ++d) {
+      strips = padding[d].interior_padding() == 0 && dims[d].stride() == 1 &&
+               dims[d].start() == padding[d].edge_padding_low() &&
+               dims[d].limit() == padding[d].edge_padding_low() + source->shape().dimensions(d);
+    }
+    if (strips) return operand->mutable_operand(0);
   }
   return nullptr;
 }

@@ -80,12 +80,31 @@ class Hoister {
       if (!IsCheapOrInflating(i->opcode())) worth_hoisting.push_back(i);
     }
     absl::flat_hash_set<const HloInstruction*> hoisted(worth_hoisting.begin(), worth_hoisting.end());
-    // Hoisted values the loop still needs: used by something that stays.
+    // Hoisted values the loop still needs: those the code that stays (live
+    // from the root or a side effect) reaches without passing through
+    // another hoisted value. Invariant cheap ops between hoisted ones are
+    // cloned outside with them, not given slots of their own.
+    absl::flat_hash_set<const HloInstruction*> needed;
+    {
+      absl::flat_hash_set<const HloInstruction*> visited;
+      std::vector<const HloInstruction*> stack = {root};
+      for (const HloInstruction* i : body->instructions()) {
+        if (HasSideEffect(i)) stack.push_back(i);
+      }
+      while (!stack.empty()) {
+        const HloInstruction* i = stack.back();
+        stack.pop_back();
+        if (!visited.insert(i).second) continue;
+        if (hoisted.contains(i)) {
+          needed.insert(i);
+          continue;
+        }
+        for (const HloInstruction* op : i->operands()) stack.push_back(op);
+      }
+    }
     std::vector<HloInstruction*> slots;
     for (HloInstruction* h : worth_hoisting) {
-      bool needed = false;
-      for (const HloInstruction* user : h->users()) needed |= !hoisted.contains(user);
-      if (needed) slots.push_back(h);
+      if (needed.contains(h)) slots.push_back(h);
     }
     if (slots.empty()) return false;
 

@@ -3,7 +3,9 @@
 #include <limits>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "xla/primitive_util.h"
+#include "xla/shape_util.h"
 #include "xla/status_macros.h"
 #include "xla/transforms/hlo_rewrite_util.h"
 
@@ -69,6 +71,112 @@ bool IncrementsByOne(const HloComputation& body, int64_t index) {
   return false;
 }
 
+bool OnlyUsedByGetTupleElement(const HloInstruction* i) {
+  for (const HloInstruction* user : i->users()) {
+    if (user->opcode() != HloOpcode::kGetTupleElement) return false;
+  }
+  return true;
+}
+
+// Removes the state elements of `loop` nothing reads (see the header);
+// returns whether it did. `loop` is replaced by a new while instruction.
+absl::StatusOr<bool> RemoveDeadStateElements(HloInstruction* loop, NameUniquer* names) {
+  HloComputation* outer = loop->parent();
+  HloComputation* body = loop->while_body();
+  HloComputation* condition = loop->while_condition();
+  const Shape& shape = loop->shape();
+  if (!shape.IsTuple() || outer->root_instruction() == loop || !OnlyUsedByGetTupleElement(loop)) return false;
+  if (body->num_parameters() != 1 || condition->num_parameters() != 1) return false;
+  HloInstruction* parameter = body->parameter_instruction(0);
+  HloInstruction* cond_parameter = condition->parameter_instruction(0);
+  HloInstruction* root = body->root_instruction();
+  if (root->opcode() != HloOpcode::kTuple || !root->users().empty() || !OnlyUsedByGetTupleElement(parameter) ||
+      !OnlyUsedByGetTupleElement(cond_parameter)) {
+    return false;
+  }
+  const int64_t n = shape.tuple_shapes_size();
+  std::vector<bool> read(n, false);
+  for (const HloInstruction* user : loop->users()) read[user->tuple_index()] = true;
+  for (const HloInstruction* user : cond_parameter->users()) read[user->tuple_index()] = true;
+  for (const HloInstruction* element : parameter->users()) {
+    const int64_t k = element->tuple_index();
+    for (const HloInstruction* user : element->users()) {
+      if (user != root) {
+        read[k] = true;
+        continue;
+      }
+      for (int64_t j = 0; j < root->operand_count(); ++j) {
+        if (root->operand(j) == element && j != k) read[k] = true;
+      }
+    }
+  }
+  std::vector<int64_t> new_index(n, -1);
+  std::vector<int64_t> kept;
+  for (int64_t k = 0; k < n; ++k) {
+    if (!read[k]) continue;
+    new_index[k] = static_cast<int64_t>(kept.size());
+    kept.push_back(k);
+  }
+  if (kept.size() == static_cast<size_t>(n) || kept.empty()) return false;
+
+  std::vector<Shape> kept_shapes;
+  for (int64_t k : kept) kept_shapes.push_back(shape.tuple_shapes(k));
+  const Shape new_shape = ShapeUtil::MakeTupleShape(kept_shapes);
+
+  // Body and condition: the smaller parameter, renumbered reads, a root
+  // without the dropped elements.
+  // Reads of dropped elements feed at most the old root; they die with it.
+  absl::flat_hash_set<const HloInstruction*> maybe_dead = {root};
+  for (HloInstruction* p : {parameter, cond_parameter}) {
+    *p->mutable_shape() = new_shape;
+    for (HloInstruction* user : p->users()) {
+      const int64_t k = user->tuple_index();
+      if (new_index[k] < 0) maybe_dead.insert(user);
+      user->mutable_attributes()->set_tuple_index(new_index[k] >= 0 ? new_index[k] : 0);
+    }
+  }
+  std::vector<HloInstruction*> root_elements;
+  for (int64_t k : kept) root_elements.push_back(root->mutable_operand(k));
+  HloInstruction* new_root =
+      AddInstructionWithUniqueName(body, HloInstruction::CreateTuple(root_elements), names, root->name());
+  body->set_root_instruction(new_root);
+  body->RestoreTopologicalOrder();
+  RETURN_IF_ERROR(RemoveDeadAmong(body, std::move(maybe_dead)).status());
+  for (HloInstruction* user : parameter->users()) {
+    if (!user->shape().Compatible(new_shape.tuple_shapes(user->tuple_index()))) {
+      return Internal("while-simplifier: read '%s' of a dropped element is still used", user->name());
+    }
+  }
+
+  // Outside: the smaller initial value and loop; users renumbered.
+  HloInstruction* init = loop->mutable_operand(0);
+  std::vector<HloInstruction*> init_elements;
+  for (int64_t k : kept) {
+    if (init->opcode() == HloOpcode::kTuple) {
+      init_elements.push_back(init->mutable_operand(k));
+    } else {
+      init_elements.push_back(AddInstructionWithUniqueName(
+          outer, HloInstruction::CreateGetTupleElement(shape.tuple_shapes(k), init, k), names, "get-tuple-element"));
+    }
+  }
+  HloInstruction* new_init =
+      AddInstructionWithUniqueName(outer, HloInstruction::CreateTuple(init_elements), names, "tuple");
+  HloInstruction* new_loop = AddInstructionWithUniqueName(
+      outer,
+      HloInstruction::Create(HloOpcode::kWhile, new_shape, {new_init}, loop->called_computations(),
+                             loop->attributes()),
+      names, loop->name());
+  std::vector<HloInstruction*> users = loop->users();
+  for (HloInstruction* user : users) {
+    user->mutable_attributes()->set_tuple_index(new_index[user->tuple_index()]);
+    user->ReplaceOperandWith(0, new_loop);
+  }
+  RETURN_IF_ERROR(outer->RemoveInstruction(loop));
+  outer->RestoreTopologicalOrder();
+  RETURN_IF_ERROR(RemoveDeadAmong(outer, {init}).status());
+  return true;
+}
+
 }  // namespace
 
 std::optional<int64_t> ComputeWhileTripCount(const HloInstruction& loop) {
@@ -114,6 +222,11 @@ std::optional<int64_t> ComputeWhileTripCount(const HloInstruction& loop) {
 
 absl::StatusOr<bool> WhileLoopSimplifier::Run(HloModule* module) {
   NameUniquer names(*module);
+  const auto callers = ComputeCallers(*module);
+  auto single_caller = [&](const HloComputation* c) {
+    auto it = callers.find(c);
+    return it != callers.end() && it->second.size() == 1;
+  };
   bool changed = false;
   for (HloComputation* computation : module->computations()) {
     std::vector<HloInstruction*> loops;
@@ -126,8 +239,14 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(HloModule* module) {
     // has users, and the pieces feed this loop only).
     for (HloInstruction* loop : loops) {
       std::optional<int64_t> trip_count = ComputeWhileTripCount(*loop);
-      if (!trip_count.has_value() || *trip_count > 1) continue;
-      if (ComputationHasSideEffect(loop->while_condition())) continue;
+      if (!trip_count.has_value() || *trip_count > 1 || ComputationHasSideEffect(loop->while_condition())) {
+        if (loop->called_computations().size() == 2 && single_caller(loop->while_body()) &&
+            single_caller(loop->while_condition()) && loop->while_body() != loop->while_condition()) {
+          ASSIGN_OR_RETURN(bool removed, RemoveDeadStateElements(loop, &names));
+          computation_changed |= removed;
+        }
+        continue;
+      }
       HloInstruction* init = loop->mutable_operand(0);
       HloInstruction* result = init;
       if (*trip_count == 1) {

@@ -12,6 +12,12 @@
 //    add(get-tuple-element(param, i), constant 1) (either operand order).
 // Loops whose condition has side effects are left alone (their condition
 // runs a fixed number of times that the rewrite would change).
+//
+// It also drops loop-state elements nothing reads: element k goes when the
+// condition does not read it, the body reads it at most to pass it through
+// to element k, and outside the loop only get-tuple-elements of other
+// elements use the loop. Needs a tuple body root, parameters used only by
+// get-tuple-element, and a body and condition called by this loop alone.
 #ifndef XLA_TRANSFORMS_WHILE_LOOP_SIMPLIFIER_H_
 #define XLA_TRANSFORMS_WHILE_LOOP_SIMPLIFIER_H_
 

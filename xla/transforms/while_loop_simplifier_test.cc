@@ -139,3 +139,117 @@ TEST(WhileLoopSimplifierTest, InductionVariableMustStepByOne) {
 
 }  // namespace
 }  // namespace xla
+
+namespace xla {
+namespace {
+
+TEST(WhileLoopSimplifierTest, DropsStateElementsNothingReads) {
+  testing::PassRun run = RunPass<WhileLoopSimplifier>(R"(
+HloModule m
+cond {
+  s = (s32[], f32[3], f32[3], s32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[3], f32[3], s32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  w = f32[3] get-tuple-element(s), index=1
+  acc = f32[3] get-tuple-element(s), index=2
+  unused = s32[3] get-tuple-element(s), index=3
+  acc1 = f32[3] add(acc, acc)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT r = (s32[], f32[3], f32[3], s32[3]) tuple(i1, w, acc1, unused)
+}
+ENTRY main {
+  p0 = f32[3] parameter(0)
+  p1 = f32[3] parameter(1)
+  p2 = s32[3] parameter(2)
+  zero = s32[] constant(0)
+  init = (s32[], f32[3], f32[3], s32[3]) tuple(zero, p0, p1, p2)
+  loop = (s32[], f32[3], f32[3], s32[3]) while(init), condition=cond, body=body
+  ROOT out = f32[3] get-tuple-element(loop), index=2
+})");
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_TRUE(run.changed);
+  EXPECT_EQ(RootExpr(*run.module), "get-tuple-element[1](while(tuple(constant(0), parameter(1))))");
+  EXPECT_EQ(testing::Expr(run.module->GetComputationByName("body")->root_instruction()),
+            "tuple(add(get-tuple-element[0](parameter(0)), constant(1)), "
+            "add(get-tuple-element[1](parameter(0)), get-tuple-element[1](parameter(0))))");
+  WhileLoopSimplifier again;
+  EXPECT_FALSE(again.Run(run.module.get()).value());
+}
+
+TEST(WhileLoopSimplifierTest, KeepsElementsReadAnywhere) {
+  // w feeds acc, the condition reads n, the result reads k: nothing to drop.
+  testing::PassRun run = RunPass<WhileLoopSimplifier>(R"(
+HloModule m
+cond {
+  s = (s32[], f32[3], f32[3], s32[], s32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=3
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[3], f32[3], s32[], s32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  w = f32[3] get-tuple-element(s), index=1
+  acc = f32[3] get-tuple-element(s), index=2
+  n = s32[] get-tuple-element(s), index=3
+  k = s32[3] get-tuple-element(s), index=4
+  acc1 = f32[3] add(acc, w)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT r = (s32[], f32[3], f32[3], s32[], s32[3]) tuple(i1, w, acc1, n, k)
+}
+ENTRY main {
+  p0 = f32[3] parameter(0)
+  p1 = f32[3] parameter(1)
+  p2 = s32[3] parameter(2)
+  zero = s32[] constant(0)
+  three = s32[] constant(3)
+  init = (s32[], f32[3], f32[3], s32[], s32[3]) tuple(zero, p0, p1, three, p2)
+  loop = (s32[], f32[3], f32[3], s32[], s32[3]) while(init), condition=cond, body=body
+  a = f32[3] get-tuple-element(loop), index=2
+  k = s32[3] get-tuple-element(loop), index=4
+  ROOT t = (f32[3], s32[3]) tuple(a, k)
+})");
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_FALSE(run.changed);
+}
+
+TEST(WhileLoopSimplifierTest, SwappedElementsAreRead) {
+  // Element 1 becomes element 2 and back: each is read.
+  testing::PassRun run = RunPass<WhileLoopSimplifier>(R"(
+HloModule m
+cond {
+  s = (s32[], f32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  a = f32[] get-tuple-element(s), index=1
+  b = f32[] get-tuple-element(s), index=2
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT r = (s32[], f32[], f32[]) tuple(i1, b, a)
+}
+ENTRY main {
+  p0 = f32[] parameter(0)
+  p1 = f32[] parameter(1)
+  zero = s32[] constant(0)
+  init = (s32[], f32[], f32[]) tuple(zero, p0, p1)
+  loop = (s32[], f32[], f32[]) while(init), condition=cond, body=body
+  ROOT out = f32[] get-tuple-element(loop), index=1
+})");
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_FALSE(run.changed);
+}
+
+}  // namespace
+}  // namespace xla

@@ -1,0 +1,660 @@
+// Differential tests of the CPU backend against the reference evaluator:
+// HLO text modules on seeded random inputs of several shapes (rank 0, size-0
+// dimensions, odd sizes that are not multiples of the vector width, fused
+// chains, reductions over each dimension, dots), plus Unimplemented errors
+// for what this increment does not cover.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "backends/backend.h"
+#include "backends/cpu/cpu_executable.h"
+#include "gtest/gtest.h"
+#include "xla/evaluator/hlo_evaluator.h"
+#include "xla/hlo/hlo_parser.h"
+#include "xla/literal_comparison.h"
+#include "xla/primitive_util.h"
+#include "xla/shape_util.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+// --- Tolerances, all in one place ---------------------------------------------
+// Integers and pred always compare exactly (literal_comparison::Near does).
+// Elementwise float ops use the same libm as the evaluator: nearly exact.
+constexpr ErrorSpec kElementwiseTol{1e-6, 1e-6};
+// Reductions with add are reassociated (vector accumulators).
+constexpr ErrorSpec kReduceTol{1e-4, 1e-5};
+// Dots through Eigen sum in another order than the evaluator.
+constexpr ErrorSpec kDotTol{1e-4, 1e-5};
+constexpr ErrorSpec kExact{0, 0};
+
+const std::vector<std::string>& AllTypes() {
+  static const auto* types =
+      new std::vector<std::string>{"pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f32", "f64"};
+  return *types;
+}
+const std::vector<std::string> kIntTypes = {"s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"};
+const std::vector<std::string> kFloatTypes = {"f32", "f64"};
+// Shapes exercised by elementwise tests (dimensions only).
+const std::vector<std::string> kShapes = {"[]", "[0]", "[17]", "[3,33]", "[2,0,5]", "[4,5,7]"};
+
+// Random values: floats in [-lo, hi]; integers as random bits, or in
+// [-small, small] when `small` > 0 (for division/shift-friendly values).
+Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, int64_t small) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& s : shape.tuple_shapes()) elements.push_back(RandomLiteral(s, rng, range, small));
+    return Literal::MakeTuple(std::move(elements));
+  }
+  Literal lit(shape);
+  primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
+    using T = decltype(tag);
+    auto data = lit.data<T>();
+    for (auto& v : data) {
+      if constexpr (std::is_same_v<T, bool>) {
+        v = rng() & 1;
+      } else if constexpr (std::is_integral_v<T>) {
+        if (small > 0) {
+          v = static_cast<T>(static_cast<int64_t>(rng() % (2 * small + 1)) - small);
+        } else {
+          v = static_cast<T>(rng());
+        }
+      } else if constexpr (std::is_floating_point_v<T>) {
+        v = static_cast<T>(std::uniform_real_distribution<double>(-range, range)(rng));
+      }
+    }
+  });
+  return lit;
+}
+
+struct RunOptions {
+  ErrorSpec tol = kElementwiseTol;
+  double range = 2.0;
+  int64_t small_ints = 0;
+  uint64_t seed = 42;
+  std::vector<Literal> args;  // explicit arguments instead of random ones
+};
+
+std::unique_ptr<Backend> CpuBackendOrDie() {
+  auto backend = BackendRegistry::Create("cpu");
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  return std::move(backend).value();
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> CompileOnCpu(const std::string& text) {
+  auto module = ParseHloModule(text);
+  if (!module.ok()) return module.status();
+  return CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
+}
+
+// Runs `text` on the CPU backend and on the evaluator and compares.
+void RunAndCompare(const std::string& text, RunOptions options = {}) {
+  SCOPED_TRACE(text);
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> args = std::move(options.args);
+  if (args.empty()) {
+    std::mt19937_64 rng(options.seed);
+    for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
+      args.push_back(RandomLiteral(p->shape(), rng, options.range, options.small_ints));
+    }
+  }
+  std::vector<const Literal*> arg_ptrs;
+  for (const Literal& a : args) arg_ptrs.push_back(&a);
+  auto expected = HloEvaluator().Evaluate(**module, arg_ptrs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
+  for (const Literal& a : args) {
+    auto b = DeviceBuffer::FromLiteral(a);
+    ASSERT_TRUE(b.ok()) << b.status();
+    buffers.push_back(*b);
+  }
+  auto result = (*executable)->Execute(buffers);
+  ASSERT_TRUE(result.ok()) << result.status();
+  Literal actual = (*result)->ToLiteral();
+  EXPECT_EQ(actual.shape().ToString(true), expected->shape().ToString(true));
+  absl::Status cmp = literal_comparison::Near(*expected, actual, options.tol);
+  EXPECT_TRUE(cmp.ok()) << cmp << "\nexpected: " << expected->ToString().substr(0, 2000)
+                        << "\nactual:   " << actual.ToString().substr(0, 2000);
+}
+
+std::string Subst(const std::string& tmpl, const std::string& type, const std::string& dims) {
+  return absl::StrReplaceAll(tmpl, {{"$T", type}, {"$D", dims}});
+}
+
+// --- Elementwise ----------------------------------------------------------------
+
+TEST(CpuBackendTest, UnaryFloat) {
+  const std::vector<std::string> ops = {
+      "abs", "negate", "sign", "ceil", "floor", "round-nearest-afz", "round-nearest-even", "sqrt", "rsqrt",
+      "exponential", "log", "sine", "cosine", "tan", "tanh", "logistic", "erf", "cbrt", "exponential-minus-one",
+      "log-plus-one", "copy"};
+  for (const std::string& t : kFloatTypes) {
+    for (const std::string& d : kShapes) {
+      for (const std::string& op : ops) {
+        RunAndCompare(Subst(absl::StrCat("HloModule m\nENTRY e {\n  p = $T$D parameter(0)\n  ROOT r = $T$D ", op,
+                                         "(p)\n}\n"),
+                            t, d));
+      }
+      RunAndCompare(Subst("HloModule m\nENTRY e {\n  p = $T$D parameter(0)\n  ROOT r = pred$D is-finite(p)\n}\n", t, d));
+    }
+  }
+}
+
+TEST(CpuBackendTest, UnaryInteger) {
+  const std::vector<std::string> ops = {"abs", "negate", "sign", "not", "count-leading-zeros", "popcnt", "copy"};
+  for (const std::string& t : kIntTypes) {
+    for (const std::string& d : kShapes) {
+      for (const std::string& op : ops) {
+        RunAndCompare(Subst(absl::StrCat("HloModule m\nENTRY e {\n  p = $T$D parameter(0)\n  ROOT r = $T$D ", op,
+                                         "(p)\n}\n"),
+                            t, d),
+                      {.tol = kExact});
+      }
+    }
+  }
+  RunAndCompare("HloModule m\nENTRY e {\n  p = pred[33] parameter(0)\n  ROOT r = pred[33] not(p)\n}\n");
+}
+
+TEST(CpuBackendTest, BinaryAllTypes) {
+  const std::vector<std::string> arith = {"add", "subtract", "multiply", "divide", "remainder", "power",
+                                          "maximum", "minimum"};
+  const std::vector<std::string> bits = {"and", "or", "xor", "shift-left", "shift-right-logical",
+                                         "shift-right-arithmetic"};
+  for (const std::string& t : AllTypes()) {
+    std::vector<std::string> ops;
+    if (t == "pred") {
+      ops = {"add", "multiply", "maximum", "minimum", "and", "or", "xor", "power"};
+    } else if (t == "f32" || t == "f64") {
+      ops = arith;
+      ops.push_back("atan2");
+    } else {
+      ops = arith;
+      ops.insert(ops.end(), bits.begin(), bits.end());
+    }
+    for (const std::string& d : kShapes) {
+      for (const std::string& op : ops) {
+        const std::string text = Subst(absl::StrCat("HloModule m\nENTRY e {\n  a = $T$D parameter(0)\n  b = $T$D "
+                                                    "parameter(1)\n  ROOT r = $T$D ",
+                                                    op, "(a, b)\n}\n"),
+                                       t, d);
+        RunAndCompare(text);                       // random bits: overflow, huge shifts
+        RunAndCompare(text, {.small_ints = 9});    // small values: x/0, x%-1, shifts in range, powers
+      }
+    }
+  }
+}
+
+TEST(CpuBackendTest, CompareAllTypesAndDirections) {
+  for (const std::string& t : AllTypes()) {
+    for (const std::string dir : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+      std::vector<std::string> types = {""};
+      if (t == "f32" || t == "f64") types.push_back(", type=TOTALORDER");
+      for (const std::string& ctype : types) {
+        RunAndCompare(Subst(absl::StrCat("HloModule m\nENTRY e {\n  a = $T[3,17] parameter(0)\n  b = $T[3,17] "
+                                         "parameter(1)\n  ROOT r = pred[3,17] compare(a, b), direction=",
+                                         dir, ctype, "\n}\n"),
+                            t, ""),
+                      {.small_ints = 2});
+      }
+    }
+  }
+}
+
+// Special float values through max/min/compare/convert/sign/round.
+TEST(CpuBackendTest, FloatSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1.5f, 2.5f, -2.5f, inf, -inf, nan,
+                               3e9f, -3e9f, 1e20f, -1e20f, 255.5f, 65535.9f, -129.0f};
+  std::vector<float> lhs, rhs;
+  for (float a : values) {
+    for (float b : values) {
+      lhs.push_back(a);
+      rhs.push_back(b);
+    }
+  }
+  const int64_t n = lhs.size();
+  auto args = [&] {
+    std::vector<Literal> v;
+    v.push_back(Literal::CreateR1<float>(lhs));
+    v.push_back(Literal::CreateR1<float>(rhs));
+    return v;
+  };
+  const std::string dims = absl::StrCat("[", n, "]");
+  for (const std::string op : {"maximum", "minimum", "add", "divide", "remainder", "power", "atan2"}) {
+    RunAndCompare(absl::StrCat("HloModule m\nENTRY e {\n  a = f32", dims, " parameter(0)\n  b = f32", dims,
+                               " parameter(1)\n  ROOT r = f32", dims, " ", op, "(a, b)\n}\n"),
+                  {.args = args()});
+  }
+  for (const std::string dir : {"EQ", "NE", "LT", "GE"}) {
+    for (const std::string ct : {"", ", type=TOTALORDER"}) {
+      RunAndCompare(absl::StrCat("HloModule m\nENTRY e {\n  a = f32", dims, " parameter(0)\n  b = f32", dims,
+                                 " parameter(1)\n  ROOT r = pred", dims, " compare(a, b), direction=", dir, ct,
+                                 "\n}\n"),
+                    {.args = args()});
+    }
+  }
+  for (const std::string op : {"sign", "round-nearest-even", "round-nearest-afz", "is-finite"}) {
+    const std::string out = op == "is-finite" ? "pred" : "f32";
+    std::vector<Literal> a;
+    a.push_back(Literal::CreateR1<float>(values));
+    RunAndCompare(absl::StrCat("HloModule m\nENTRY e {\n  a = f32[", values.size(), "] parameter(0)\n  ROOT r = ",
+                               out, "[", values.size(), "] ", op, "(a)\n}\n"),
+                  {.args = std::move(a)});
+  }
+  // Saturating float -> int converts, NaN -> 0.
+  for (const std::string& t : AllTypes()) {
+    std::vector<Literal> a;
+    a.push_back(Literal::CreateR1<float>(values));
+    RunAndCompare(absl::StrCat("HloModule m\nENTRY e {\n  a = f32[", values.size(), "] parameter(0)\n  ROOT r = ",
+                               t, "[", values.size(), "] convert(a)\n}\n"),
+                  {.args = std::move(a)});
+  }
+  // Clamp with NaN operands and bounds.
+  {
+    std::vector<Literal> a;
+    a.push_back(Literal::CreateR1<float>(lhs));
+    a.push_back(Literal::CreateR1<float>(rhs));
+    RunAndCompare(absl::StrCat("HloModule m\nENTRY e {\n  a = f32", dims, " parameter(0)\n  b = f32", dims,
+                               " parameter(1)\n  lo = f32[] constant(-1)\n  ROOT r = f32", dims,
+                               " clamp(lo, a, b)\n}\n"),
+                  {.args = std::move(a)});
+  }
+}
+
+TEST(CpuBackendTest, ConvertAllPairs) {
+  for (const std::string& from : AllTypes()) {
+    for (const std::string& to : AllTypes()) {
+      const std::string text = absl::StrCat("HloModule m\nENTRY e {\n  a = ", from, "[5,7] parameter(0)\n  ROOT r = ",
+                                            to, "[5,7] convert(a)\n}\n");
+      RunAndCompare(text, {.range = 1e3});
+      RunAndCompare(text, {.range = 1e20, .seed = 7});
+    }
+  }
+}
+
+TEST(CpuBackendTest, SelectAndClamp) {
+  for (const std::string& t : AllTypes()) {
+    for (const std::string d : {"[]", "[17]", "[0,3]", "[3,33]"}) {
+      RunAndCompare(Subst("HloModule m\nENTRY e {\n  p = pred$D parameter(0)\n  a = $T$D parameter(1)\n  b = $T$D "
+                          "parameter(2)\n  ROOT r = $T$D select(p, a, b)\n}\n",
+                          t, d));
+      RunAndCompare(Subst("HloModule m\nENTRY e {\n  p = pred[] parameter(0)\n  a = $T$D parameter(1)\n  b = $T$D "
+                          "parameter(2)\n  ROOT r = $T$D select(p, a, b)\n}\n",
+                          t, d));
+      if (t == "pred") continue;
+      RunAndCompare(Subst("HloModule m\nENTRY e {\n  lo = $T$D parameter(0)\n  x = $T$D parameter(1)\n  hi = $T$D "
+                          "parameter(2)\n  ROOT r = $T$D clamp(lo, x, hi)\n}\n",
+                          t, d));
+      RunAndCompare(Subst("HloModule m\nENTRY e {\n  lo = $T[] parameter(0)\n  x = $T$D parameter(1)\n  hi = $T[] "
+                          "parameter(2)\n  ROOT r = $T$D clamp(lo, x, hi)\n}\n",
+                          t, d),
+                    {.small_ints = 50});
+    }
+  }
+}
+
+// --- Shape ops, fused into an elementwise consumer ------------------------------
+
+TEST(CpuBackendTest, FusedShapeOps) {
+  for (const std::string t : {"f32", "s32", "u8", "f64", "pred"}) {
+    const std::string op = std::string(t) == "pred" ? "xor" : "add";
+    auto run = [&](const std::string& body) {
+      RunAndCompare(absl::StrReplaceAll(absl::StrCat("HloModule m\nENTRY e {\n", body, "}\n"), {{"$T", t}, {"$OP", op}}));
+    };
+    run("  a = $T[5] parameter(0)\n  b = $T[3,5] parameter(1)\n  br = $T[3,5] broadcast(a), dimensions={1}\n"
+        "  ROOT r = $T[3,5] $OP(br, b)\n");
+    run("  a = $T[] parameter(0)\n  b = $T[4,0,3] parameter(1)\n  br = $T[4,0,3] broadcast(a), dimensions={}\n"
+        "  ROOT r = $T[4,0,3] $OP(br, b)\n");
+    run("  a = $T[3,5] parameter(0)\n  b = $T[15] parameter(1)\n  rs = $T[15] reshape(a)\n"
+        "  ROOT r = $T[15] $OP(rs, b)\n");
+    run("  a = $T[6,5] parameter(0)\n  b = $T[3,10] parameter(1)\n  rs = $T[3,10] reshape(a)\n"
+        "  ROOT r = $T[3,10] $OP(rs, b)\n");
+    run("  a = $T[1,17,1] parameter(0)\n  b = $T[17] parameter(1)\n  rs = $T[17] reshape(a)\n"
+        "  ROOT r = $T[17] $OP(rs, b)\n");
+    run("  a = $T[2,3,5] parameter(0)\n  b = $T[5,2,3] parameter(1)\n  tr = $T[5,2,3] transpose(a), "
+        "dimensions={2,0,1}\n  ROOT r = $T[5,2,3] $OP(tr, b)\n");
+    run("  a = $T[10,33] parameter(0)\n  b = $T[3,8] parameter(1)\n  sl = $T[3,8] slice(a), "
+        "slice={[1:10:3], [2:33:4]}\n  ROOT r = $T[3,8] $OP(sl, b)\n");
+    run("  a = $T[4,7] parameter(0)\n  b = $T[4,7] parameter(1)\n  rv = $T[4,7] reverse(a), dimensions={0,1}\n"
+        "  ROOT r = $T[4,7] $OP(rv, b)\n");
+    run("  a = $T[2,3] parameter(0)\n  b = $T[2,4] parameter(1)\n  c = $T[2,0] parameter(2)\n"
+        "  d = $T[2,11] parameter(3)\n  cc = $T[2,11] concatenate(a, b, c, b), dimensions={1}\n"
+        "  ROOT r = $T[2,11] $OP(cc, d)\n");
+    run("  a = $T[3,4] parameter(0)\n  v = $T[] parameter(1)\n  b = $T[8,8] parameter(2)\n"
+        "  pd = $T[8,8] pad(a, v), padding=1_2_1x-1_2_1\n  ROOT r = $T[8,8] $OP(pd, b)\n");
+    if (std::string(t) != "pred") {
+      run("  b = $T[3,17] parameter(0)\n  io = $T[3,17] iota(), iota_dimension=1\n  ROOT r = $T[3,17] $OP(io, b)\n");
+      run("  b = $T[3] parameter(0)\n  c = $T[3] constant({1, 2, 3})\n  ROOT r = $T[3] $OP(c, b)\n");
+    }
+  }
+}
+
+TEST(CpuBackendTest, ConstantsAndScalars) {
+  RunAndCompare("HloModule m\nENTRY e {\n  c = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n  ROOT r = f32[2,3] "
+                "negate(c)\n}\n");
+  RunAndCompare("HloModule m\nENTRY e {\n  ROOT c = s32[4] constant({1, -2, 3, 4})\n}\n");
+  RunAndCompare("HloModule m\nENTRY e {\n  ROOT c = f64[] constant(2.5)\n}\n");
+  RunAndCompare("HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n  c = f32[] constant(3)\n  ROOT r = f32[] "
+                "multiply(a, c)\n}\n");
+}
+
+// --- Fused chains ------------------------------------------------------------------
+
+TEST(CpuBackendTest, GeluTanhChain) {
+  for (const std::string d : {"[]", "[17]", "[1000]", "[3,33]", "[0,4]"}) {
+    RunAndCompare(Subst(R"(HloModule gelu
+ENTRY e {
+  x = f32$D parameter(0)
+  half = f32[] constant(0.5)
+  one = f32[] constant(1)
+  c = f32[] constant(0.79788456)
+  k = f32[] constant(0.044715)
+  x2 = f32$D multiply(x, x)
+  x3 = f32$D multiply(x2, x)
+  kb = f32$D broadcast(k), dimensions={}
+  kx3 = f32$D multiply(kb, x3)
+  inner = f32$D add(x, kx3)
+  cb = f32$D broadcast(c), dimensions={}
+  scaled = f32$D multiply(cb, inner)
+  t = f32$D tanh(scaled)
+  ob = f32$D broadcast(one), dimensions={}
+  t1 = f32$D add(ob, t)
+  hb = f32$D broadcast(half), dimensions={}
+  hx = f32$D multiply(hb, x)
+  ROOT g = f32$D multiply(hx, t1)
+}
+)",
+                        "f32", d),
+                  {.range = 4});
+  }
+}
+
+TEST(CpuBackendTest, BiasAddRelu) {
+  for (const std::string t : {"f32", "f64", "s32"}) {
+    RunAndCompare(Subst(R"(HloModule m
+ENTRY e {
+  x = $T[33,17] parameter(0)
+  b = $T[17] parameter(1)
+  bb = $T[33,17] broadcast(b), dimensions={1}
+  s = $T[33,17] add(x, bb)
+  z = $T[] constant(0)
+  zb = $T[33,17] broadcast(z), dimensions={}
+  ROOT r = $T[33,17] maximum(s, zb)
+}
+)",
+                        t, ""));
+  }
+}
+
+TEST(CpuBackendTest, SharedIntermediateAndTupleResult) {
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[9,7] parameter(0)
+  b = f32[9,7] parameter(1)
+  e = f32[9,7] exponential(a)
+  s = f32[9,7] add(e, b)
+  p = f32[9,7] multiply(e, s)
+  ROOT t = (f32[9,7], f32[9,7], f32[9,7], f32[9,7], f32[9,7]) tuple(p, e, a, p, s)
+}
+)");
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  t = (f32[5], (s32[3], f32[5])) parameter(0)
+  a = f32[5] get-tuple-element(t), index=0
+  inner = (s32[3], f32[5]) get-tuple-element(t), index=1
+  b = f32[5] get-tuple-element(inner), index=1
+  i = s32[3] get-tuple-element(inner), index=0
+  s = f32[5] add(a, b)
+  ROOT r = (f32[5], s32[3], (s32[3], f32[5])) tuple(s, i, inner)
+}
+)");
+  RunAndCompare("HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  ROOT r = f32[4] multiply(a, a)\n}\n");
+  RunAndCompare("HloModule m\nENTRY e {\n  ROOT a = f32[4,3] parameter(0)\n}\n");
+}
+
+TEST(CpuBackendTest, Layouts) {
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[3,5]{0,1} parameter(0)
+  b = f32[3,5] parameter(1)
+  s = f32[3,5]{0,1} add(a, b)
+  ROOT t = f32[5,3]{0,1} transpose(s), dimensions={1,0}
+}
+)");
+}
+
+// --- Reductions ---------------------------------------------------------------------
+
+std::string ReduceModule(const std::string& type, const std::string& op, const std::string& in_dims,
+                         const std::string& out_dims, const std::string& dims, const std::string& init) {
+  return absl::StrCat("HloModule m\nr {\n  a = ", type, "[] parameter(0)\n  b = ", type,
+                      "[] parameter(1)\n  ROOT c = ", type, "[] ", op, "(a, b)\n}\nENTRY e {\n  x = ", type, in_dims,
+                      " parameter(0)\n  i = ", type, "[] constant(", init, ")\n  ROOT y = ", type, out_dims,
+                      " reduce(x, i), dimensions={", dims, "}, to_apply=r\n}\n");
+}
+
+TEST(CpuBackendTest, ReduceEachDimension) {
+  struct Case { std::string op, init; };
+  for (const std::string t : {"f32", "f64", "s32", "u8", "s64"}) {
+    const bool is_float = t[0] == 'f';
+    std::vector<Case> cases = {{"add", "0"}, {"maximum", is_float ? "-inf" : "0"}, {"minimum", is_float ? "inf" : "0"},
+                               {"multiply", "1"}};
+    for (const Case& c : cases) {
+      const ErrorSpec tol = c.op == "multiply" ? ErrorSpec{1e-3, 1e-4} : kReduceTol;
+      const double range = c.op == "multiply" ? 1.5 : 2.0;
+      RunAndCompare(ReduceModule(t, c.op, "[5,17,33]", "[17,33]", "0", c.init), {.tol = tol, .range = range});
+      RunAndCompare(ReduceModule(t, c.op, "[5,17,33]", "[5,33]", "1", c.init), {.tol = tol, .range = range});
+      RunAndCompare(ReduceModule(t, c.op, "[5,17,33]", "[5,17]", "2", c.init), {.tol = tol, .range = range});
+      RunAndCompare(ReduceModule(t, c.op, "[5,17,33]", "[17]", "0,2", c.init), {.tol = tol, .range = range});
+      RunAndCompare(ReduceModule(t, c.op, "[5,17,33]", "[]", "0,1,2", c.init), {.tol = tol, .range = range});
+      RunAndCompare(ReduceModule(t, c.op, "[]", "[]", "", c.init), {.tol = tol});
+      RunAndCompare(ReduceModule(t, c.op, "[4,0]", "[4]", "1", c.init), {.tol = tol});
+      RunAndCompare(ReduceModule(t, c.op, "[0,4]", "[0]", "1", c.init), {.tol = tol});
+      RunAndCompare(ReduceModule(t, c.op, "[1000]", "[]", "0", c.init), {.tol = tol, .range = range});
+    }
+  }
+  RunAndCompare(ReduceModule("pred", "and", "[7,9]", "[7]", "1", "true"));
+  RunAndCompare(ReduceModule("pred", "or", "[7,9]", "[9]", "0", "false"));
+}
+
+TEST(CpuBackendTest, ReduceOfFusedProducerAndSoftmax) {
+  RunAndCompare(R"(HloModule softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[13,37] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[13] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[13,37] broadcast(m), dimensions={0}
+  d = f32[13,37] subtract(x, mb)
+  ex = f32[13,37] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[13] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[13,37] broadcast(s), dimensions={0}
+  ROOT y = f32[13,37] divide(ex, sb)
+}
+)",
+                {.tol = kReduceTol});
+}
+
+// --- Dot ----------------------------------------------------------------------------
+
+std::string DotModule(const std::string& t, int64_t m, int64_t k, int64_t n) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  a = ", t, "[", m, ",", k, "] parameter(0)\n  b = ", t, "[", k, ",",
+                      n, "] parameter(1)\n  ROOT d = ", t, "[", m, ",", n,
+                      "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+}
+
+TEST(CpuBackendTest, DotShapesAndTypes) {
+  const std::vector<std::array<int64_t, 3>> sizes = {{1, 1, 1}, {7, 13, 5}, {64, 64, 64}, {3, 0, 4}, {0, 5, 2}, {33, 17, 1}};
+  for (const std::string t : {"f32", "f64", "s32", "u8", "s64", "pred"}) {
+    for (const auto& [m, k, n] : sizes) RunAndCompare(DotModule(t, m, k, n), {.tol = kDotTol});
+  }
+}
+
+TEST(CpuBackendTest, DotVariants) {
+  // Transposed operands through contracting dimensions and layouts.
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[13,7] parameter(0)
+  b = f32[5,13] parameter(1)
+  ROOT d = f32[7,5] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+}
+)",
+                {.tol = kDotTol});
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f64[7,13]{0,1} parameter(0)
+  b = f64[13,5]{0,1} parameter(1)
+  ROOT d = f64[7,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)",
+                {.tol = kDotTol});
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[7,13] parameter(0)
+  b = f32[13,5] parameter(1)
+  ROOT d = f32[7,5]{0,1} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)",
+                {.tol = kDotTol});
+  // Batched, through the runtime (leading batch dims) and elementally.
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[3,7,13] parameter(0)
+  b = f32[3,13,5] parameter(1)
+  ROOT d = f32[3,7,5] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+}
+)",
+                {.tol = kDotTol});
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[7,3,13] parameter(0)
+  b = f32[13,5,3] parameter(1)
+  ROOT d = f32[3,7,5] dot(a, b), lhs_batch_dims={1}, rhs_batch_dims={2}, lhs_contracting_dims={2}, rhs_contracting_dims={0}
+}
+)",
+                {.tol = kDotTol});
+  // Vector dots and a dot feeding a fused epilogue.
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[17] parameter(0)
+  b = f32[17] parameter(1)
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}
+)",
+                {.tol = kDotTol});
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[9,17] parameter(0)
+  b = f32[17,6] parameter(1)
+  bias = f32[6] parameter(2)
+  d = f32[9,6] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[9,6] broadcast(bias), dimensions={1}
+  s = f32[9,6] add(d, bb)
+  z = f32[] constant(0)
+  zb = f32[9,6] broadcast(z), dimensions={}
+  ROOT r = f32[9,6] maximum(s, zb)
+}
+)",
+                {.tol = kDotTol});
+  // An operand that is itself a fused expression.
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[8,16] parameter(0)
+  b = f32[16,8] parameter(1)
+  ea = f32[8,16] exponential(a)
+  ROOT d = f32[8,8] dot(ea, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)",
+                {.tol = kDotTol});
+}
+
+// --- What is not implemented yet ----------------------------------------------------
+
+TEST(CpuBackendTest, UnimplementedIsAnError) {
+  const std::vector<std::string> modules = {
+      "HloModule m\nENTRY e {\n  a = f16[4] parameter(0)\n  ROOT r = f16[4] add(a, a)\n}\n",
+      "HloModule m\nENTRY e {\n  a = bf16[4] parameter(0)\n  ROOT r = f32[4] convert(a)\n}\n",
+      "HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT r = c64[4] negate(a)\n}\n",
+      "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  ROOT r = f32[4] sort(a), dimensions={0}, to_apply=lt\n}\n",
+      R"(HloModule m
+cond {
+  s = s32[] parameter(0)
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(s, n), direction=LT
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT a = s32[] add(s, one)
+}
+ENTRY e {
+  z = s32[] parameter(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+}
+)",
+  };
+  for (const std::string& text : modules) {
+    auto module = ParseHloModule(text);
+    if (!module.ok()) continue;  // a module the parser rejects tests nothing here
+    auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
+    ASSERT_FALSE(executable.ok()) << text;
+    EXPECT_EQ(executable.status().code(), absl::StatusCode::kUnimplemented) << executable.status();
+    EXPECT_NE(executable.status().message().find("CPU backend"), std::string::npos) << executable.status();
+  }
+}
+
+// --- Code quality ---------------------------------------------------------------------
+
+TEST(CpuBackendTest, ElementwiseLoopIsVectorized) {
+  auto executable = CompileOnCpu(R"(HloModule m
+ENTRY e {
+  a = f32[1003] parameter(0)
+  b = f32[1003] parameter(1)
+  bias = f32[] constant(1.5)
+  bb = f32[1003] broadcast(bias), dimensions={}
+  s = f32[1003] multiply(a, b)
+  ROOT r = f32[1003] add(s, bb)
+}
+)");
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+  EXPECT_NE(ir.find("x float>"), std::string::npos) << ir;
+}
+
+TEST(CpuBackendTest, RowReductionIsVectorized) {
+  auto executable = CompileOnCpu(ReduceModule("f32", "add", "[64,1024]", "[64]", "1", "0"));
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+  EXPECT_NE(ir.find("x float>"), std::string::npos) << ir;
+}
+
+TEST(CpuBackendTest, RegisteredBelowTheInterpreter) {
+  auto names = BackendRegistry::Names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "cpu"), names.end());
+  EXPECT_NE(BackendRegistry::DefaultName(), "cpu");
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,44 @@
+#include "backends/cpu/cpu_compiler.h"
+
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/ir_emitter.h"
+#include "backends/cpu/jit.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+constexpr char kEntryName[] = "xla_cpu_entry";
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr<HloModule> module,
+                                                                 const DebugOptions& options) {
+  if (module == nullptr || module->entry_computation() == nullptr) {
+    return InvalidArgument("CPU backend: module has no entry computation");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create());
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto llvm_module = std::make_unique<llvm::Module>(module->name(), *context);
+  llvm_module->setTargetTriple(jit->triple());
+  llvm_module->setDataLayout(jit->data_layout());
+
+  IrEmitter emitter(llvm_module.get());
+  RETURN_IF_ERROR(emitter.EmitEntryFunction(*module->entry_computation(), kEntryName));
+  for (llvm::Function& f : *llvm_module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", jit->cpu_name());
+    f.addFnAttr("target-features", jit->cpu_features());
+  }
+  const int64_t arena_bytes = emitter.ArenaBytes();
+  std::string optimized_ir;
+  ASSIGN_OR_RETURN(void* entry, jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir));
+  return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
+                                         reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
+                                         std::move(optimized_ir));
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,25 @@
+// CpuCompiler: HloModule -> native code for the host CPU. Emits the entry
+// computation as one LLVM function (ir_emitter.h), optimizes it at O3 and
+// JIT-compiles it with ORC (jit.h). Anything outside the implemented slice
+// is an Unimplemented error at compile time, never a wrong answer and never
+// a fallback to the interpreter.
+#ifndef BACKENDS_CPU_CPU_COMPILER_H_
+#define BACKENDS_CPU_CPU_COMPILER_H_
+
+#include <memory>
+
+#include "backends/backend.h"
+
+namespace xla {
+namespace cpu {
+
+class CpuCompiler : public Compiler {
+ public:
+  absl::StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
+                                                      const DebugOptions& options) override;
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_CPU_COMPILER_H_

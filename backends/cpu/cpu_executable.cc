@@ -1,0 +1,80 @@
+#include "backends/cpu/cpu_executable.h"
+
+#include <cstdlib>
+#include <vector>
+
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+
+constexpr int64_t kAlignment = 64;
+
+// Array leaves of a buffer tree, depth-first.
+void CollectLeaves(const DeviceBuffer& buffer, std::vector<void*>* leaves) {
+  if (!buffer.shape().IsTuple()) {
+    leaves->push_back(const_cast<void*>(buffer.data()));
+    return;
+  }
+  for (const auto& e : buffer.elements()) CollectLeaves(*e, leaves);
+}
+
+// True when every array of `a` has the layout `b` expects.
+bool SameLayouts(const Shape& a, const Shape& b) {
+  if (a.IsTuple() != b.IsTuple()) return false;
+  if (!a.IsTuple()) return a.layout() == b.layout();
+  if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
+  for (int i = 0; i < a.tuple_shapes_size(); ++i) {
+    if (!SameLayouts(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
+                             int64_t arena_bytes, std::string optimized_ir)
+    : Executable(std::move(module)),
+      jit_(std::move(jit)),
+      entry_(entry),
+      arena_bytes_(arena_bytes),
+      optimized_ir_(std::move(optimized_ir)) {}
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
+    absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) {
+  const HloComputation* entry = module().entry_computation();
+  if (static_cast<int64_t>(arguments.size()) != entry->num_parameters()) {
+    return InvalidArgument("CPU backend: %d arguments for %d parameters", arguments.size(), entry->num_parameters());
+  }
+  // Arguments in another layout than compiled for are relaid out first.
+  std::vector<std::shared_ptr<const DeviceBuffer>> relaid;
+  std::vector<void*> params;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Shape& want = entry->parameter_instruction(i)->shape();
+    const DeviceBuffer* arg = arguments[i].get();
+    if (!SameLayouts(arg->shape(), want)) {
+      ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> copy,
+                       DeviceBuffer::FromLiteral(arg->ToLiteral().RelayoutTo(want)));
+      relaid.push_back(copy);
+      arg = copy.get();
+    }
+    CollectLeaves(*arg, &params);
+  }
+  const Shape& result_shape = entry->root_instruction()->shape();
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, DeviceBuffer::AllocateTree(result_shape));
+  std::vector<void*> results;
+  for (DeviceBuffer* leaf : result->MutableLeaves()) results.push_back(leaf->mutable_data());
+
+  const int64_t arena_size = std::max<int64_t>(kAlignment, (arena_bytes_ + kAlignment - 1) / kAlignment * kAlignment);
+  std::unique_ptr<char, decltype(&std::free)> arena(static_cast<char*>(std::aligned_alloc(kAlignment, arena_size)),
+                                                    &std::free);
+  if (arena == nullptr) return ResourceExhausted("CPU backend: could not allocate a %d-byte arena", arena_size);
+  entry_(params.data(), results.data(), arena.get());
+  return result;
+}
+
+}  // namespace cpu
+}  // namespace xla

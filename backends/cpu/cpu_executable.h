@@ -1,0 +1,40 @@
+// CpuExecutable: a module compiled to native code by the CPU backend. Holds
+// the JIT (and so the code) alive; each run allocates the result buffers and
+// one scratch arena and calls the entry function (ABI in ir_emitter.h).
+#ifndef BACKENDS_CPU_CPU_EXECUTABLE_H_
+#define BACKENDS_CPU_CPU_EXECUTABLE_H_
+
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+#include "backends/cpu/jit.h"
+
+namespace xla {
+namespace cpu {
+
+class CpuExecutable : public Executable {
+ public:
+  using EntryFunction = void (*)(void** params, void** results, char* arena);
+
+  CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
+                int64_t arena_bytes, std::string optimized_ir);
+
+  absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
+      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) override;
+  int64_t SizeInBytes() const override { return static_cast<int64_t>(optimized_ir_.size()) + arena_bytes_; }
+
+  // The LLVM IR after optimization (for dumps and vectorization tests).
+  const std::string& optimized_ir() const { return optimized_ir_; }
+
+ private:
+  std::unique_ptr<CpuJit> jit_;
+  EntryFunction entry_;
+  int64_t arena_bytes_;
+  std::string optimized_ir_;
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_CPU_EXECUTABLE_H_

@@ -1,0 +1,742 @@
+#include "backends/cpu/elemental_ir_emitter.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/APInt.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Intrinsics.h"
+#include "xla/primitive_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+
+bool IsFloat(PrimitiveType t) { return t == F32 || t == F64; }
+bool IsSigned(PrimitiveType t) { return primitive_util::IsSignedIntegralType(t); }
+bool IsInt(PrimitiveType t) { return primitive_util::IsIntegralType(t); }
+
+absl::Status NotImplemented(const HloInstruction& hlo, absl::string_view what) {
+  return absl::UnimplementedError(
+      absl::StrCat("CPU backend: ", what, " is not implemented yet (in ", hlo.ToString(), ")"));
+}
+
+absl::Status OpNotImplemented(const HloInstruction& hlo, PrimitiveType type) {
+  return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " on ", primitive_util::LowercaseName(type)));
+}
+
+}  // namespace
+
+bool IsSupportedElementType(PrimitiveType type) {
+  switch (type) {
+    case PRED: case S8: case S16: case S32: case S64:
+    case U8: case U16: case U32: case U64: case F32: case F64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::Status CheckSupportedElementType(PrimitiveType type, const HloInstruction& context) {
+  if (IsSupportedElementType(type)) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat("CPU backend: element type ", primitive_util::LowercaseName(type),
+                                               " is not implemented yet (in ", context.ToString(), ")"));
+}
+
+llvm::Type* IrValueType(PrimitiveType type, llvm::LLVMContext& ctx) {
+  switch (type) {
+    case PRED: return llvm::Type::getInt1Ty(ctx);
+    case S8: case U8: return llvm::Type::getInt8Ty(ctx);
+    case S16: case U16: return llvm::Type::getInt16Ty(ctx);
+    case S32: case U32: return llvm::Type::getInt32Ty(ctx);
+    case S64: case U64: return llvm::Type::getInt64Ty(ctx);
+    case F32: return llvm::Type::getFloatTy(ctx);
+    case F64: return llvm::Type::getDoubleTy(ctx);
+    default: return nullptr;
+  }
+}
+
+llvm::Type* IrStorageType(PrimitiveType type, llvm::LLVMContext& ctx) {
+  return type == PRED ? llvm::Type::getInt8Ty(ctx) : IrValueType(type, ctx);
+}
+
+bool IsFusibleOpcode(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kBroadcast: case HloOpcode::kReshape: case HloOpcode::kTranspose:
+    case HloOpcode::kSlice: case HloOpcode::kReverse: case HloOpcode::kIota:
+    case HloOpcode::kConcatenate: case HloOpcode::kPad: case HloOpcode::kConstant:
+    case HloOpcode::kConvert: case HloOpcode::kCopy: case HloOpcode::kSelect:
+    case HloOpcode::kClamp: case HloOpcode::kCompare:
+      return true;
+    default:
+      return IsElementwiseUnary(opcode) || (IsElementwiseBinary(opcode) && opcode != HloOpcode::kComplex);
+  }
+}
+
+llvm::Value* ElementalIrEmitter::LinearIndex(const Shape& shape, const IrIndex& index) {
+  llvm::Value* linear = b_->getInt64(0);
+  int64_t stride = 1;
+  for (int64_t d : shape.layout().minor_to_major()) {
+    if (shape.dimensions(d) != 1) {
+      llvm::Value* term = stride == 1 ? index[d] : b_->CreateMul(index[d], b_->getInt64(stride), "", true, true);
+      linear = b_->CreateAdd(linear, term, "", true, true);
+    }
+    stride *= shape.dimensions(d);
+  }
+  return linear;
+}
+
+llvm::Value* ElementalIrEmitter::LoadElement(llvm::Value* base, const Shape& shape, const IrIndex& index) {
+  llvm::Type* storage = IrStorageType(shape.element_type(), b_->getContext());
+  llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, {LinearIndex(shape, index)});
+  llvm::Value* v = b_->CreateLoad(storage, ptr);
+  if (shape.element_type() == PRED) v = b_->CreateICmpNE(v, b_->getInt8(0));
+  return v;
+}
+
+void ElementalIrEmitter::StoreElement(llvm::Value* value, llvm::Value* base, const Shape& shape,
+                                      const IrIndex& index) {
+  llvm::Type* storage = IrStorageType(shape.element_type(), b_->getContext());
+  if (shape.element_type() == PRED) value = b_->CreateZExt(value, storage);
+  llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, {LinearIndex(shape, index)});
+  b_->CreateStore(value, ptr);
+}
+
+llvm::Value* ElementalIrEmitter::EmitLiteralElement(const Literal& literal, int64_t linear) {
+  const PrimitiveType type = literal.element_type();
+  const int width = primitive_util::ByteWidth(type);
+  uint64_t raw = 0;
+  std::memcpy(&raw, static_cast<const char*>(literal.untyped_data()) + linear * width, width);
+  llvm::LLVMContext& ctx = b_->getContext();
+  if (type == PRED) return b_->getInt1(raw != 0);
+  if (type == F32) return llvm::ConstantFP::get(ctx, llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, raw)));
+  if (type == F64) return llvm::ConstantFP::get(ctx, llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, raw)));
+  return llvm::ConstantInt::get(IrValueType(type, ctx), raw);
+}
+
+llvm::Value* ElementalIrEmitter::Zero(PrimitiveType type) {
+  return llvm::Constant::getNullValue(IrValueType(type, b_->getContext()));
+}
+
+llvm::AllocaInst* ElementalIrEmitter::EntryAlloca(llvm::Type* type, const std::string& name) {
+  llvm::Function* fn = b_->GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+  return entry.CreateAlloca(type, nullptr, name);
+}
+
+llvm::FunctionCallee ElementalIrEmitter::LibmFunction(const std::string& name, llvm::Type* type, int arity) {
+  std::vector<llvm::Type*> params(arity, type);
+  llvm::FunctionCallee callee = module_->getOrInsertFunction(name, llvm::FunctionType::get(type, params, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    f->setDoesNotAccessMemory();  // errno is not observed
+  }
+  return callee;
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::CallLibm(const HloInstruction& hlo, const char* f32_name,
+                                                          const char* f64_name, PrimitiveType type,
+                                                          std::vector<llvm::Value*> args) {
+  if (!IsFloat(type)) return OpNotImplemented(hlo, type);
+  llvm::FunctionCallee f = LibmFunction(type == F32 ? f32_name : f64_name, args[0]->getType(), args.size());
+  return b_->CreateCall(f, args);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::Intrinsic1(llvm::Intrinsic::ID id, llvm::Value* x) {
+  return b_->CreateIntrinsic(id, {x->getType()}, {x});
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitUnaryOp(const HloInstruction& hlo, PrimitiveType type,
+                                                             llvm::Value* x) {
+  const HloOpcode op = hlo.opcode();
+  if (op == HloOpcode::kCopy) return x;
+  if (type == PRED) {
+    if (op == HloOpcode::kNot) return b_->CreateNot(x);
+    return OpNotImplemented(hlo, type);
+  }
+  if (IsInt(type)) {
+    llvm::Value* zero = Zero(type);
+    switch (op) {
+      case HloOpcode::kNot: return b_->CreateNot(x);
+      case HloOpcode::kNegate: return b_->CreateSub(zero, x);
+      case HloOpcode::kAbs:
+        if (!IsSigned(type)) return x;
+        return b_->CreateSelect(b_->CreateICmpSLT(x, zero), b_->CreateSub(zero, x), x);
+      case HloOpcode::kSign: {
+        llvm::Value* one = llvm::ConstantInt::get(x->getType(), 1);
+        llvm::Value* pos = b_->CreateSelect(IsSigned(type) ? b_->CreateICmpSGT(x, zero) : b_->CreateICmpUGT(x, zero),
+                                            one, zero);
+        if (!IsSigned(type)) return pos;
+        return b_->CreateSelect(b_->CreateICmpSLT(x, zero), llvm::ConstantInt::getSigned(x->getType(), -1), pos);
+      }
+      case HloOpcode::kClz:
+        return b_->CreateIntrinsic(llvm::Intrinsic::ctlz, {x->getType()}, {x, b_->getFalse()});
+      case HloOpcode::kPopulationCount: return Intrinsic1(llvm::Intrinsic::ctpop, x);
+      default: return OpNotImplemented(hlo, type);
+    }
+  }
+  if (!IsFloat(type)) return OpNotImplemented(hlo, type);
+  llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+  llvm::Value* zero = llvm::ConstantFP::get(x->getType(), 0.0);
+  switch (op) {
+    case HloOpcode::kAbs: return Intrinsic1(llvm::Intrinsic::fabs, x);
+    case HloOpcode::kNegate: return b_->CreateFNeg(x);
+    case HloOpcode::kSign: {
+      // NaN and +-0 give themselves.
+      llvm::Value* r = b_->CreateSelect(b_->CreateFCmpOGT(x, zero), one, x);
+      return b_->CreateSelect(b_->CreateFCmpOLT(x, zero), llvm::ConstantFP::get(x->getType(), -1.0), r);
+    }
+    case HloOpcode::kCeil: return Intrinsic1(llvm::Intrinsic::ceil, x);
+    case HloOpcode::kFloor: return Intrinsic1(llvm::Intrinsic::floor, x);
+    case HloOpcode::kRoundNearestAfz: return Intrinsic1(llvm::Intrinsic::round, x);
+    case HloOpcode::kRoundNearestEven: return Intrinsic1(llvm::Intrinsic::roundeven, x);
+    case HloOpcode::kSqrt: return Intrinsic1(llvm::Intrinsic::sqrt, x);
+    case HloOpcode::kRsqrt: {
+      ASSIGN_OR_RETURN(llvm::Value * s, Intrinsic1(llvm::Intrinsic::sqrt, x));
+      return b_->CreateFDiv(one, s);
+    }
+    // Transcendentals: scalar libm calls for now (see the BUILD notes; the
+    // vectorizable polynomial versions are still to do).
+    case HloOpcode::kExp: return Intrinsic1(llvm::Intrinsic::exp, x);
+    case HloOpcode::kLog: return Intrinsic1(llvm::Intrinsic::log, x);
+    case HloOpcode::kSin: return Intrinsic1(llvm::Intrinsic::sin, x);
+    case HloOpcode::kCos: return Intrinsic1(llvm::Intrinsic::cos, x);
+    case HloOpcode::kTan: return CallLibm(hlo, "tanf", "tan", type, {x});
+    case HloOpcode::kTanh: return CallLibm(hlo, "tanhf", "tanh", type, {x});
+    case HloOpcode::kErf: return CallLibm(hlo, "erff", "erf", type, {x});
+    case HloOpcode::kCbrt: return CallLibm(hlo, "cbrtf", "cbrt", type, {x});
+    case HloOpcode::kExpm1: return CallLibm(hlo, "expm1f", "expm1", type, {x});
+    case HloOpcode::kLog1p: return CallLibm(hlo, "log1pf", "log1p", type, {x});
+    case HloOpcode::kLogistic: {
+      ASSIGN_OR_RETURN(llvm::Value * e, Intrinsic1(llvm::Intrinsic::exp, b_->CreateFNeg(x)));
+      return b_->CreateFDiv(one, b_->CreateFAdd(one, e));
+    }
+    case HloOpcode::kIsFinite: {
+      ASSIGN_OR_RETURN(llvm::Value * a, Intrinsic1(llvm::Intrinsic::fabs, x));
+      return b_->CreateFCmpOLT(a, llvm::ConstantFP::getInfinity(x->getType()));
+    }
+    case HloOpcode::kReal: return x;
+    case HloOpcode::kImag: return zero;
+    default: return OpNotImplemented(hlo, type);
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBinaryOp(const HloInstruction& hlo, PrimitiveType type,
+                                                              llvm::Value* a, llvm::Value* b, bool reassociate) {
+  const HloOpcode op = hlo.opcode();
+  if (type == PRED) {
+    switch (op) {
+      case HloOpcode::kAdd: case HloOpcode::kMaximum: case HloOpcode::kOr: return b_->CreateOr(a, b);
+      case HloOpcode::kMultiply: case HloOpcode::kMinimum: case HloOpcode::kAnd: return b_->CreateAnd(a, b);
+      case HloOpcode::kXor: return b_->CreateXor(a, b);
+      case HloOpcode::kPower: return b_->CreateOr(a, b_->CreateNot(b));
+      default: return OpNotImplemented(hlo, type);
+    }
+  }
+  if (IsInt(type)) {
+    const bool is_signed = IsSigned(type);
+    llvm::Type* t = a->getType();
+    const unsigned bits = t->getIntegerBitWidth();
+    llvm::Value* zero = Zero(type);
+    llvm::Value* one = llvm::ConstantInt::get(t, 1);
+    llvm::Value* minus_one = llvm::ConstantInt::getSigned(t, -1);
+    switch (op) {
+      case HloOpcode::kAdd: return b_->CreateAdd(a, b);
+      case HloOpcode::kSubtract: return b_->CreateSub(a, b);
+      case HloOpcode::kMultiply: return b_->CreateMul(a, b);
+      case HloOpcode::kAnd: return b_->CreateAnd(a, b);
+      case HloOpcode::kOr: return b_->CreateOr(a, b);
+      case HloOpcode::kXor: return b_->CreateXor(a, b);
+      case HloOpcode::kMaximum:
+        return b_->CreateSelect(is_signed ? b_->CreateICmpSGT(a, b) : b_->CreateICmpUGT(a, b), a, b);
+      case HloOpcode::kMinimum:
+        return b_->CreateSelect(is_signed ? b_->CreateICmpSLT(a, b) : b_->CreateICmpULT(a, b), a, b);
+      case HloOpcode::kDivide: {
+        // x / 0 = -1 (all ones); INT_MIN / -1 = INT_MIN. The divisor is made
+        // safe first: LLVM's division by zero or overflow is undefined.
+        llvm::Value* b_zero = b_->CreateICmpEQ(b, zero);
+        llvm::Value* unsafe = b_zero;
+        if (is_signed) {
+          llvm::Value* overflow = b_->CreateAnd(b_->CreateICmpEQ(a, llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(bits))),
+                                                b_->CreateICmpEQ(b, minus_one));
+          unsafe = b_->CreateOr(unsafe, overflow);
+        }
+        llvm::Value* safe_b = b_->CreateSelect(unsafe, one, b);
+        llvm::Value* q = is_signed ? b_->CreateSDiv(a, safe_b) : b_->CreateUDiv(a, safe_b);
+        return b_->CreateSelect(b_zero, minus_one, q);
+      }
+      case HloOpcode::kRemainder: {
+        // x % 0 = x; x % -1 = 0 (signed).
+        llvm::Value* b_zero = b_->CreateICmpEQ(b, zero);
+        llvm::Value* unsafe = is_signed ? b_->CreateOr(b_zero, b_->CreateICmpEQ(b, minus_one)) : b_zero;
+        llvm::Value* safe_b = b_->CreateSelect(unsafe, one, b);
+        llvm::Value* r = is_signed ? b_->CreateSRem(a, safe_b) : b_->CreateURem(a, safe_b);
+        return b_->CreateSelect(b_zero, a, r);
+      }
+      case HloOpcode::kShiftLeft:
+      case HloOpcode::kShiftRightLogical:
+      case HloOpcode::kShiftRightArithmetic: {
+        // Amounts are unsigned; >= the bit width gives 0 or the sign fill.
+        llvm::Value* too_big = b_->CreateICmpUGE(b, llvm::ConstantInt::get(t, bits));
+        llvm::Value* max_amount = llvm::ConstantInt::get(t, bits - 1);
+        if (op == HloOpcode::kShiftRightArithmetic) {
+          return b_->CreateAShr(a, b_->CreateSelect(too_big, max_amount, b));
+        }
+        llvm::Value* amount = b_->CreateSelect(too_big, zero, b);
+        llvm::Value* r = op == HloOpcode::kShiftLeft ? b_->CreateShl(a, amount) : b_->CreateLShr(a, amount);
+        return b_->CreateSelect(too_big, zero, r);
+      }
+      case HloOpcode::kPower: {
+        // Runtime helper computing in 64 bits; the low bits of a wrapping
+        // product do not depend on the width it is computed in.
+        llvm::Type* i64 = b_->getInt64Ty();
+        llvm::FunctionCallee f = module_->getOrInsertFunction(
+            is_signed ? "__xla_cpu_runtime_PowS64" : "__xla_cpu_runtime_PowU64",
+            llvm::FunctionType::get(i64, {i64, i64}, false));
+        if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+          fn->setDoesNotThrow();
+          fn->setDoesNotAccessMemory();
+          fn->setWillReturn();
+        }
+        llvm::Value* a64 = is_signed ? b_->CreateSExt(a, i64) : b_->CreateZExt(a, i64);
+        llvm::Value* b64 = is_signed ? b_->CreateSExt(b, i64) : b_->CreateZExt(b, i64);
+        return b_->CreateTrunc(b_->CreateCall(f, {a64, b64}), t);
+      }
+      default: return OpNotImplemented(hlo, type);
+    }
+  }
+  if (!IsFloat(type)) return OpNotImplemented(hlo, type);
+  auto reassoc = [&](llvm::Value* v) {
+    if (reassociate) {
+      if (auto* inst = llvm::dyn_cast<llvm::Instruction>(v)) inst->setHasAllowReassoc(true);
+    }
+    return v;
+  };
+  switch (op) {
+    case HloOpcode::kAdd: return reassoc(b_->CreateFAdd(a, b));
+    case HloOpcode::kSubtract: return b_->CreateFSub(a, b);
+    case HloOpcode::kMultiply: return reassoc(b_->CreateFMul(a, b));
+    case HloOpcode::kDivide: return b_->CreateFDiv(a, b);
+    case HloOpcode::kRemainder: return b_->CreateFRem(a, b);
+    case HloOpcode::kPower: return b_->CreateIntrinsic(llvm::Intrinsic::pow, {a->getType()}, {a, b});
+    case HloOpcode::kMaximum: return b_->CreateIntrinsic(llvm::Intrinsic::maximum, {a->getType()}, {a, b});
+    case HloOpcode::kMinimum: return b_->CreateIntrinsic(llvm::Intrinsic::minimum, {a->getType()}, {a, b});
+    case HloOpcode::kAtan2: return CallLibm(hlo, "atan2f", "atan2", type, {a, b});
+    default: return OpNotImplemented(hlo, type);
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitCompare(const HloInstruction& hlo, PrimitiveType type,
+                                                             llvm::Value* a, llvm::Value* b) {
+  ASSIGN_OR_RETURN(ComparisonDirection dir, StringToComparisonDirection(hlo.attributes().comparison_direction()));
+  const ComparisonType ctype = hlo.comparison_type();
+  using P = llvm::CmpInst::Predicate;
+  if (IsFloat(type) && ctype == ComparisonType::kFloat) {
+    P p;
+    switch (dir) {
+      case ComparisonDirection::kEq: p = P::FCMP_OEQ; break;
+      case ComparisonDirection::kNe: p = P::FCMP_UNE; break;
+      case ComparisonDirection::kLt: p = P::FCMP_OLT; break;
+      case ComparisonDirection::kLe: p = P::FCMP_OLE; break;
+      case ComparisonDirection::kGt: p = P::FCMP_OGT; break;
+      case ComparisonDirection::kGe: p = P::FCMP_OGE; break;
+    }
+    return b_->CreateFCmp(p, a, b);
+  }
+  bool is_signed;
+  if (IsFloat(type) && ctype == ComparisonType::kTotalOrder) {
+    // Signed-integer key whose order is the IEEE total order.
+    const unsigned bits = a->getType()->getPrimitiveSizeInBits();
+    llvm::Type* it = b_->getIntNTy(bits);
+    auto key = [&](llvm::Value* v) {
+      llvm::Value* i = b_->CreateBitCast(v, it);
+      llvm::Value* flipped = b_->CreateXor(i, llvm::ConstantInt::get(it, llvm::APInt::getSignedMaxValue(bits)));
+      return b_->CreateSelect(b_->CreateICmpSLT(i, llvm::ConstantInt::get(it, 0)), flipped, i);
+    };
+    a = key(a);
+    b = key(b);
+    is_signed = true;
+  } else if (type == PRED || IsInt(type)) {
+    if (ctype == ComparisonType::kFloat || ctype == ComparisonType::kTotalOrder) {
+      return InvalidArgument("CPU backend: %s: comparison type %s is not valid for %s", hlo.name(),
+                             ComparisonTypeString(ctype), primitive_util::LowercaseName(type));
+    }
+    is_signed = ctype == ComparisonType::kSigned;
+  } else {
+    return OpNotImplemented(hlo, type);
+  }
+  P p;
+  switch (dir) {
+    case ComparisonDirection::kEq: p = P::ICMP_EQ; break;
+    case ComparisonDirection::kNe: p = P::ICMP_NE; break;
+    case ComparisonDirection::kLt: p = is_signed ? P::ICMP_SLT : P::ICMP_ULT; break;
+    case ComparisonDirection::kLe: p = is_signed ? P::ICMP_SLE : P::ICMP_ULE; break;
+    case ComparisonDirection::kGt: p = is_signed ? P::ICMP_SGT : P::ICMP_UGT; break;
+    case ComparisonDirection::kGe: p = is_signed ? P::ICMP_SGE : P::ICMP_UGE; break;
+  }
+  return b_->CreateICmp(p, a, b);
+}
+
+llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x) {
+  if (from == to) return x;
+  llvm::Type* to_type = IrValueType(to, b_->getContext());
+  if (to == PRED) {
+    if (IsFloat(from)) return b_->CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));  // NaN -> true
+    return b_->CreateICmpNE(x, Zero(from));
+  }
+  if (from == PRED) return IsFloat(to) ? b_->CreateUIToFP(x, to_type) : b_->CreateZExt(x, to_type);
+  if (IsInt(from) && IsInt(to)) return b_->CreateIntCast(x, to_type, IsSigned(from));
+  if (IsInt(from)) return IsSigned(from) ? b_->CreateSIToFP(x, to_type) : b_->CreateUIToFP(x, to_type);
+  if (IsInt(to)) {
+    // Saturating, NaN -> 0, as the evaluator's ConvertElementType.
+    auto id = IsSigned(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return b_->CreateIntrinsic(id, {to_type, x->getType()}, {x});
+  }
+  return b_->CreateFPCast(x, to_type);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitElement(const HloInstruction* hlo, const IrIndex& index) {
+  if (llvm::Value* buffer = buffers_(hlo)) return LoadElement(buffer, hlo->shape(), index);
+  return GenerateElement(hlo, index);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateElement(const HloInstruction* hlo, const IrIndex& index) {
+  const Shape& shape = hlo->shape();
+  if (!shape.IsArray()) return NotImplemented(*hlo, absl::StrCat("element of non-array ", shape.ToString()));
+  const PrimitiveType type = shape.element_type();
+  RETURN_IF_ERROR(CheckSupportedElementType(type, *hlo));
+  for (const HloInstruction* operand : hlo->operands()) {
+    if (operand->shape().IsArray()) RETURN_IF_ERROR(CheckSupportedElementType(operand->shape().element_type(), *hlo));
+  }
+  const HloOpcode op = hlo->opcode();
+  switch (op) {
+    case HloOpcode::kConstant:
+      if (ShapeUtil::ElementsIn(shape) != 1) return Internal("CPU backend: constant %s has no buffer", hlo->name());
+      return EmitLiteralElement(hlo->literal(), 0);
+    case HloOpcode::kConvert: {
+      ASSIGN_OR_RETURN(llvm::Value * x, EmitElement(hlo->operand(0), index));
+      return EmitConvert(hlo->operand(0)->shape().element_type(), type, x);
+    }
+    case HloOpcode::kCompare: {
+      ASSIGN_OR_RETURN(llvm::Value * a, EmitElement(hlo->operand(0), index));
+      ASSIGN_OR_RETURN(llvm::Value * b, EmitElement(hlo->operand(1), index));
+      return EmitCompare(*hlo, hlo->operand(0)->shape().element_type(), a, b);
+    }
+    case HloOpcode::kSelect: {
+      const HloInstruction* pred = hlo->operand(0);
+      ASSIGN_OR_RETURN(llvm::Value * p, EmitElement(pred, pred->shape().rank() == 0 ? IrIndex{} : index));
+      ASSIGN_OR_RETURN(llvm::Value * t, EmitElement(hlo->operand(1), index));
+      ASSIGN_OR_RETURN(llvm::Value * f, EmitElement(hlo->operand(2), index));
+      return b_->CreateSelect(p, t, f);
+    }
+    case HloOpcode::kClamp: {
+      const HloInstruction* lo_hlo = hlo->operand(0);
+      const HloInstruction* hi_hlo = hlo->operand(2);
+      ASSIGN_OR_RETURN(llvm::Value * lo, EmitElement(lo_hlo, lo_hlo->shape().rank() == 0 ? IrIndex{} : index));
+      ASSIGN_OR_RETURN(llvm::Value * x, EmitElement(hlo->operand(1), index));
+      ASSIGN_OR_RETURN(llvm::Value * hi, EmitElement(hi_hlo, hi_hlo->shape().rank() == 0 ? IrIndex{} : index));
+      if (IsFloat(type)) {
+        llvm::Value* m = b_->CreateIntrinsic(llvm::Intrinsic::maximum, {x->getType()}, {x, lo});
+        return b_->CreateIntrinsic(llvm::Intrinsic::minimum, {x->getType()}, {m, hi});
+      }
+      const bool s = IsSigned(type);
+      llvm::Value* v = b_->CreateSelect(s ? b_->CreateICmpSGT(x, lo) : b_->CreateICmpUGT(x, lo), x, lo);
+      return b_->CreateSelect(s ? b_->CreateICmpSLT(v, hi) : b_->CreateICmpULT(v, hi), v, hi);
+    }
+    case HloOpcode::kBroadcast: {
+      IrIndex in(hlo->operand(0)->shape().rank());
+      for (size_t i = 0; i < in.size(); ++i) in[i] = index[hlo->dimensions(i)];
+      return EmitElement(hlo->operand(0), in);
+    }
+    case HloOpcode::kTranspose: {
+      IrIndex in(shape.rank());
+      for (int i = 0; i < shape.rank(); ++i) in[hlo->dimensions(i)] = index[i];
+      return EmitElement(hlo->operand(0), in);
+    }
+    case HloOpcode::kSlice: {
+      IrIndex in(shape.rank());
+      for (int d = 0; d < shape.rank(); ++d) {
+        const auto& sd = hlo->attributes().slice_dimensions(d);
+        llvm::Value* v = sd.stride() == 1 ? index[d] : b_->CreateMul(index[d], b_->getInt64(sd.stride()), "", true, true);
+        in[d] = sd.start() == 0 ? v : b_->CreateAdd(v, b_->getInt64(sd.start()), "", true, true);
+      }
+      return EmitElement(hlo->operand(0), in);
+    }
+    case HloOpcode::kReverse: {
+      IrIndex in = index;
+      for (int64_t d : hlo->dimensions()) in[d] = b_->CreateSub(b_->getInt64(shape.dimensions(d) - 1), index[d]);
+      return EmitElement(hlo->operand(0), in);
+    }
+    case HloOpcode::kIota: {
+      if (type == PRED) return NotImplemented(*hlo, "iota on pred");
+      return EmitConvert(S64, type, index[hlo->dimensions(0)]);
+    }
+    case HloOpcode::kReshape: return EmitReshapeElement(hlo, index);
+    case HloOpcode::kConcatenate: return EmitConcatenateElement(hlo, index);
+    case HloOpcode::kPad: return EmitPadElement(hlo, index);
+    case HloOpcode::kReduce: return EmitReduceElement(hlo, index);
+    case HloOpcode::kDot: return EmitDotElement(hlo, index);
+    default: break;
+  }
+  if (IsElementwiseUnary(op) || op == HloOpcode::kCopy) {
+    const PrimitiveType in_type = hlo->operand(0)->shape().element_type();
+    if (in_type != type && op != HloOpcode::kIsFinite) return OpNotImplemented(*hlo, in_type);
+    ASSIGN_OR_RETURN(llvm::Value * x, EmitElement(hlo->operand(0), index));
+    return EmitUnaryOp(*hlo, in_type, x);
+  }
+  if (IsElementwiseBinary(op) && op != HloOpcode::kComplex) {
+    ASSIGN_OR_RETURN(llvm::Value * a, EmitElement(hlo->operand(0), index));
+    ASSIGN_OR_RETURN(llvm::Value * b, EmitElement(hlo->operand(1), index));
+    return EmitBinaryOp(*hlo, type, a, b);
+  }
+  return NotImplemented(*hlo, HloOpcodeString(op));
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReshapeElement(const HloInstruction* hlo, const IrIndex& index) {
+  const Shape& out = hlo->shape();
+  const Shape& in = hlo->operand(0)->shape();
+  // Only size-1 dimensions added or removed: map the other dimensions 1:1.
+  std::vector<int64_t> out_big, in_big;
+  for (int d = 0; d < out.rank(); ++d) if (out.dimensions(d) != 1) out_big.push_back(d);
+  for (int d = 0; d < in.rank(); ++d) if (in.dimensions(d) != 1) in_big.push_back(d);
+  bool trivial = out_big.size() == in_big.size();
+  for (size_t i = 0; trivial && i < out_big.size(); ++i) {
+    trivial = out.dimensions(out_big[i]) == in.dimensions(in_big[i]);
+  }
+  IrIndex in_index(in.rank(), b_->getInt64(0));
+  if (trivial) {
+    for (size_t i = 0; i < out_big.size(); ++i) in_index[in_big[i]] = index[out_big[i]];
+    return EmitElement(hlo->operand(0), in_index);
+  }
+  // General case: through the row-major linear position.
+  llvm::Value* linear = b_->getInt64(0);
+  for (int d = 0; d < out.rank(); ++d) {
+    linear = b_->CreateAdd(b_->CreateMul(linear, b_->getInt64(out.dimensions(d)), "", true, true), index[d], "",
+                           true, true);
+  }
+  for (int d = in.rank() - 1; d >= 0; --d) {
+    llvm::Value* size = b_->getInt64(in.dimensions(d));
+    in_index[d] = b_->CreateURem(linear, size);
+    linear = b_->CreateUDiv(linear, size);
+  }
+  return EmitElement(hlo->operand(0), in_index);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const HloInstruction* hlo,
+                                                                        const IrIndex& index) {
+  const int64_t dim = hlo->dimensions(0);
+  llvm::Function* fn = b_->GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = b_->getContext();
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx, "concat.merge", fn);
+  std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
+  int64_t offset = 0;
+  for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+    const HloInstruction* operand = hlo->operand(i);
+    const int64_t size = operand->shape().dimensions(dim);
+    const bool last = i + 1 == hlo->operand_count();
+    llvm::BasicBlock* next = nullptr;
+    if (!last) {
+      llvm::BasicBlock* here = llvm::BasicBlock::Create(ctx, "concat.operand", fn);
+      next = llvm::BasicBlock::Create(ctx, "concat.next", fn);
+      b_->CreateCondBr(b_->CreateICmpSLT(index[dim], b_->getInt64(offset + size)), here, next);
+      b_->SetInsertPoint(here);
+    }
+    IrIndex in = index;
+    in[dim] = b_->CreateSub(index[dim], b_->getInt64(offset));
+    ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(operand, in));
+    incoming.push_back({v, b_->GetInsertBlock()});
+    b_->CreateBr(merge);
+    if (!last) b_->SetInsertPoint(next);
+    offset += size;
+  }
+  b_->SetInsertPoint(merge);
+  llvm::PHINode* phi = b_->CreatePHI(IrValueType(hlo->shape().element_type(), ctx), incoming.size());
+  for (auto& [v, bb] : incoming) phi->addIncoming(v, bb);
+  return phi;
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitPadElement(const HloInstruction* hlo, const IrIndex& index) {
+  const Shape& in_shape = hlo->operand(0)->shape();
+  const auto& config = hlo->attributes().padding_config().dimensions();
+  llvm::Value* inside = b_->getTrue();
+  IrIndex in(in_shape.rank());
+  for (int d = 0; d < in_shape.rank(); ++d) {
+    const int64_t step = config[d].interior_padding() + 1;
+    llvm::Value* t = b_->CreateSub(index[d], b_->getInt64(config[d].edge_padding_low()));
+    inside = b_->CreateAnd(inside, b_->CreateICmpSGE(t, b_->getInt64(0)));
+    if (step != 1) {
+      inside = b_->CreateAnd(inside, b_->CreateICmpEQ(b_->CreateSRem(t, b_->getInt64(step)), b_->getInt64(0)));
+      t = b_->CreateSDiv(t, b_->getInt64(step));
+    }
+    inside = b_->CreateAnd(inside, b_->CreateICmpSLT(t, b_->getInt64(in_shape.dimensions(d))));
+    in[d] = t;
+  }
+  llvm::Function* fn = b_->GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = b_->getContext();
+  llvm::BasicBlock* in_bb = llvm::BasicBlock::Create(ctx, "pad.operand", fn);
+  llvm::BasicBlock* out_bb = llvm::BasicBlock::Create(ctx, "pad.value", fn);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx, "pad.merge", fn);
+  b_->CreateCondBr(inside, in_bb, out_bb);
+  b_->SetInsertPoint(in_bb);
+  ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(hlo->operand(0), in));
+  llvm::BasicBlock* v_end = b_->GetInsertBlock();
+  b_->CreateBr(merge);
+  b_->SetInsertPoint(out_bb);
+  ASSIGN_OR_RETURN(llvm::Value * p, EmitElement(hlo->operand(1), {}));
+  llvm::BasicBlock* p_end = b_->GetInsertBlock();
+  b_->CreateBr(merge);
+  b_->SetInsertPoint(merge);
+  llvm::PHINode* phi = b_->CreatePHI(v->getType(), 2);
+  phi->addIncoming(v, v_end);
+  phi->addIncoming(p, p_end);
+  return phi;
+}
+
+namespace {
+
+// True when `computation` is a single float add/multiply of its two
+// parameters: its reduction may then be reassociated (vector accumulators).
+bool IsReassociableReducer(const HloComputation& computation) {
+  const HloInstruction* root = computation.root_instruction();
+  if (root == nullptr || computation.num_parameters() != 2) return false;
+  if (root->opcode() != HloOpcode::kAdd && root->opcode() != HloOpcode::kMultiply) return false;
+  return root->operand(0)->opcode() == HloOpcode::kParameter && root->operand(1)->opcode() == HloOpcode::kParameter;
+}
+
+}  // namespace
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReduceElement(const HloInstruction* hlo, const IrIndex& index) {
+  if (hlo->operand_count() != 2) return NotImplemented(*hlo, "variadic reduce");
+  const HloInstruction* operand = hlo->operand(0);
+  const Shape& in_shape = operand->shape();
+  const PrimitiveType type = hlo->shape().element_type();
+  std::vector<bool> reduced(in_shape.rank(), false);
+  for (int64_t d : hlo->dimensions()) reduced[d] = true;
+  std::vector<int64_t> red_dims, red_sizes;
+  for (int d = 0; d < in_shape.rank(); ++d) {
+    if (reduced[d]) {
+      red_dims.push_back(d);
+      red_sizes.push_back(in_shape.dimensions(d));
+    }
+  }
+  ASSIGN_OR_RETURN(llvm::Value * init, EmitElement(hlo->operand(1), {}));
+  llvm::AllocaInst* acc = EntryAlloca(IrValueType(type, b_->getContext()), "reduce.acc");
+  b_->CreateStore(init, acc);
+  // Row-major order over the reduced dimensions, as the evaluator folds.
+  std::vector<int64_t> order(red_dims.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
+  const bool reassociate = IsFloat(type) && IsReassociableReducer(*hlo->to_apply());
+  RETURN_IF_ERROR(EmitLoopNest(b_, red_sizes, order, "reduce.inner", [&](const IrIndex& red) -> absl::Status {
+    IrIndex full(in_shape.rank());
+    size_t kept = 0, r = 0;
+    for (int d = 0; d < in_shape.rank(); ++d) full[d] = reduced[d] ? red[r++] : index[kept++];
+    ASSIGN_OR_RETURN(llvm::Value * x, EmitElement(operand, full));
+    llvm::Value* a = b_->CreateLoad(acc->getAllocatedType(), acc);
+    ASSIGN_OR_RETURN(llvm::Value * v, EmitScalarComputation(*hlo->to_apply(), {a, x}, reassociate));
+    b_->CreateStore(v, acc);
+    return absl::OkStatus();
+  }));
+  return b_->CreateLoad(acc->getAllocatedType(), acc);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruction* hlo, const IrIndex& index) {
+  const auto& dnums = hlo->attributes().dot_dimension_numbers();
+  const HloInstruction* lhs = hlo->operand(0);
+  const HloInstruction* rhs = hlo->operand(1);
+  const PrimitiveType type = hlo->shape().element_type();
+  auto free_dims = [](const Shape& s, const auto& batch, const auto& contracting) {
+    std::vector<bool> used(s.rank(), false);
+    for (int64_t d : batch) used[d] = true;
+    for (int64_t d : contracting) used[d] = true;
+    std::vector<int64_t> out;
+    for (int d = 0; d < s.rank(); ++d) if (!used[d]) out.push_back(d);
+    return out;
+  };
+  std::vector<int64_t> lhs_free = free_dims(lhs->shape(), dnums.lhs_batch_dimensions(), dnums.lhs_contracting_dimensions());
+  std::vector<int64_t> rhs_free = free_dims(rhs->shape(), dnums.rhs_batch_dimensions(), dnums.rhs_contracting_dimensions());
+  const int nb = dnums.lhs_batch_dimensions_size();
+  const int nc = dnums.lhs_contracting_dimensions_size();
+  IrIndex li(lhs->shape().rank()), ri(rhs->shape().rank());
+  for (int i = 0; i < nb; ++i) {
+    li[dnums.lhs_batch_dimensions(i)] = index[i];
+    ri[dnums.rhs_batch_dimensions(i)] = index[i];
+  }
+  for (size_t i = 0; i < lhs_free.size(); ++i) li[lhs_free[i]] = index[nb + i];
+  for (size_t i = 0; i < rhs_free.size(); ++i) ri[rhs_free[i]] = index[nb + lhs_free.size() + i];
+  std::vector<int64_t> sizes(nc), order(nc);
+  for (int i = 0; i < nc; ++i) {
+    sizes[i] = lhs->shape().dimensions(dnums.lhs_contracting_dimensions(i));
+    order[i] = nc - 1 - i;
+  }
+  llvm::AllocaInst* acc = EntryAlloca(IrValueType(type, b_->getContext()), "dot.acc");
+  b_->CreateStore(Zero(type), acc);
+  RETURN_IF_ERROR(EmitLoopNest(b_, sizes, order, "dot.k", [&](const IrIndex& k) -> absl::Status {
+    for (int i = 0; i < nc; ++i) {
+      li[dnums.lhs_contracting_dimensions(i)] = k[i];
+      ri[dnums.rhs_contracting_dimensions(i)] = k[i];
+    }
+    ASSIGN_OR_RETURN(llvm::Value * l, EmitElement(lhs, li));
+    ASSIGN_OR_RETURN(llvm::Value * r, EmitElement(rhs, ri));
+    l = EmitConvert(lhs->shape().element_type(), type, l);
+    r = EmitConvert(rhs->shape().element_type(), type, r);
+    llvm::Value* a = b_->CreateLoad(acc->getAllocatedType(), acc);
+    llvm::Value* v;
+    if (type == PRED) {
+      v = b_->CreateOr(a, b_->CreateAnd(l, r));
+    } else if (IsFloat(type)) {
+      v = b_->CreateFAdd(a, b_->CreateFMul(l, r));
+    } else {
+      v = b_->CreateAdd(a, b_->CreateMul(l, r));
+    }
+    b_->CreateStore(v, acc);
+    return absl::OkStatus();
+  }));
+  return b_->CreateLoad(acc->getAllocatedType(), acc);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitScalarComputation(const HloComputation& computation,
+                                                                      absl::Span<llvm::Value* const> args,
+                                                                      bool reassociate) {
+  absl::flat_hash_map<const HloInstruction*, llvm::Value*> values;
+  for (const HloInstruction* hlo : computation.instructions()) {
+    const Shape& shape = hlo->shape();
+    if (!ShapeUtil::IsScalar(shape)) return NotImplemented(*hlo, "non-scalar instruction in a reducer");
+    RETURN_IF_ERROR(CheckSupportedElementType(shape.element_type(), *hlo));
+    std::vector<llvm::Value*> ops;
+    for (const HloInstruction* o : hlo->operands()) ops.push_back(values.at(o));
+    const HloOpcode op = hlo->opcode();
+    llvm::Value* v = nullptr;
+    if (op == HloOpcode::kParameter) {
+      v = args[hlo->parameter_number()];
+    } else if (op == HloOpcode::kConstant) {
+      v = EmitLiteralElement(hlo->literal(), 0);
+    } else if (op == HloOpcode::kConvert) {
+      v = EmitConvert(hlo->operand(0)->shape().element_type(), shape.element_type(), ops[0]);
+    } else if (op == HloOpcode::kCompare) {
+      ASSIGN_OR_RETURN(v, EmitCompare(*hlo, hlo->operand(0)->shape().element_type(), ops[0], ops[1]));
+    } else if (op == HloOpcode::kSelect) {
+      v = b_->CreateSelect(ops[0], ops[1], ops[2]);
+    } else if (IsElementwiseUnary(op) || op == HloOpcode::kCopy) {
+      if (hlo->operand(0)->shape().element_type() != shape.element_type() && op != HloOpcode::kIsFinite) {
+        return OpNotImplemented(*hlo, hlo->operand(0)->shape().element_type());
+      }
+      ASSIGN_OR_RETURN(v, EmitUnaryOp(*hlo, hlo->operand(0)->shape().element_type(), ops[0]));
+    } else if (IsElementwiseBinary(op) && op != HloOpcode::kComplex) {
+      ASSIGN_OR_RETURN(v, EmitBinaryOp(*hlo, shape.element_type(), ops[0], ops[1], reassociate));
+    } else {
+      return NotImplemented(*hlo, absl::StrCat(HloOpcodeString(op), " in a reducer"));
+    }
+    values[hlo] = v;
+  }
+  return values.at(computation.root_instruction());
+}
+
+}  // namespace cpu
+}  // namespace xla

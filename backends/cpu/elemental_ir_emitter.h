@@ -1,0 +1,101 @@
+// ElementalIrEmitter: generates the value of an HLO instruction at a
+// multi-index as LLVM IR, recursing into operands that are not materialized
+// in a buffer. This is what fuses elementwise producers (unary/binary/
+// compare/select/clamp/convert, broadcast, reshape, transpose, slice,
+// reverse, iota, concatenate, pad, constant) into the loop of their
+// consumer. Reduce and dot values are generated with inner loops.
+//
+// Scalar semantics match the reference evaluator (xla/evaluator/
+// elementwise_kernels.h): wrapping integer arithmetic, x/0 = -1, x%0 = x,
+// shift amounts >= the bit width give 0 or the sign fill, NaN-propagating
+// float max/min with -0 < +0, saturating float->int converts with NaN -> 0.
+// PRED values are i1 in registers and one byte in memory.
+#ifndef BACKENDS_CPU_ELEMENTAL_IR_EMITTER_H_
+#define BACKENDS_CPU_ELEMENTAL_IR_EMITTER_H_
+
+#include <functional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "backends/cpu/loop_emitter.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "xla/hlo/hlo_computation.h"
+#include "xla/hlo/hlo_instruction.h"
+
+namespace xla {
+namespace cpu {
+
+// Element types this backend emits code for; others are Unimplemented.
+bool IsSupportedElementType(PrimitiveType type);
+absl::Status CheckSupportedElementType(PrimitiveType type, const HloInstruction& context);
+// Register type of an element (i1 for PRED) and memory type (i8 for PRED).
+llvm::Type* IrValueType(PrimitiveType type, llvm::LLVMContext& ctx);
+llvm::Type* IrStorageType(PrimitiveType type, llvm::LLVMContext& ctx);
+
+// Ops whose element at an index can be generated inline in a consumer's loop.
+bool IsFusibleOpcode(HloOpcode opcode);
+
+class ElementalIrEmitter {
+ public:
+  // Address of the buffer holding `hlo` (already computed), or nullptr when
+  // its elements are to be generated inline.
+  using BufferLookup = std::function<llvm::Value*(const HloInstruction*)>;
+
+  ElementalIrEmitter(llvm::IRBuilder<>* b, llvm::Module* module, BufferLookup buffers)
+      : b_(b), module_(module), buffers_(std::move(buffers)) {}
+
+  // The element of `hlo` at `index`: a load if it is in a buffer, else
+  // generated from its operands.
+  absl::StatusOr<llvm::Value*> EmitElement(const HloInstruction* hlo, const IrIndex& index);
+  // Generates the element from the operands even if `hlo` has a buffer (used
+  // to fill that buffer).
+  absl::StatusOr<llvm::Value*> GenerateElement(const HloInstruction* hlo, const IrIndex& index);
+
+  // Linear position of `index` in `shape`'s layout.
+  llvm::Value* LinearIndex(const Shape& shape, const IrIndex& index);
+  llvm::Value* LoadElement(llvm::Value* base, const Shape& shape, const IrIndex& index);
+  void StoreElement(llvm::Value* value, llvm::Value* base, const Shape& shape, const IrIndex& index);
+
+  // Applies a scalar computation (a reducer) to register values. With
+  // `reassociate`, float adds/multiplies may be reassociated so that LLVM can
+  // vectorize the reduction loop around them.
+  absl::StatusOr<llvm::Value*> EmitScalarComputation(const HloComputation& computation,
+                                                     absl::Span<llvm::Value* const> args, bool reassociate);
+
+  absl::StatusOr<llvm::Value*> EmitUnaryOp(const HloInstruction& hlo, PrimitiveType in_type, llvm::Value* x);
+  absl::StatusOr<llvm::Value*> EmitBinaryOp(const HloInstruction& hlo, PrimitiveType type, llvm::Value* a,
+                                            llvm::Value* b, bool reassociate = false);
+  absl::StatusOr<llvm::Value*> EmitCompare(const HloInstruction& hlo, PrimitiveType type, llvm::Value* a,
+                                           llvm::Value* b);
+  llvm::Value* EmitConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
+  // Element `linear` of a literal, as a register value.
+  llvm::Value* EmitLiteralElement(const Literal& literal, int64_t linear);
+  // The scalar zero of a type.
+  llvm::Value* Zero(PrimitiveType type);
+
+  llvm::IRBuilder<>* builder() { return b_; }
+
+ private:
+  absl::StatusOr<llvm::Value*> EmitReduceElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitDotElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitConcatenateElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitPadElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitReshapeElement(const HloInstruction* hlo, const IrIndex& index);
+  // A scalar stack slot in the function's entry block (promoted by mem2reg).
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, const std::string& name);
+  // Declares (once) an external scalar function `name` of `type` -> `type`.
+  llvm::FunctionCallee LibmFunction(const std::string& name, llvm::Type* type, int arity);
+  absl::StatusOr<llvm::Value*> CallLibm(const HloInstruction& hlo, const char* f32_name, const char* f64_name,
+                                        PrimitiveType type, std::vector<llvm::Value*> args);
+  absl::StatusOr<llvm::Value*> Intrinsic1(llvm::Intrinsic::ID id, llvm::Value* x);
+
+  llvm::IRBuilder<>* b_;
+  llvm::Module* module_;
+  BufferLookup buffers_;
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_ELEMENTAL_IR_EMITTER_H_

@@ -1,0 +1,320 @@
+#include "backends/cpu/ir_emitter.h"
+
+#include <functional>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "xla/primitive_util.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+
+constexpr int64_t kAlignment = 64;
+
+absl::Status NotImplemented(const HloInstruction& hlo, absl::string_view what) {
+  return absl::UnimplementedError(
+      absl::StrCat("CPU backend: ", what, " is not implemented yet (in ", hlo.ToString(), ")"));
+}
+
+bool HasStorageOfItsOwn(const HloInstruction& hlo) {
+  return hlo.opcode() == HloOpcode::kParameter || hlo.opcode() == HloOpcode::kConstant;
+}
+
+bool IsPlumbing(const HloInstruction& hlo) {
+  return hlo.opcode() == HloOpcode::kTuple || hlo.opcode() == HloOpcode::kGetTupleElement;
+}
+
+}  // namespace
+
+bool IrEmitter::CanUseRuntimeMatMul(const HloInstruction& hlo) const {
+  if (hlo.opcode() != HloOpcode::kDot) return false;
+  const PrimitiveType type = hlo.shape().element_type();
+  const Shape& lhs = hlo.operand(0)->shape();
+  const Shape& rhs = hlo.operand(1)->shape();
+  if ((type != F32 && type != F64) || lhs.element_type() != type || rhs.element_type() != type) return false;
+  const auto& dnums = hlo.attributes().dot_dimension_numbers();
+  const int nb = dnums.lhs_batch_dimensions_size();
+  if (dnums.lhs_contracting_dimensions_size() != 1 || lhs.rank() != nb + 2 || rhs.rank() != nb + 2) return false;
+  for (int i = 0; i < nb; ++i) {
+    if (dnums.lhs_batch_dimensions(i) != i || dnums.rhs_batch_dimensions(i) != i) return false;
+  }
+  if (!ShapeUtil::HasDefaultLayout(hlo.shape())) return false;
+  if (nb > 0 && (!ShapeUtil::HasDefaultLayout(lhs) || !ShapeUtil::HasDefaultLayout(rhs))) return false;
+  if (lhs.dimensions(dnums.lhs_contracting_dimensions(0)) == 0) return false;  // zeros: elemental
+  return true;
+}
+
+absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
+  if (hlo.shape().IsTuple() && !IsPlumbing(hlo) && hlo.opcode() != HloOpcode::kParameter) {
+    return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " producing a tuple"));
+  }
+  if (hlo.shape().IsToken()) return NotImplemented(hlo, "token");
+  if (hlo.shape().IsArray()) RETURN_IF_ERROR(CheckSupportedElementType(hlo.shape().element_type(), hlo));
+  if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) &&
+      hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot) {
+    return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IrEmitter::AssignSlots(const HloComputation& computation) {
+  const HloInstruction* root = computation.root_instruction();
+  std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+  // Instructions reachable from the root; others are not emitted.
+  absl::flat_hash_set<const HloInstruction*> reachable;
+  std::function<void(const HloInstruction*)> mark = [&](const HloInstruction* h) {
+    if (!reachable.insert(h).second) return;
+    for (const HloInstruction* o : h->operands()) mark(o);
+  };
+  mark(root);
+
+  // Uses (an operand used twice by one user counts twice).
+  absl::flat_hash_map<const HloInstruction*, int64_t> uses;
+  for (const HloInstruction* h : order) {
+    if (!reachable.contains(h)) continue;
+    RETURN_IF_ERROR(CheckInstruction(*h));
+    for (const HloInstruction* o : h->operands()) ++uses[o];
+  }
+  for (const HloInstruction* h : order) {
+    if (!reachable.contains(h) || !h->shape().IsArray() || HasStorageOfItsOwn(*h) || IsPlumbing(*h)) continue;
+    materialize_[h] = !IsFusibleOpcode(h->opcode()) || uses[h] > 1 || h == root;
+  }
+  for (const HloInstruction* h : order) {
+    if (!reachable.contains(h)) continue;
+    if (h->opcode() == HloOpcode::kTuple || CanUseRuntimeMatMul(*h)) {
+      for (const HloInstruction* o : h->operands()) {
+        if (materialize_.contains(o)) materialize_[o] = true;
+      }
+    }
+  }
+
+  // Value trees. Parameters first, so their leaves are numbered in order.
+  std::function<std::shared_ptr<ValueTree>(const Shape&, const HloInstruction*)> param_tree =
+      [&](const Shape& shape, const HloInstruction* producer) {
+        auto tree = std::make_shared<ValueTree>();
+        tree->shape = shape;
+        if (shape.IsTuple()) {
+          tree->is_tuple = true;
+          for (const Shape& s : shape.tuple_shapes()) tree->elements.push_back(param_tree(s, nullptr));
+        } else {
+          tree->slot = {Slot::kParam, num_param_leaves_++};
+          tree->producer = producer;
+        }
+        return tree;
+      };
+  for (const HloInstruction* p : computation.parameter_instructions()) {
+    if (!p->shape().IsArray() && !p->shape().IsTuple()) return NotImplemented(*p, "non-array parameter");
+    trees_[p] = param_tree(p->shape(), p);
+  }
+  for (const HloInstruction* h : order) {
+    if (!reachable.contains(h) || h->opcode() == HloOpcode::kParameter) continue;
+    if (h->opcode() == HloOpcode::kTuple) {
+      auto tree = std::make_shared<ValueTree>();
+      tree->is_tuple = true;
+      tree->shape = h->shape();
+      for (const HloInstruction* o : h->operands()) tree->elements.push_back(trees_.at(o));
+      trees_[h] = tree;
+    } else if (h->opcode() == HloOpcode::kGetTupleElement) {
+      const auto& operand = trees_.at(h->operand(0));
+      if (!operand->is_tuple || h->tuple_index() < 0 || h->tuple_index() >= operand->elements.size()) {
+        return InvalidArgument("CPU backend: %s: bad tuple index", h->name());
+      }
+      trees_[h] = operand->elements[h->tuple_index()];
+    } else {
+      auto tree = std::make_shared<ValueTree>();
+      tree->shape = h->shape();
+      tree->producer = h;
+      if (h->opcode() == HloOpcode::kConstant) tree->slot = {Slot::kGlobal, 0};
+      trees_[h] = tree;
+    }
+  }
+
+  // Result leaves: computed directly into the result buffer when possible.
+  int64_t next_result = 0;
+  absl::flat_hash_set<const ValueTree*> in_results;
+  std::function<void(const std::shared_ptr<ValueTree>&, const Shape&)> assign =
+      [&](const std::shared_ptr<ValueTree>& tree, const Shape& result_shape) {
+        if (tree->is_tuple) {
+          for (size_t i = 0; i < tree->elements.size(); ++i) assign(tree->elements[i], result_shape.tuple_shapes(i));
+          return;
+        }
+        const int64_t leaf = next_result++;
+        const HloInstruction* p = tree->producer;
+        const bool pending = tree->slot.kind == Slot::kNone && p != nullptr && materialize_.contains(p) &&
+                             materialize_.at(p);
+        if (pending && !in_results.contains(tree.get()) && tree->shape == result_shape) {
+          tree->slot = {Slot::kResult, leaf};
+          in_results.insert(tree.get());
+        } else {
+          result_copies_.push_back({leaf, tree});
+          result_shapes_.push_back(result_shape);
+        }
+      };
+  assign(trees_.at(root), root->shape());
+
+  // Everything else that is materialized goes into the arena.
+  for (const HloInstruction* h : order) {
+    if (!materialize_.contains(h) || !materialize_.at(h)) continue;
+    ValueTree* tree = trees_.at(h).get();
+    if (tree->slot.kind != Slot::kNone) continue;
+    tree->slot = {Slot::kArena, arena_bytes_};
+    const int64_t bytes = ShapeUtil::ByteSizeOfElements(h->shape());
+    arena_bytes_ += (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  }
+  return absl::OkStatus();
+}
+
+llvm::Value* IrEmitter::SlotAddress(const Slot& slot, const HloInstruction* hlo) {
+  llvm::Type* ptr = b_.getPtrTy();
+  switch (slot.kind) {
+    case Slot::kParam:
+      return b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params_, slot.index),
+                           absl::StrCat("param", slot.index));
+    case Slot::kResult:
+      return b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, results_, slot.index),
+                           absl::StrCat("result", slot.index));
+    case Slot::kArena:
+      return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), arena_, slot.index, hlo ? hlo->name() : "");
+    case Slot::kGlobal: {
+      const Literal& literal = hlo->literal();
+      llvm::Type* elem = IrStorageType(literal.element_type(), module_->getContext());
+      const int64_t n = literal.element_count();
+      llvm::Constant* init = llvm::ConstantDataArray::getRaw(
+          llvm::StringRef(static_cast<const char*>(literal.untyped_data()), literal.size_bytes()), n, elem);
+      auto* global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
+                                              llvm::GlobalValue::PrivateLinkage, init, hlo->name());
+      global->setAlignment(llvm::Align(kAlignment));
+      global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      return global;
+    }
+    case Slot::kNone:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+llvm::Value* IrEmitter::BufferOf(const HloInstruction* hlo) {
+  auto it = addresses_.find(hlo);
+  if (it == addresses_.end()) return nullptr;
+  // Constants with one element are immediates.
+  if (hlo->opcode() == HloOpcode::kConstant && ShapeUtil::ElementsIn(hlo->shape()) == 1) return nullptr;
+  return it->second;
+}
+
+absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& hlo) {
+  const auto& dnums = hlo.attributes().dot_dimension_numbers();
+  const Shape& lhs = hlo.operand(0)->shape();
+  const Shape& rhs = hlo.operand(1)->shape();
+  const int nb = dnums.lhs_batch_dimensions_size();
+  const int64_t cl = dnums.lhs_contracting_dimensions(0), cr = dnums.rhs_contracting_dimensions(0);
+  const int64_t fl = cl == nb ? nb + 1 : nb, fr = cr == nb ? nb + 1 : nb;
+  const int64_t m = lhs.dimensions(fl), k = lhs.dimensions(cl), n = rhs.dimensions(fr);
+  // The major physical dimension of each matrix decides its orientation.
+  const int64_t lhs_major = lhs.layout().minor_to_major(1), rhs_major = rhs.layout().minor_to_major(1);
+  const bool transpose_lhs = lhs_major == cl;
+  const bool transpose_rhs = rhs_major != cr;
+  int64_t batch = 1;
+  for (int i = 0; i < nb; ++i) batch *= lhs.dimensions(i);
+  const bool f32 = hlo.shape().element_type() == F32;
+  llvm::Type* elem = f32 ? b_.getFloatTy() : b_.getDoubleTy();
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::FunctionCallee matmul = module_->getOrInsertFunction(
+      f32 ? "__xla_cpu_runtime_MatMulF32" : "__xla_cpu_runtime_MatMulF64",
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i64, i64, i64, i32, i32}, false));
+  llvm::Value* out = addresses_.at(&hlo);
+  llvm::Value* a = addresses_.at(hlo.operand(0));
+  llvm::Value* bm = addresses_.at(hlo.operand(1));
+  return EmitForLoop(&b_, batch, hlo.name() + ".batch", [&](llvm::Value* i) {
+    auto at = [&](llvm::Value* base, int64_t size) {
+      return b_.CreateInBoundsGEP(elem, base, {b_.CreateMul(i, b_.getInt64(size))});
+    };
+    b_.CreateCall(matmul, {at(out, m * n), at(a, m * k), at(bm, k * n), b_.getInt64(m), b_.getInt64(n),
+                           b_.getInt64(k), b_.getInt32(transpose_lhs), b_.getInt32(transpose_rhs)});
+    return absl::OkStatus();
+  });
+}
+
+absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+  if (ShapeUtil::HasZeroElements(hlo.shape())) return absl::OkStatus();
+  if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
+  llvm::Value* out = addresses_.at(&hlo);
+  return EmitLoopNestForShape(&b_, hlo.shape(), hlo.name(), [&](const IrIndex& index) -> absl::Status {
+    ASSIGN_OR_RETURN(llvm::Value * v, elemental.GenerateElement(&hlo, index));
+    elemental.StoreElement(v, out, hlo.shape(), index);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {
+  RETURN_IF_ERROR(AssignSlots(computation));
+  llvm::LLVMContext& ctx = module_->getContext();
+  llvm::Type* ptr = b_.getPtrTy();
+  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr}, false);
+  llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, name, module_);
+  fn->setDoesNotThrow();
+  for (int i = 0; i < 3; ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+  params_ = fn->getArg(0);
+  results_ = fn->getArg(1);
+  arena_ = fn->getArg(2);
+  params_->setName("params");
+  results_->setName("results");
+  arena_->setName("arena");
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+
+  // Base addresses of every array value, once, in the entry block.
+  std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+  for (const HloInstruction* h : order) {
+    auto it = trees_.find(h);
+    if (it == trees_.end() || it->second->is_tuple) continue;
+    if (llvm::Value* address = SlotAddress(it->second->slot, h)) addresses_[h] = address;
+  }
+  // Tuple parameter leaves are reached through get-tuple-element; share the
+  // address among all instructions naming the same leaf.
+  absl::flat_hash_map<const ValueTree*, llvm::Value*> leaf_addresses;
+  for (const HloInstruction* h : order) {
+    auto it = trees_.find(h);
+    if (it == trees_.end() || it->second->is_tuple) continue;
+    const ValueTree* tree = it->second.get();
+    if (addresses_.contains(h)) {
+      leaf_addresses.emplace(tree, addresses_.at(h));
+    } else if (tree->slot.kind != Slot::kNone) {
+      auto [pos, inserted] = leaf_addresses.emplace(tree, nullptr);
+      if (inserted) pos->second = SlotAddress(tree->slot, tree->producer);
+      addresses_[h] = pos->second;
+    }
+  }
+
+  ElementalIrEmitter elemental(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
+  for (const HloInstruction* h : order) {
+    auto it = materialize_.find(h);
+    if (it == materialize_.end() || !it->second) continue;
+    RETURN_IF_ERROR(EmitInstruction(*h, elemental));
+  }
+  // Result leaves held elsewhere (parameters, constants, repeated values).
+  for (size_t i = 0; i < result_copies_.size(); ++i) {
+    const auto& [leaf, tree] = result_copies_[i];
+    const Shape& dest_shape = result_shapes_[i];
+    llvm::Value* src = leaf_addresses.contains(tree.get()) ? leaf_addresses.at(tree.get())
+                                                           : SlotAddress(tree->slot, tree->producer);
+    if (src == nullptr) return Internal("CPU backend: result leaf %d has no buffer", leaf);
+    llvm::Value* dst = SlotAddress({Slot::kResult, leaf}, nullptr);
+    RETURN_IF_ERROR(EmitLoopNestForShape(&b_, dest_shape, absl::StrCat("copy", leaf), [&](const IrIndex& index) {
+      elemental.StoreElement(elemental.LoadElement(src, tree->shape, index), dst, dest_shape, index);
+      return absl::OkStatus();
+    }));
+  }
+  b_.CreateRetVoid();
+  return absl::OkStatus();
+}
+
+}  // namespace cpu
+}  // namespace xla

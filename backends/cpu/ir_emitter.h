@@ -1,0 +1,95 @@
+// IrEmitter: emits the entry computation of an HloModule as ONE LLVM
+// function, deciding which instructions get a buffer (materialized) and
+// which are generated inline in their consumers' loops (fused).
+//
+// ABI of the emitted function:
+//
+//   void <name>(void** params, void** results, char* arena)
+//
+//   params  - the array leaves of the entry parameters, parameter by
+//             parameter, each tuple parameter flattened depth-first; each a
+//             64-byte aligned buffer in its parameter shape's layout.
+//   results - the array leaves of the result shape, depth-first, each a
+//             distinct buffer in the root's layout (row-major if none),
+//             written by the function.
+//   arena   - ArenaBytes() of 64-byte aligned scratch for the materialized
+//             intermediate values (one arena per run; no buffer reuse yet).
+//
+// An instruction is materialized when it has more than one use, is not
+// fusible (reduce, dot), feeds a tuple, or is a result leaf (then its buffer
+// is the result buffer itself). Everything else is generated at each index
+// by the ElementalIrEmitter inside the loop of its consumer. Loop nests run
+// over each materialized output in its layout order (innermost = minor
+// dimension), so LLVM's loop vectorizer sees consecutive stores.
+#ifndef BACKENDS_CPU_IR_EMITTER_H_
+#define BACKENDS_CPU_IR_EMITTER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "backends/cpu/elemental_ir_emitter.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "xla/hlo/hlo_computation.h"
+
+namespace xla {
+namespace cpu {
+
+class IrEmitter {
+ public:
+  explicit IrEmitter(llvm::Module* module) : module_(module), b_(module->getContext()) {}
+
+  // Emits `computation` as function `name` with the ABI above.
+  absl::Status EmitEntryFunction(const HloComputation& computation, const std::string& name);
+
+  int64_t ArenaBytes() const { return arena_bytes_; }
+
+ private:
+  // Where an array value lives.
+  struct Slot {
+    enum Kind { kNone, kParam, kResult, kArena, kGlobal };
+    Kind kind = kNone;
+    int64_t index = 0;  // param/result leaf number or arena offset
+  };
+  // The slots of a value: one for an array, a tree for a tuple.
+  struct ValueTree {
+    Slot slot;
+    Shape shape;
+    const HloInstruction* producer = nullptr;  // the array instruction (for arrays)
+    std::vector<std::shared_ptr<ValueTree>> elements;
+    bool is_tuple = false;
+  };
+
+  absl::Status CheckInstruction(const HloInstruction& hlo);
+  absl::Status AssignSlots(const HloComputation& computation);
+  absl::Status EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // Dot of rank-2 (optionally batched) f32/f64 row-major operands through
+  // the Eigen runtime; false when the dot does not qualify.
+  bool CanUseRuntimeMatMul(const HloInstruction& hlo) const;
+  absl::Status EmitRuntimeMatMul(const HloInstruction& hlo);
+  llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
+  llvm::Value* BufferOf(const HloInstruction* hlo);
+
+  llvm::Module* module_;
+  llvm::IRBuilder<> b_;
+  llvm::Value* params_ = nullptr;
+  llvm::Value* results_ = nullptr;
+  llvm::Value* arena_ = nullptr;
+  int64_t arena_bytes_ = 0;
+  int64_t num_param_leaves_ = 0;
+  absl::flat_hash_map<const HloInstruction*, std::shared_ptr<ValueTree>> trees_;
+  absl::flat_hash_map<const HloInstruction*, bool> materialize_;
+  // Base pointers computed in the entry block, per array instruction.
+  absl::flat_hash_map<const HloInstruction*, llvm::Value*> addresses_;
+  // Result leaves that are copied from another buffer at the end.
+  std::vector<std::pair<int64_t, std::shared_ptr<ValueTree>>> result_copies_;
+  std::vector<Shape> result_shapes_;  // destination shape of each copy
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_IR_EMITTER_H_

@@ -1,0 +1,162 @@
+#include "backends/cpu/jit.h"
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime_math.h"
+#include "backends/cpu/runtime_matmul.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+
+void InitializeLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::string ErrorString(llvm::Error error) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << error;
+  return s;
+}
+
+// The functions JIT code may call: the runtime, and what LLVM lowers
+// intrinsics and libm calls to.
+llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](const char* name, auto* fn) {
+    map[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(reinterpret_cast<void*>(fn)),
+                                      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  };
+  add("__xla_cpu_runtime_MatMulF32", &__xla_cpu_runtime_MatMulF32);
+  add("__xla_cpu_runtime_MatMulF64", &__xla_cpu_runtime_MatMulF64);
+  add("__xla_cpu_runtime_PowS64", &__xla_cpu_runtime_PowS64);
+  add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);
+  add("memcpy", static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy));
+  add("memmove", static_cast<void* (*)(void*, const void*, size_t)>(&std::memmove));
+  add("memset", static_cast<void* (*)(void*, int, size_t)>(&std::memset));
+#define XLA_CPU_LIBM1(name)                                            \
+  add(#name "f", static_cast<float (*)(float)>(&::name##f));           \
+  add(#name, static_cast<double (*)(double)>(&::name));
+#define XLA_CPU_LIBM2(name)                                            \
+  add(#name "f", static_cast<float (*)(float, float)>(&::name##f));    \
+  add(#name, static_cast<double (*)(double, double)>(&::name));
+  XLA_CPU_LIBM1(exp) XLA_CPU_LIBM1(exp2) XLA_CPU_LIBM1(expm1) XLA_CPU_LIBM1(log) XLA_CPU_LIBM1(log2)
+  XLA_CPU_LIBM1(log10) XLA_CPU_LIBM1(log1p) XLA_CPU_LIBM1(sin) XLA_CPU_LIBM1(cos) XLA_CPU_LIBM1(tan)
+  XLA_CPU_LIBM1(tanh) XLA_CPU_LIBM1(erf) XLA_CPU_LIBM1(cbrt) XLA_CPU_LIBM1(sqrt) XLA_CPU_LIBM1(floor)
+  XLA_CPU_LIBM1(ceil) XLA_CPU_LIBM1(round) XLA_CPU_LIBM1(roundeven) XLA_CPU_LIBM1(trunc) XLA_CPU_LIBM1(rint)
+  XLA_CPU_LIBM1(nearbyint) XLA_CPU_LIBM1(fabs)
+  XLA_CPU_LIBM2(pow) XLA_CPU_LIBM2(fmod) XLA_CPU_LIBM2(atan2) XLA_CPU_LIBM2(fmin) XLA_CPU_LIBM2(fmax)
+  XLA_CPU_LIBM2(fminimum) XLA_CPU_LIBM2(fmaximum)
+#undef XLA_CPU_LIBM1
+#undef XLA_CPU_LIBM2
+  return map;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
+  InitializeLlvmOnce();
+  auto jit = std::unique_ptr<CpuJit>(new CpuJit());
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return absl::InternalError("CPU backend: detecting the host: " + ErrorString(jtmb.takeError()));
+  jit->cpu_name_ = llvm::sys::getHostCPUName().str();
+  llvm::SubtargetFeatures features;
+  for (const auto& [name, enabled] : llvm::sys::getHostCPUFeatures()) features.AddFeature(name, enabled);
+  jit->cpu_features_ = features.getString();
+  jtmb->setCPU(jit->cpu_name_);
+  jtmb->getFeatures() = features;
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  jit->triple_ = jtmb->getTargetTriple().str();
+
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) return absl::InternalError("CPU backend: target machine: " + ErrorString(tm.takeError()));
+  jit->target_machine_ = std::move(*tm);
+  jit->data_layout_ = jit->target_machine_->createDataLayout();
+
+  auto lljit = llvm::orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(*jtmb))
+                   .setLinkProcessSymbolsByDefault(false)
+                   .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+                   .create();
+  if (!lljit) return absl::InternalError("CPU backend: creating LLJIT: " + ErrorString(lljit.takeError()));
+  jit->jit_ = std::move(*lljit);
+  llvm::orc::JITDylib& main = jit->jit_->getMainJITDylib();
+  if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(RuntimeSymbols(*jit->jit_)))) {
+    return absl::InternalError("CPU backend: registering runtime symbols: " + ErrorString(std::move(e)));
+  }
+  return jit;
+}
+
+absl::Status CpuJit::Optimize(llvm::Module& module) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  pto.LoopUnrolling = true;
+  llvm::PassBuilder pb(target_machine_.get(), pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
+                                        std::unique_ptr<llvm::Module> module, const std::string& function,
+                                        std::string* optimized_ir) {
+  {
+    std::string errors;
+    llvm::raw_string_ostream os(errors);
+    if (llvm::verifyModule(*module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
+  }
+  absl::Status optimized = Optimize(*module);
+  if (!optimized.ok()) return optimized;
+  if (optimized_ir != nullptr) {
+    llvm::raw_string_ostream os(*optimized_ir);
+    module->print(os, nullptr);
+  }
+  if (llvm::Error e = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    return absl::InternalError("CPU backend: adding the module: " + ErrorString(std::move(e)));
+  }
+  auto symbol = jit_->lookup(function);
+  if (!symbol) return absl::InternalError("CPU backend: looking up " + function + ": " + ErrorString(symbol.takeError()));
+  return symbol->toPtr<void*>();
+}
+
+absl::StatusOr<std::string> CpuJit::EmitAssembly(llvm::Module& module) {
+  llvm::SmallString<0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (target_machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    return absl::InternalError("CPU backend: the target cannot emit assembly");
+  }
+  pm.run(module);
+  return std::string(out.str());
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,52 @@
+// CpuJit: one ORC LLJIT for one compiled module, targeting the host CPU
+// (its name and features), optimizing at O3 with the new pass manager
+// before code generation. Only the symbols registered here (the backend's
+// runtime functions and the libm/libc functions LLVM lowers to) resolve:
+// nothing is looked up in the process by name.
+#ifndef BACKENDS_CPU_JIT_H_
+#define BACKENDS_CPU_JIT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace xla {
+namespace cpu {
+
+class CpuJit {
+ public:
+  static absl::StatusOr<std::unique_ptr<CpuJit>> Create();
+
+  // For modules about to be emitted: the host's triple, data layout, CPU.
+  const llvm::DataLayout& data_layout() const { return data_layout_; }
+  const std::string& triple() const { return triple_; }
+  const std::string& cpu_name() const { return cpu_name_; }
+  const std::string& cpu_features() const { return cpu_features_; }
+
+  // Runs the O3 pipeline on `module` (owned by `context`), adds it to the JIT
+  // and returns the address of `function`. Optimized IR is written to
+  // *optimized_ir when it is non-null.
+  absl::StatusOr<void*> AddModule(std::unique_ptr<llvm::LLVMContext> context, std::unique_ptr<llvm::Module> module,
+                                  const std::string& function, std::string* optimized_ir = nullptr);
+
+  // Assembly of `module` for the host (for dumps and tests).
+  absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);
+
+ private:
+  CpuJit() = default;
+  absl::Status Optimize(llvm::Module& module);
+
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::unique_ptr<llvm::TargetMachine> target_machine_;
+  llvm::DataLayout data_layout_{""};
+  std::string triple_, cpu_name_, cpu_features_;
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_JIT_H_

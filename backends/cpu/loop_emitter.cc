@@ -1,0 +1,59 @@
+#include "backends/cpu/loop_emitter.h"
+
+#include "absl/strings/str_cat.h"
+#include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/Function.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::string& name,
+                         const std::function<absl::Status(llvm::Value*)>& body) {
+  llvm::Function* fn = b->GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = b->getContext();
+  llvm::BasicBlock* preheader = b->GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, name + ".header", fn);
+  llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx, name + ".body", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, name + ".exit", fn);
+  b->CreateBr(header);
+
+  b->SetInsertPoint(header);
+  llvm::PHINode* iv = b->CreatePHI(b->getInt64Ty(), 2, name + ".iv");
+  iv->addIncoming(b->getInt64(0), preheader);
+  b->CreateCondBr(b->CreateICmpSLT(iv, b->getInt64(trip_count)), body_bb, exit);
+
+  b->SetInsertPoint(body_bb);
+  RETURN_IF_ERROR(body(iv));
+  // The body may have created blocks; the latch is wherever it ended.
+  llvm::Value* next = b->CreateAdd(iv, b->getInt64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
+  iv->addIncoming(next, b->GetInsertBlock());
+  b->CreateBr(header);
+
+  b->SetInsertPoint(exit);
+  return absl::OkStatus();
+}
+
+absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
+                          const std::vector<int64_t>& minor_to_major, const std::string& name,
+                          const std::function<absl::Status(const IrIndex&)>& body) {
+  IrIndex index(dims.size(), nullptr);
+  // Recursion from the major-most dimension inwards.
+  std::function<absl::Status(int)> emit = [&](int level) -> absl::Status {
+    if (level < 0) return body(index);
+    const int64_t dim = minor_to_major[level];
+    return EmitForLoop(b, dims[dim], absl::StrCat(name, ".d", dim), [&](llvm::Value* iv) {
+      index[dim] = iv;
+      return emit(level - 1);
+    });
+  };
+  return emit(static_cast<int>(minor_to_major.size()) - 1);
+}
+
+absl::Status EmitLoopNestForShape(llvm::IRBuilder<>* b, const Shape& shape, const std::string& name,
+                                  const std::function<absl::Status(const IrIndex&)>& body) {
+  return EmitLoopNest(b, shape.dimensions(), shape.layout().minor_to_major(), name, body);
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,42 @@
+// Loop-nest emission helpers for the CPU backend's IR emitter: counted loops
+// in a shape that LLVM's loop passes (rotate, LICM, vectorize) handle well.
+#ifndef BACKENDS_CPU_LOOP_EMITTER_H_
+#define BACKENDS_CPU_LOOP_EMITTER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "llvm/IR/IRBuilder.h"
+#include "xla/shape.h"
+
+namespace xla {
+namespace cpu {
+
+// One i64 value per dimension of a shape, in dimension-number order.
+using IrIndex = std::vector<llvm::Value*>;
+
+// Emits `for (i = 0; i < trip_count; ++i) body(i)` at the builder's insertion
+// point (i is i64); afterwards the builder is positioned after the loop.
+absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::string& name,
+                         const std::function<absl::Status(llvm::Value*)>& body);
+
+// Emits a loop nest over every index of `dims` (0 <= index[d] < dims[d]).
+// The outermost loop runs over minor_to_major.back(), the innermost over
+// minor_to_major[0], so stores in that layout are consecutive in the
+// innermost loop. Dimensions are numbered as in `dims`; `minor_to_major`
+// must be a permutation of them.
+absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
+                          const std::vector<int64_t>& minor_to_major, const std::string& name,
+                          const std::function<absl::Status(const IrIndex&)>& body);
+
+// Same over an array shape, in its layout order.
+absl::Status EmitLoopNestForShape(llvm::IRBuilder<>* b, const Shape& shape, const std::string& name,
+                                  const std::function<absl::Status(const IrIndex&)>& body);
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_LOOP_EMITTER_H_

@@ -1,0 +1,18 @@
+// Runtime matrix multiply called from JIT code for rank-2 (and, in a loop,
+// batched) f32/f64 dots, through Eigen's tensor contraction.
+//
+// out[m, n] = sum_k lhs[m, k] * rhs[k, n], all row-major. With transpose_lhs
+// the lhs buffer holds [k, m]; with transpose_rhs the rhs buffer holds [n, k].
+#ifndef BACKENDS_CPU_RUNTIME_MATMUL_H_
+#define BACKENDS_CPU_RUNTIME_MATMUL_H_
+
+#include <cstdint>
+
+extern "C" {
+void __xla_cpu_runtime_MatMulF32(float* out, const float* lhs, const float* rhs, int64_t m, int64_t n, int64_t k,
+                                 int32_t transpose_lhs, int32_t transpose_rhs);
+void __xla_cpu_runtime_MatMulF64(double* out, const double* lhs, const double* rhs, int64_t m, int64_t n,
+                                 int64_t k, int32_t transpose_lhs, int32_t transpose_rhs);
+}
+
+#endif  // BACKENDS_CPU_RUNTIME_MATMUL_H_

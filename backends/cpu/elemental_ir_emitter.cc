@@ -18,7 +18,11 @@ namespace cpu {
 
 namespace {
 
-bool IsFloat(PrimitiveType t) { return t == F32 || t == F64; }
+bool IsFloat(PrimitiveType t) { return t == F32 || t == F64 || t == F16 || t == BF16; }
+// F16/BF16 values are held as float in registers (the evaluator computes
+// in float and rounds back after every op).
+bool IsSmallFloat(PrimitiveType t) { return t == F16 || t == BF16; }
+PrimitiveType RegisterType(PrimitiveType t) { return IsSmallFloat(t) ? F32 : t; }
 bool IsSigned(PrimitiveType t) { return primitive_util::IsSignedIntegralType(t); }
 bool IsInt(PrimitiveType t) { return primitive_util::IsIntegralType(t); }
 
@@ -36,7 +40,7 @@ absl::Status OpNotImplemented(const HloInstruction& hlo, PrimitiveType type) {
 bool IsSupportedElementType(PrimitiveType type) {
   switch (type) {
     case PRED: case S8: case S16: case S32: case S64:
-    case U8: case U16: case U32: case U64: case F32: case F64:
+    case U8: case U16: case U32: case U64: case F32: case F64: case F16: case BF16:
       return true;
     default:
       return false;
@@ -56,14 +60,33 @@ llvm::Type* IrValueType(PrimitiveType type, llvm::LLVMContext& ctx) {
     case S16: case U16: return llvm::Type::getInt16Ty(ctx);
     case S32: case U32: return llvm::Type::getInt32Ty(ctx);
     case S64: case U64: return llvm::Type::getInt64Ty(ctx);
-    case F32: return llvm::Type::getFloatTy(ctx);
+    case F32: case F16: case BF16: return llvm::Type::getFloatTy(ctx);
     case F64: return llvm::Type::getDoubleTy(ctx);
     default: return nullptr;
   }
 }
 
 llvm::Type* IrStorageType(PrimitiveType type, llvm::LLVMContext& ctx) {
-  return type == PRED ? llvm::Type::getInt8Ty(ctx) : IrValueType(type, ctx);
+  switch (type) {
+    case PRED: return llvm::Type::getInt8Ty(ctx);
+    case F16: return llvm::Type::getHalfTy(ctx);
+    case BF16: return llvm::Type::getInt16Ty(ctx);
+    default: return IrValueType(type, ctx);
+  }
+}
+
+llvm::Value* ElementalIrEmitter::RoundToType(PrimitiveType type, llvm::Value* v) {
+  if (type == F16) return b_->CreateFPExt(b_->CreateFPTrunc(v, b_->getHalfTy()), b_->getFloatTy());
+  if (type != BF16) return v;
+  // Round to nearest even on the float bits, as Eigen's bfloat16(float);
+  // NaN becomes the quiet NaN with its sign.
+  llvm::Value* bits = b_->CreateBitCast(v, b_->getInt32Ty());
+  llvm::Value* lsb = b_->CreateAnd(b_->CreateLShr(bits, 16), b_->getInt32(1));
+  llvm::Value* rounded = b_->CreateAnd(b_->CreateAdd(b_->CreateAdd(bits, b_->getInt32(0x7fff)), lsb),
+                                       b_->getInt32(0xffff0000u));
+  llvm::Value* nan = b_->CreateOr(b_->CreateAnd(bits, b_->getInt32(0x80000000u)), b_->getInt32(0x7fc00000));
+  llvm::Value* r = b_->CreateSelect(b_->CreateFCmpUNO(v, v), nan, rounded);
+  return b_->CreateBitCast(r, b_->getFloatTy());
 }
 
 bool IsFusibleOpcode(HloOpcode opcode) {
@@ -96,14 +119,23 @@ llvm::Value* ElementalIrEmitter::LoadElement(llvm::Value* base, const Shape& sha
   llvm::Type* storage = IrStorageType(shape.element_type(), b_->getContext());
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, {LinearIndex(shape, index)});
   llvm::Value* v = b_->CreateLoad(storage, ptr);
-  if (shape.element_type() == PRED) v = b_->CreateICmpNE(v, b_->getInt8(0));
-  return v;
+  switch (shape.element_type()) {
+    case PRED: return b_->CreateICmpNE(v, b_->getInt8(0));
+    case F16: return b_->CreateFPExt(v, b_->getFloatTy());
+    case BF16: return b_->CreateBitCast(b_->CreateShl(b_->CreateZExt(v, b_->getInt32Ty()), 16), b_->getFloatTy());
+    default: return v;
+  }
 }
 
 void ElementalIrEmitter::StoreElement(llvm::Value* value, llvm::Value* base, const Shape& shape,
                                       const IrIndex& index) {
   llvm::Type* storage = IrStorageType(shape.element_type(), b_->getContext());
   if (shape.element_type() == PRED) value = b_->CreateZExt(value, storage);
+  // Small floats are already rounded, so these are exact.
+  if (shape.element_type() == F16) value = b_->CreateFPTrunc(value, storage);
+  if (shape.element_type() == BF16) {
+    value = b_->CreateTrunc(b_->CreateLShr(b_->CreateBitCast(value, b_->getInt32Ty()), 16), storage);
+  }
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, {LinearIndex(shape, index)});
   b_->CreateStore(value, ptr);
 }
@@ -117,6 +149,12 @@ llvm::Value* ElementalIrEmitter::EmitLiteralElement(const Literal& literal, int6
   if (type == PRED) return b_->getInt1(raw != 0);
   if (type == F32) return llvm::ConstantFP::get(ctx, llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, raw)));
   if (type == F64) return llvm::ConstantFP::get(ctx, llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, raw)));
+  if (type == F16 || type == BF16) {
+    llvm::APFloat f(type == F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(), llvm::APInt(16, raw));
+    bool lost;
+    f.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);  // exact
+    return llvm::ConstantFP::get(ctx, f);
+  }
   return llvm::ConstantInt::get(IrValueType(type, ctx), raw);
 }
 
@@ -145,7 +183,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::CallLibm(const HloInstruction& 
                                                           const char* f64_name, PrimitiveType type,
                                                           std::vector<llvm::Value*> args) {
   if (!IsFloat(type)) return OpNotImplemented(hlo, type);
-  llvm::FunctionCallee f = LibmFunction(type == F32 ? f32_name : f64_name, args[0]->getType(), args.size());
+  llvm::FunctionCallee f = LibmFunction(type == F64 ? f64_name : f32_name, args[0]->getType(), args.size());
   return b_->CreateCall(f, args);
 }
 
@@ -385,6 +423,10 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitCompare(const HloInstructio
 }
 
 llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x) {
+  // Small floats are floats in registers; the caller rounds the result to
+  // the instruction's type (GenerateElement does).
+  from = RegisterType(from);
+  to = RegisterType(to);
   if (from == to) return x;
   llvm::Type* to_type = IrValueType(to, b_->getContext());
   if (to == PRED) {
@@ -408,6 +450,12 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitElement(const HloInstructio
 }
 
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateElement(const HloInstruction* hlo, const IrIndex& index) {
+  ASSIGN_OR_RETURN(llvm::Value * v, GenerateUnrounded(hlo, index));
+  if (hlo->shape().IsArray()) v = RoundToType(hlo->shape().element_type(), v);
+  return v;
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInstruction* hlo, const IrIndex& index) {
   const Shape& shape = hlo->shape();
   if (!shape.IsArray()) return NotImplemented(*hlo, absl::StrCat("element of non-array ", shape.ToString()));
   const PrimitiveType type = shape.element_type();
@@ -632,7 +680,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReduceElement(const HloInst
   // Row-major order over the reduced dimensions, as the evaluator folds.
   std::vector<int64_t> order(red_dims.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
-  const bool reassociate = IsFloat(type) && IsReassociableReducer(*hlo->to_apply());
+  const bool reassociate = IsFloat(type) && !IsSmallFloat(type) && IsReassociableReducer(*hlo->to_apply());
   RETURN_IF_ERROR(EmitLoopNest(b_, red_sizes, order, "reduce.inner", [&](const IrIndex& red) -> absl::Status {
     IrIndex full(in_shape.rank());
     size_t kept = 0, r = 0;
@@ -733,7 +781,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitScalarComputation(const Hlo
     } else {
       return NotImplemented(*hlo, absl::StrCat(HloOpcodeString(op), " in a reducer"));
     }
-    values[hlo] = v;
+    values[hlo] = RoundToType(shape.element_type(), v);
   }
   return values.at(computation.root_instruction());
 }

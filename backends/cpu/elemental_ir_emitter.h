@@ -9,7 +9,8 @@
 // elementwise_kernels.h): wrapping integer arithmetic, x/0 = -1, x%0 = x,
 // shift amounts >= the bit width give 0 or the sign fill, NaN-propagating
 // float max/min with -0 < +0, saturating float->int converts with NaN -> 0.
-// PRED values are i1 in registers and one byte in memory.
+// PRED values are i1 in registers and one byte in memory. F16/BF16 values
+// are float in registers, rounded back to their type after every op.
 #ifndef BACKENDS_CPU_ELEMENTAL_IR_EMITTER_H_
 #define BACKENDS_CPU_ELEMENTAL_IR_EMITTER_H_
 
@@ -71,12 +72,15 @@ class ElementalIrEmitter {
   llvm::Value* EmitConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
   // Element `linear` of a literal, as a register value.
   llvm::Value* EmitLiteralElement(const Literal& literal, int64_t linear);
+  // For F16/BF16 (held as float): `v` rounded to the type; else `v`.
+  llvm::Value* RoundToType(PrimitiveType type, llvm::Value* v);
   // The scalar zero of a type.
   llvm::Value* Zero(PrimitiveType type);
 
   llvm::IRBuilder<>* builder() { return b_; }
 
  private:
+  absl::StatusOr<llvm::Value*> GenerateUnrounded(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitReduceElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitDotElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitConcatenateElement(const HloInstruction* hlo, const IrIndex& index);

@@ -410,6 +410,26 @@ TEST(DaemonLimitsTest, IdleSessionsAreClosedAndTheirBuffersFreed) {
   data->Release();
 }
 
+TEST(DaemonLimitsTest, ServesOverTlsWhenConfigured) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  const std::string cert = dir + "/cert.pem", key = dir + "/key.pem";
+  const std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+                              "-addext subjectAltName=IP:127.0.0.1 -keyout " + key + " -out " + cert +
+                              " > " + dir + "/openssl.log 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << "openssl could not make a test certificate";
+  auto daemon = DaemonProcess::Start({"--tls_cert=" + cert, "--tls_key=" + key}).value();
+  std::ifstream in(cert);
+  GrpcClientOptions tls;
+  tls.tls_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  auto client = GrpcClient::Connect(daemon->target(), tls);
+  ASSERT_TRUE(client.ok()) << client.status() << daemon->Log();
+  auto data = (*client)->TransferToServer(Literal::CreateR1<float>({1, 2})).value();
+  EXPECT_EQ((*client)->TransferToClient(*data).value(), Literal::CreateR1<float>({1, 2}));
+  // A plaintext client cannot talk to a TLS daemon.
+  GrpcClientOptions plain;
+  EXPECT_FALSE(GrpcClient::Connect(daemon->target(), plain).ok());
+}
+
 TEST(DaemonLimitsTest, ShutsDownCleanlyOnSigterm) {
   auto daemon = DaemonProcess::Start().value();
   EXPECT_EQ(daemon->Stop(), 0);

@@ -272,6 +272,12 @@ struct Totals {
   int64_t before = 0, after = 0, changed = 0, runs = 0;
 };
 
+// XLA_RANDOM_MODULE_SCALE=k runs k times as many seeds (for local fuzzing).
+uint32_t Seeds(uint32_t base) {
+  const char* scale = getenv("XLA_RANDOM_MODULE_SCALE");
+  return scale != nullptr && atoi(scale) > 0 ? base * static_cast<uint32_t>(atoi(scale)) : base;
+}
+
 void CheckPipeline(const std::string& text, Totals* totals) {
   auto pipeline = CreateStandardHloPipeline();
   pipeline->set_verify_after_each_pass(true);
@@ -291,7 +297,7 @@ void CheckPipeline(const std::string& text, Totals* totals) {
 
 TEST(RandomModuleTest, StraightLineModules) {
   Totals totals;
-  for (uint32_t seed = 1; seed <= 150; ++seed) {
+  for (uint32_t seed = 1; seed <= Seeds(150); ++seed) {
     SCOPED_TRACE(seed);
     std::string text = StraightLineModule(seed);
     CheckPipeline(text, &totals);
@@ -308,7 +314,7 @@ TEST(RandomModuleTest, StraightLineModules) {
 
 TEST(RandomModuleTest, LoopModules) {
   Totals totals;
-  for (uint32_t seed = 1; seed <= 80; ++seed) {
+  for (uint32_t seed = 1; seed <= Seeds(80); ++seed) {
     SCOPED_TRACE(seed);
     std::string text = LoopModule(seed);
     CheckPipeline(text, &totals);
@@ -323,7 +329,7 @@ TEST(RandomModuleTest, LoopModules) {
 // Each pass on its own must also keep the values (the pipeline could hide a
 // wrong rewrite behind a later pass that happens to undo it).
 TEST(RandomModuleTest, EveryPassAloneKeepsValues) {
-  for (uint32_t seed = 1; seed <= 40; ++seed) {
+  for (uint32_t seed = 1; seed <= Seeds(40); ++seed) {
     SCOPED_TRACE(seed);
     for (const std::string& text : {StraightLineModule(seed), LoopModule(seed)}) {
       for (const HloPassInfo& info : RegisteredHloPasses()) {

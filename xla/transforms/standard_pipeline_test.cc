@@ -155,6 +155,41 @@ ENTRY main {
   EXPECT_EQ(CountOpcode(*module->entry_computation(), HloOpcode::kReduce), 1);
 }
 
+TEST(StandardPipelineTest, TextInTextOut) {
+  auto module = Optimize(R"(
+HloModule gelu_ish
+ENTRY main {
+  x = f32[8] parameter(0)
+  half = f32[] constant(0.5)
+  bhalf = f32[8] broadcast(half), dimensions={}
+  one = f32[] constant(1)
+  bone = f32[8] broadcast(one), dimensions={}
+  xs = f32[8] multiply(x, bone)
+  t = f32[8] tanh(xs)
+  t2 = f32[8] tanh(x)
+  u = f32[8] add(t, bone)
+  r1 = f32[2,4] reshape(u)
+  r2 = f32[8] reshape(r1)
+  h = f32[8] multiply(bhalf, x)
+  dead = f32[8] exponential(x)
+  ROOT out = f32[8] multiply(h, r2)
+})");
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(module->ToString(), testing::Canonical(R"(
+HloModule gelu_ish
+ENTRY main {
+  x = f32[8] parameter(0)
+  half = f32[] constant(0.5)
+  bhalf = f32[8] broadcast(half), dimensions={}
+  one = f32[] constant(1)
+  bone = f32[8] broadcast(one), dimensions={}
+  t = f32[8] tanh(x)
+  u = f32[8] add(t, bone)
+  h = f32[8] multiply(bhalf, x)
+  ROOT out = f32[8] multiply(h, u)
+})"));
+}
+
 TEST(StandardPipelineTest, NothingToDo) {
   auto pipeline = CreateStandardHloPipeline();
   testing::PassRun run = testing::RunPass(*pipeline, R"(

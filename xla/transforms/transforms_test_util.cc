@@ -30,6 +30,15 @@ std::unique_ptr<HloModule> ParseAndVerify(absl::string_view text) {
   return std::move(*module);
 }
 
+std::string Canonical(absl::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  if (!module.ok()) {
+    ADD_FAILURE() << "expected text does not parse: " << module.status() << "\n" << text;
+    return "";
+  }
+  return (*module)->ToString();
+}
+
 PassRun RunPass(HloPass& pass, absl::string_view text) {
   PassRun run;
   std::unique_ptr<HloModule> module = ParseAndVerify(text);

@@ -36,6 +36,11 @@ PassRun RunPass(absl::string_view text) {
   return RunPass(pass, text);
 }
 
+// `text` parsed and printed again: the printer's canonical form (layouts,
+// '%' sigils, program shapes), so expected modules can be written loosely:
+//   EXPECT_EQ(run.module->ToString(), Canonical(R"(HloModule m ...)"));
+std::string Canonical(absl::string_view text);
+
 // Deterministic arguments for the entry's parameters; `set` 0..kInputSets-1
 // picks ordinary values, special floats (-0, +-inf, NaN) or a mix.
 inline constexpr int kInputSets = 3;

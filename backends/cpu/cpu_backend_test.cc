@@ -4,6 +4,7 @@
 // chains, reductions over each dimension, dots), plus Unimplemented errors
 // for what this increment does not cover.
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <random>
@@ -96,6 +97,15 @@ absl::StatusOr<std::unique_ptr<Executable>> CompileOnCpu(const std::string& text
   return CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
 }
 
+// Modules compared in this run (printed at the end).
+int g_compared = 0;
+class CountingEnvironment : public ::testing::Environment {
+ public:
+  void TearDown() override { std::printf("cpu_backend_test: %d modules compared with the evaluator\n", g_compared); }
+};
+[[maybe_unused]] ::testing::Environment* const kCounting =
+    ::testing::AddGlobalTestEnvironment(new CountingEnvironment);
+
 // Runs `text` on the CPU backend and on the evaluator and compares.
 void RunAndCompare(const std::string& text, RunOptions options = {}) {
   SCOPED_TRACE(text);
@@ -125,6 +135,7 @@ void RunAndCompare(const std::string& text, RunOptions options = {}) {
   ASSERT_TRUE(result.ok()) << result.status();
   Literal actual = (*result)->ToLiteral();
   EXPECT_EQ(actual.shape().ToString(true), expected->shape().ToString(true));
+  ++g_compared;
   absl::Status cmp = literal_comparison::Near(*expected, actual, options.tol);
   EXPECT_TRUE(cmp.ok()) << cmp << "\nexpected: " << expected->ToString().substr(0, 2000)
                         << "\nactual:   " << actual.ToString().substr(0, 2000);
@@ -434,6 +445,40 @@ ENTRY e {
   ROOT t = f32[5,3]{0,1} transpose(s), dimensions={1,0}
 }
 )");
+}
+
+TEST(CpuBackendTest, ArgumentsInAnotherLayoutAreRelaidOut) {
+  std::vector<Literal> args;
+  args.push_back(Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}}));  // row-major for a {0,1} parameter
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[2,3]{0,1} parameter(0)
+  e = f32[2,3]{0,1} exponential(a)
+  ROOT m = f32[2,3]{0,1} multiply(e, e)
+}
+)",
+                {.args = std::move(args)});
+}
+
+TEST(CpuBackendTest, NonDefaultLayoutsThroughReduceAndFusion) {
+  RunAndCompare(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[7,33,5]{0,2,1} parameter(0)
+  y = f32[7,33,5]{1,0,2} parameter(1)
+  s = f32[7,33,5]{2,1,0} multiply(x, y)
+  z = f32[] constant(0)
+  r0 = f32[33,5]{0,1} reduce(s, z), dimensions={0}, to_apply=add
+  r2 = f32[7,33]{0,1} reduce(s, z), dimensions={2}, to_apply=add
+  t = f32[5,33]{1,0} transpose(r0), dimensions={1,0}
+  ROOT out = (f32[5,33]{1,0}, f32[7,33]{0,1}, f32[33,5]{0,1}) tuple(t, r2, r0)
+}
+)",
+                {.tol = kReduceTol});
 }
 
 // --- Reductions ---------------------------------------------------------------------

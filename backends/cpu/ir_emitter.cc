@@ -88,7 +88,9 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation) {
   }
   for (const HloInstruction* h : order) {
     if (!reachable.contains(h)) continue;
-    if (h->opcode() == HloOpcode::kTuple || CanUseRuntimeMatMul(*h)) {
+    // Tuple elements need a buffer; dot operands are read many times each
+    // (and by the runtime for f32/f64), so they are not recomputed inline.
+    if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot) {
       for (const HloInstruction* o : h->operands()) {
         if (materialize_.contains(o)) materialize_[o] = true;
       }

@@ -26,6 +26,12 @@ out=$("$XLA_RUN" --arg='f32[] 2' --arg='f32[4] {1,2,3,4}' --arg='f32[4] {10,20,3
 out=$("$XLA_RUN" --arg='2' --arg='{1,2,3,4}' --arg='{0,0,0,0}' "$TMP/axpy.hlo" 2>/dev/null)
 [[ "$out" == "f32[4] {2, 4, 6, 8}" ]] || fail "shapeless args printed '$out'"
 
+# The CPU backend (compiled with LLVM) gives the same result.
+out=$("$XLA_RUN" --backend=cpu --arg='f32[] 2' --arg='f32[4] {1,2,3,4}' --arg='f32[4] {10,20,30,40}' "$TMP/axpy.hlo" 2>"$TMP/err")
+[[ $? -eq 0 && "$out" == "f32[4] {12, 24, 36, 48}" ]] || fail "axpy on cpu printed '$out' ($(cat "$TMP/err"))"
+expect_unknown_backend=$("$XLA_RUN" --backend=nope "$TMP/axpy.hlo" 2>&1 >/dev/null)
+[[ "$expect_unknown_backend" == *"unknown backend 'nope'"* ]] || fail "unknown backend: '$expect_unknown_backend'"
+
 # Generated arguments are deterministic: two runs print the same literal.
 a=$("$XLA_RUN" "$TMP/axpy.hlo" 2>/dev/null); b=$("$XLA_RUN" "$TMP/axpy.hlo" 2>/dev/null)
 [[ -n "$a" && "$a" == "$b" ]] || fail "generated arguments differ: '$a' vs '$b'"

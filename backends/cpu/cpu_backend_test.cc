@@ -5,6 +5,7 @@
 // for what this increment does not cover.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -35,6 +36,34 @@ constexpr ErrorSpec kReduceTol{1e-4, 1e-5};
 // Dots through Eigen sum in another order than the evaluator.
 constexpr ErrorSpec kDotTol{1e-4, 1e-5};
 constexpr ErrorSpec kExact{0, 0};
+// exp, log, tanh, logistic and (not f64) erf are polynomial IR
+// (polynomial_math.h): a few ulp from libm; f16/bf16 results may then round
+// to the neighbouring value of their type.
+constexpr ErrorSpec kTranscendentalF32Tol{1e-38, 5e-7};
+constexpr ErrorSpec kTranscendentalF64Tol{1e-300, 1e-15};
+constexpr ErrorSpec kTranscendentalF16Tol{1e-7, 1e-3};
+constexpr ErrorSpec kTranscendentalBF16Tol{1e-38, 8e-3};
+// Max error in ulp against the correctly rounded result, asserted by
+// TranscendentalAccuracy over wide ranges (figures also in polynomial_math.h).
+struct UlpBound {
+  const char* op;
+  double f32, f64;  // f64 < 0: not polynomial for f64 (libm)
+};
+constexpr UlpBound kUlpBounds[] = {
+    {"exponential", 1, 2}, {"log", 1, 2}, {"tanh", 2, 2}, {"logistic", 3, 3}, {"erf", 8, -1}};
+
+bool IsPolynomialOp(const std::string& op) {
+  for (const UlpBound& u : kUlpBounds) {
+    if (op == u.op) return true;
+  }
+  return false;
+}
+ErrorSpec TranscendentalTol(const std::string& type) {
+  if (type == "f64") return kTranscendentalF64Tol;
+  if (type == "f16") return kTranscendentalF16Tol;
+  if (type == "bf16") return kTranscendentalBF16Tol;
+  return kTranscendentalF32Tol;
+}
 
 const std::vector<std::string>& AllTypes() {
   static const auto* types =
@@ -157,10 +186,138 @@ TEST(CpuBackendTest, UnaryFloat) {
       for (const std::string& op : ops) {
         RunAndCompare(Subst(absl::StrCat("HloModule m\nENTRY e {\n  p = $T$D parameter(0)\n  ROOT r = $T$D ", op,
                                          "(p)\n}\n"),
-                            t, d));
+                            t, d),
+                      {.tol = IsPolynomialOp(op) ? TranscendentalTol(t) : kElementwiseTol});
       }
       RunAndCompare(Subst("HloModule m\nENTRY e {\n  p = $T$D parameter(0)\n  ROOT r = pred$D is-finite(p)\n}\n", t, d));
     }
+  }
+}
+
+// Special and extreme values through the polynomial transcendentals, against
+// the evaluator (libm).
+TEST(CpuBackendTest, TranscendentalSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> values = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-30, -1e-30, 1e-40, -1e-40, 1e-310,
+                                      0.625, -0.625, 0.6249, 3.0, -3.0, 8.9, 9.1, -9.1, 20, -20, 40, 50, -50,
+                                      88.72, 88.73, -87.3, -103.0, -103.9, -104.5, 709.7, 709.8, -708.4, -745.0,
+                                      -746.0, 1e30, -1e30, 1e300, -1e300, 3.9, 4.0, 4.1, -4.1, inf, -inf, nan,
+                                      1.17549435e-38, 2.2250738585072014e-308, 0.7071, 0.7072, 1.4142, 2.0};
+  for (const std::string t : {"f32", "f64", "f16", "bf16"}) {
+    for (const UlpBound& u : kUlpBounds) {
+      Literal a64 = Literal::CreateR1<double>(values);
+      Literal a = t == "f64" ? std::move(a64) : a64.Convert(t == "f32" ? F32 : t == "f16" ? F16 : BF16).value();
+      std::vector<Literal> args;
+      args.push_back(std::move(a));
+      RunAndCompare(absl::StrCat("HloModule m\nENTRY e {\n  a = ", t, "[", values.size(), "] parameter(0)\n  ROOT r = ",
+                                 t, "[", values.size(), "] ", u.op, "(a)\n}\n"),
+                    {.tol = TranscendentalTol(t), .args = std::move(args)});
+    }
+  }
+}
+
+// Max ulp error of the polynomial transcendentals against long double libm,
+// over wide ranges (asserts kUlpBounds, prints the measured figures).
+template <typename T>
+double UlpError(T actual, long double reference) {
+  const T ref = static_cast<T>(reference);
+  if (std::isnan(ref) || std::isinf(ref) || std::isnan(actual) || std::isinf(actual)) {
+    if (std::isnan(ref) && std::isnan(actual)) return 0;
+    return actual == ref ? 0 : std::numeric_limits<double>::infinity();
+  }
+  const T mag = std::fabs(ref);
+  T spacing = std::nextafter(mag, std::numeric_limits<T>::infinity()) - mag;
+  if (std::isinf(spacing)) spacing = mag - std::nextafter(mag, T(0));
+  return static_cast<double>(std::fabs(static_cast<long double>(actual) - reference) / spacing);
+}
+
+long double Reference(const std::string& op, long double x) {
+  if (op == "exponential") return std::exp(x);
+  if (op == "log") return std::log(x);
+  if (op == "tanh") return std::tanh(x);
+  if (op == "logistic") return 1 / (1 + std::exp(-x));
+  return std::erf(x);
+}
+
+template <typename T>
+std::vector<T> AccuracyInputs(const std::string& op, std::mt19937_64& rng) {
+  const bool f64 = std::is_same_v<T, double>;
+  std::vector<T> v;
+  auto uniform = [&](double lo, double hi, int n) {
+    for (int i = 0; i < n; ++i) v.push_back(static_cast<T>(std::uniform_real_distribution<double>(lo, hi)(rng)));
+  };
+  auto log_uniform = [&](double lo_exp10, double hi_exp10, int n) {  // +-10^[lo, hi]
+    for (int i = 0; i < n; ++i) {
+      const double m = std::pow(10.0, std::uniform_real_distribution<double>(lo_exp10, hi_exp10)(rng));
+      v.push_back(static_cast<T>(rng() & 1 ? m : -m));
+    }
+  };
+  const int n = 100000;
+  if (op == "exponential") {
+    uniform(f64 ? -746 : -104, f64 ? 710 : 89, n);
+    uniform(-1, 1, n);
+  } else if (op == "log") {
+    for (int i = 0; i < n; ++i) {  // every positive finite bit pattern, incl. subnormals
+      T x;
+      if constexpr (std::is_same_v<T, double>) {
+        const uint64_t bits = rng() % 0x7ff0000000000000ull;
+        std::memcpy(&x, &bits, 8);
+      } else {
+        const uint32_t bits = static_cast<uint32_t>(rng() % 0x7f800000u);
+        std::memcpy(&x, &bits, 4);
+      }
+      v.push_back(x);
+    }
+    uniform(0.5, 2, n);
+  } else if (op == "tanh") {
+    log_uniform(f64 ? -300 : -30, 1.5, n);
+    uniform(-1, 1, n);
+  } else if (op == "logistic") {
+    uniform(f64 ? -745 : -103, f64 ? 745 : 103, n);
+    uniform(-5, 5, n);
+  } else {
+    log_uniform(f64 ? -300 : -30, 0.7, n);
+    uniform(-5, 5, n);
+  }
+  return v;
+}
+
+template <typename T>
+void CheckAccuracy(const UlpBound& bound) {
+  const std::string op = bound.op;
+  const double max_allowed = std::is_same_v<T, double> ? bound.f64 : bound.f32;
+  if (max_allowed < 0) return;
+  std::mt19937_64 rng(1234);
+  const std::vector<T> inputs = AccuracyInputs<T>(op, rng);
+  const std::string type = std::is_same_v<T, double> ? "f64" : "f32";
+  auto executable = CompileOnCpu(absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, "[", inputs.size(),
+                                              "] parameter(0)\n  ROOT r = ", type, "[", inputs.size(), "] ", op,
+                                              "(a)\n}\n"));
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto arg = DeviceBuffer::FromLiteral(Literal::CreateR1<T>(inputs));
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  auto result = (*executable)->Execute({*arg});
+  ASSERT_TRUE(result.ok()) << result.status();
+  Literal out = (*result)->ToLiteral();
+  auto data = out.data<T>();
+  double worst = 0;
+  T worst_x = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const double e = UlpError<T>(data[i], Reference(op, static_cast<long double>(inputs[i])));
+    if (e > worst) {
+      worst = e;
+      worst_x = inputs[i];
+    }
+  }
+  std::printf("TranscendentalAccuracy: %s %s max %.3f ulp (at x=%.9g) over %zu inputs\n", op.c_str(), type.c_str(),
+              worst, static_cast<double>(worst_x), inputs.size());
+  EXPECT_LE(worst, max_allowed) << op << " " << type << " at x=" << worst_x;
+}
+
+TEST(CpuBackendTest, TranscendentalAccuracy) {
+  for (const UlpBound& u : kUlpBounds) {
+    CheckAccuracy<float>(u);
+    CheckAccuracy<double>(u);
   }
 }
 
@@ -692,6 +849,74 @@ TEST(CpuBackendTest, RowReductionIsVectorized) {
   ASSERT_TRUE(executable.ok()) << executable.status();
   const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
   EXPECT_NE(ir.find("x float>"), std::string::npos) << ir;
+}
+
+// GELU-tanh and softmax loops are vectorized, transcendentals included: no
+// scalar libm call is left in the optimized IR.
+TEST(CpuBackendTest, TranscendentalLoopsAreVectorized) {
+  const std::string gelu = R"(HloModule gelu
+ENTRY e {
+  x = f32[4099] parameter(0)
+  half = f32[] constant(0.5)
+  one = f32[] constant(1)
+  c = f32[] constant(0.79788456)
+  k = f32[] constant(0.044715)
+  x3 = f32[4099] multiply(x, x)
+  x3b = f32[4099] multiply(x3, x)
+  kb = f32[4099] broadcast(k), dimensions={}
+  kx3 = f32[4099] multiply(kb, x3b)
+  inner = f32[4099] add(x, kx3)
+  cb = f32[4099] broadcast(c), dimensions={}
+  sc = f32[4099] multiply(cb, inner)
+  t = f32[4099] tanh(sc)
+  ob = f32[4099] broadcast(one), dimensions={}
+  hb = f32[4099] broadcast(half), dimensions={}
+  hx = f32[4099] multiply(hb, x)
+  t1 = f32[4099] add(ob, t)
+  ROOT g = f32[4099] multiply(hx, t1)
+}
+)";
+  const std::string softmax = R"(HloModule softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[64,1024] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[64] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[64,1024] broadcast(m), dimensions={0}
+  d = f32[64,1024] subtract(x, mb)
+  ex = f32[64,1024] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[64] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[64,1024] broadcast(s), dimensions={0}
+  ROOT y = f32[64,1024] divide(ex, sb)
+}
+)";
+  const std::string others = R"(HloModule m
+ENTRY e {
+  x = f32[1003] parameter(0)
+  l = f32[1003] log(x)
+  s = f32[1003] logistic(l)
+  ROOT r = f32[1003] erf(s)
+}
+)";
+  for (const std::string& text : {gelu, softmax, others}) {
+    auto executable = CompileOnCpu(text);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+    EXPECT_TRUE(ir.find("<8 x float>") != std::string::npos || ir.find("<16 x float>") != std::string::npos) << ir;
+    for (const char* call : {"@expf", "@tanhf", "@logf", "@erff", "@llvm.exp.", "@llvm.log."}) {
+      EXPECT_EQ(ir.find(call), std::string::npos) << call << "\n" << ir;
+    }
+  }
 }
 
 TEST(CpuBackendTest, RegisteredBelowTheInterpreter) {

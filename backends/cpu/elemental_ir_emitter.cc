@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/polynomial_math.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/IR/Constants.h"
@@ -240,22 +241,22 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitUnaryOp(const HloInstructio
       ASSIGN_OR_RETURN(llvm::Value * s, Intrinsic1(llvm::Intrinsic::sqrt, x));
       return b_->CreateFDiv(one, s);
     }
-    // Transcendentals: scalar libm calls for now (see the BUILD notes; the
-    // vectorizable polynomial versions are still to do).
-    case HloOpcode::kExp: return Intrinsic1(llvm::Intrinsic::exp, x);
-    case HloOpcode::kLog: return Intrinsic1(llvm::Intrinsic::log, x);
+    // Transcendentals: exp, log, tanh, logistic (and erf for f32/f16/bf16)
+    // as vectorizable polynomial IR (polynomial_math.h, accuracy documented
+    // there); the others are still scalar libm calls.
+    case HloOpcode::kExp: return EmitFastExp(b_, x);
+    case HloOpcode::kLog: return EmitFastLog(b_, x);
     case HloOpcode::kSin: return Intrinsic1(llvm::Intrinsic::sin, x);
     case HloOpcode::kCos: return Intrinsic1(llvm::Intrinsic::cos, x);
     case HloOpcode::kTan: return CallLibm(hlo, "tanf", "tan", type, {x});
-    case HloOpcode::kTanh: return CallLibm(hlo, "tanhf", "tanh", type, {x});
-    case HloOpcode::kErf: return CallLibm(hlo, "erff", "erf", type, {x});
+    case HloOpcode::kTanh: return EmitFastTanh(b_, x);
+    case HloOpcode::kErf:
+      if (type == F64) return CallLibm(hlo, "erff", "erf", type, {x});  // no f64 polynomial yet
+      return EmitFastErfF32(b_, x);
     case HloOpcode::kCbrt: return CallLibm(hlo, "cbrtf", "cbrt", type, {x});
     case HloOpcode::kExpm1: return CallLibm(hlo, "expm1f", "expm1", type, {x});
     case HloOpcode::kLog1p: return CallLibm(hlo, "log1pf", "log1p", type, {x});
-    case HloOpcode::kLogistic: {
-      ASSIGN_OR_RETURN(llvm::Value * e, Intrinsic1(llvm::Intrinsic::exp, b_->CreateFNeg(x)));
-      return b_->CreateFDiv(one, b_->CreateFAdd(one, e));
-    }
+    case HloOpcode::kLogistic: return EmitFastLogistic(b_, x);
     case HloOpcode::kIsFinite: {
       ASSIGN_OR_RETURN(llvm::Value * a, Intrinsic1(llvm::Intrinsic::fabs, x));
       return b_->CreateFCmpOLT(a, llvm::ConstantFP::getInfinity(x->getType()));

@@ -1,0 +1,198 @@
+#include "backends/cpu/polynomial_math.h"
+
+#include <initializer_list>
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+
+bool IsF64(llvm::Value* x) { return x->getType()->isDoubleTy(); }
+
+llvm::Value* C(llvm::Value* like, double v) { return llvm::ConstantFP::get(like->getType(), v); }
+
+llvm::Value* FMulAdd(llvm::IRBuilder<>* b, llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+  return b->CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {x, y, z});
+}
+
+llvm::Value* Unary(llvm::IRBuilder<>* b, llvm::Intrinsic::ID id, llvm::Value* x) {
+  return b->CreateIntrinsic(id, {x->getType()}, {x});
+}
+
+llvm::Value* Binary(llvm::IRBuilder<>* b, llvm::Intrinsic::ID id, llvm::Value* x, llvm::Value* y) {
+  return b->CreateIntrinsic(id, {x->getType()}, {x, y});
+}
+
+// Horner: c[0]*z^(n-1) + ... + c[n-1].
+llvm::Value* Horner(llvm::IRBuilder<>* b, llvm::Value* z, std::initializer_list<double> coeffs) {
+  auto it = coeffs.begin();
+  llvm::Value* p = C(z, *it++);
+  for (; it != coeffs.end(); ++it) p = FMulAdd(b, p, z, C(z, *it));
+  return p;
+}
+
+// NaN inputs give themselves (the approximations clamp them away).
+llvm::Value* PropagateNaN(llvm::IRBuilder<>* b, llvm::Value* x, llvm::Value* result) {
+  return b->CreateSelect(b->CreateFCmpUNO(x, x), x, result);
+}
+
+}  // namespace
+
+// exp: n = round(x*log2(e)), r = x - n*ln2 (two-constant Cody-Waite, exact
+// products), e^r by Cephes' polynomial (f32, degree 7) or Pade form (f64),
+// times 2^n built as two exponent-field powers 2^(n/2) * 2^(n - n/2) so that
+// overflow gives inf and subnormal results are rounded once. x is clamped so
+// n stays in range; NaN propagates by a select.
+// Measured: f32 max 0.96 ulp, f64 max 1.64 ulp (subnormal results counted in
+// units of the subnormal spacing).
+llvm::Value* EmitFastExp(llvm::IRBuilder<>* b, llvm::Value* x) {
+  const bool f64 = IsF64(x);
+  llvm::Type* ity = f64 ? b->getInt64Ty() : b->getInt32Ty();
+  llvm::Value* xc = Binary(b, llvm::Intrinsic::maxnum, x, C(x, f64 ? -746.0 : -104.0));
+  xc = Binary(b, llvm::Intrinsic::minnum, xc, C(x, f64 ? 710.0 : 89.0));
+  llvm::Value* n = Unary(b, llvm::Intrinsic::roundeven, b->CreateFMul(xc, C(x, 1.4426950408889634)));
+  llvm::Value* r = FMulAdd(b, n, C(x, f64 ? -6.93145751953125E-1 : -0.693359375), xc);
+  r = FMulAdd(b, n, C(x, f64 ? -1.42860682030941723212E-6 : 2.12194440e-4), r);
+  llvm::Value* er;
+  if (f64) {
+    llvm::Value* rr = b->CreateFMul(r, r);
+    llvm::Value* px = b->CreateFMul(r, Horner(b, rr, {1.26177193074810590878E-4, 3.02994407707441961300E-2,
+                                                      9.99999999999999999910E-1}));
+    llvm::Value* q = Horner(b, rr, {3.00198505138664455042E-6, 2.52448340349684104192E-3,
+                                    2.27265548208155028766E-1, 2.00000000000000000009E0});
+    er = b->CreateFDiv(px, b->CreateFSub(q, px));
+    er = FMulAdd(b, C(x, 2.0), er, C(x, 1.0));
+  } else {
+    llvm::Value* p = Horner(b, r, {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
+                                   1.6666665459E-1, 5.0000001201E-1});
+    er = b->CreateFAdd(FMulAdd(b, p, b->CreateFMul(r, r), r), C(x, 1.0));
+  }
+  const int mantissa_bits = f64 ? 52 : 23;
+  const int bias = f64 ? 1023 : 127;
+  llvm::Value* ni = b->CreateFPToSI(n, ity);
+  llvm::Value* n1 = b->CreateAShr(ni, 1);
+  llvm::Value* n2 = b->CreateSub(ni, n1);
+  auto pow2 = [&](llvm::Value* k) {
+    return b->CreateBitCast(b->CreateShl(b->CreateAdd(k, llvm::ConstantInt::get(ity, bias)), mantissa_bits),
+                            x->getType());
+  };
+  llvm::Value* result = b->CreateFMul(b->CreateFMul(er, pow2(n1)), pow2(n2));
+  return PropagateNaN(b, x, result);
+}
+
+// log: x = m * 2^e with m in [sqrt(1/2), sqrt(2)) (subnormals scaled first),
+// log(m) by Cephes' polynomial in m-1 (f32) or rational function of
+// 2(m-1)/(m+1) (f64), plus e*ln2 in two parts. Specials by selects:
+// log(+-0) = -inf, log(x<0) = NaN, log(inf) = inf, NaN -> NaN.
+// Measured: f32 max 0.79 ulp, f64 max 1.91 ulp (over all positive bit
+// patterns, subnormals included).
+llvm::Value* EmitFastLog(llvm::IRBuilder<>* b, llvm::Value* x) {
+  const bool f64 = IsF64(x);
+  llvm::Type* ity = f64 ? b->getInt64Ty() : b->getInt32Ty();
+  auto I = [&](uint64_t v) { return llvm::ConstantInt::get(ity, v); };
+  const int mantissa_bits = f64 ? 52 : 23;
+  const double min_normal = f64 ? 2.2250738585072014e-308 : 1.17549435e-38;
+  const int sub_scale = f64 ? 54 : 23;
+  llvm::Value* is_sub = b->CreateFCmpOLT(x, C(x, min_normal));
+  llvm::Value* xs = b->CreateSelect(is_sub, b->CreateFMul(x, C(x, f64 ? 18014398509481984.0 : 8388608.0)), x);
+  llvm::Value* bits = b->CreateBitCast(xs, ity);
+  llvm::Value* e = b->CreateSub(b->CreateAnd(b->CreateLShr(bits, mantissa_bits), I(f64 ? 0x7ff : 0xff)),
+                                I(f64 ? 1022 : 126));
+  e = b->CreateSub(e, b->CreateSelect(is_sub, I(sub_scale), I(0)));
+  llvm::Value* m = b->CreateBitCast(
+      b->CreateOr(b->CreateAnd(bits, I(f64 ? 0x000fffffffffffffull : 0x007fffff)),
+                  I(f64 ? 0x3fe0000000000000ull : 0x3f000000)),
+      x->getType());  // [0.5, 1)
+  llvm::Value* lt = b->CreateFCmpOLT(m, C(x, 0.70710678118654752440));
+  e = b->CreateSub(e, b->CreateZExt(lt, ity));
+  llvm::Value* fe = b->CreateSIToFP(e, x->getType());
+  llvm::Value* result;
+  if (f64) {
+    // z = m-1 (or 2m-1), y = (z+2)/2; s = z/y = 2(m'-1)/(m'+1).
+    llvm::Value* z = b->CreateSelect(lt, b->CreateFSub(m, C(x, 0.5)), b->CreateFSub(b->CreateFSub(m, C(x, 0.5)), C(x, 0.5)));
+    llvm::Value* y = b->CreateSelect(lt, FMulAdd(b, C(x, 0.5), z, C(x, 0.5)), FMulAdd(b, C(x, 0.5), m, C(x, 0.5)));
+    llvm::Value* s = b->CreateFDiv(z, y);
+    llvm::Value* ss = b->CreateFMul(s, s);
+    llvm::Value* rnum = Horner(b, ss, {-7.89580278884799154124E-1, 1.63866645699558079767E1, -6.41409952958715622951E1});
+    llvm::Value* rden = Horner(b, ss, {1.0, -3.56722798256324312549E1, 3.12093766372244180303E2,
+                                       -7.69691943550460008604E2});
+    llvm::Value* t = b->CreateFMul(s, b->CreateFDiv(b->CreateFMul(ss, rnum), rden));
+    t = FMulAdd(b, fe, C(x, -2.121944400546905827679e-4), t);
+    t = b->CreateFAdd(t, s);
+    result = FMulAdd(b, fe, C(x, 0.693359375), t);
+  } else {
+    llvm::Value* mm = b->CreateSelect(lt, b->CreateFSub(b->CreateFAdd(m, m), C(x, 1.0)), b->CreateFSub(m, C(x, 1.0)));
+    llvm::Value* z = b->CreateFMul(mm, mm);
+    llvm::Value* p = Horner(b, mm, {7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+                                    1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+                                    3.3333331174E-1});
+    llvm::Value* y = b->CreateFMul(b->CreateFMul(mm, z), p);
+    y = FMulAdd(b, fe, C(x, -2.12194440e-4), y);
+    y = FMulAdd(b, z, C(x, -0.5), y);
+    result = FMulAdd(b, fe, C(x, 0.693359375), b->CreateFAdd(mm, y));
+  }
+  llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
+  result = b->CreateSelect(b->CreateFCmpOEQ(x, inf), inf, result);
+  result = b->CreateSelect(b->CreateFCmpOEQ(x, C(x, 0.0)), llvm::ConstantFP::getInfinity(x->getType(), true), result);
+  result = b->CreateSelect(b->CreateFCmpOLT(x, C(x, 0.0)), llvm::ConstantFP::getNaN(x->getType()), result);
+  return PropagateNaN(b, x, result);
+}
+
+// tanh: for |x| < 0.625 Cephes' odd polynomial (f32) or rational function
+// (f64) x + x^3 P(x^2)[/Q(x^2)], exact sign and -0; beyond,
+// sign(x) * (1 - 2/(e^(2|x|)+1)) with |x| clamped (to 20 / 40) where the
+// result rounds to 1 anyway, so +-inf give +-1.
+// Measured: f32 max 1.27 ulp, f64 max 1.33 ulp.
+llvm::Value* EmitFastTanh(llvm::IRBuilder<>* b, llvm::Value* x) {
+  const bool f64 = IsF64(x);
+  llvm::Value* ax = Unary(b, llvm::Intrinsic::fabs, x);
+  llvm::Value* z = b->CreateFMul(x, x);
+  llvm::Value* small;
+  if (f64) {
+    llvm::Value* p = Horner(b, z, {-9.64399179425052238628E-1, -9.92877231001918586564E1, -1.61468768441708447952E3});
+    llvm::Value* q = Horner(b, z, {1.0, 1.12811678491632931402E2, 2.23548839060100448583E3,
+                                   4.84406305325125486048E3});
+    small = FMulAdd(b, b->CreateFMul(x, z), b->CreateFDiv(p, q), x);
+  } else {
+    llvm::Value* p = Horner(b, z, {-5.70498872745E-3, 2.06390887954E-2, -5.37397155531E-2, 1.33314422036E-1,
+                                   -3.33332819422E-1});
+    small = FMulAdd(b, b->CreateFMul(x, z), p, x);
+  }
+  llvm::Value* clamped = Binary(b, llvm::Intrinsic::minnum, ax, C(x, f64 ? 40.0 : 20.0));
+  llvm::Value* e = EmitFastExp(b, b->CreateFAdd(clamped, clamped));
+  llvm::Value* large = b->CreateFSub(C(x, 1.0), b->CreateFDiv(C(x, 2.0), b->CreateFAdd(e, C(x, 1.0))));
+  large = Binary(b, llvm::Intrinsic::copysign, large, x);
+  return PropagateNaN(b, x, b->CreateSelect(b->CreateFCmpOLT(ax, C(x, 0.625)), small, large));
+}
+
+// logistic(x) = 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) for x < 0
+// (one exp of -|x|, never overflowing, so results far below zero stay
+// accurate subnormals instead of the evaluator's 0 past exp overflow).
+// Measured: f32 max 2.61 ulp, f64 max 2.64 ulp (exp, add, divide roundings).
+llvm::Value* EmitFastLogistic(llvm::IRBuilder<>* b, llvm::Value* x) {
+  llvm::Value* e = EmitFastExp(b, b->CreateFNeg(b->CreateIntrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x})));
+  llvm::Value* r = b->CreateFDiv(C(x, 1.0), b->CreateFAdd(C(x, 1.0), e));
+  return b->CreateSelect(b->CreateFCmpOLT(x, C(x, 0.0)), b->CreateFMul(e, r), r);
+}
+
+// erf (f32): Eigen's rational approximation x P(x^2) / Q(x^2) on x clamped
+// to [-4, 4] (erf rounds to +-1 beyond). Measured: max 7.42 ulp, at
+// |x| ~ 3.9 where erf ~ 1 (absolute error < 4.5e-7; relative < 5e-7);
+// within 2 ulp for |x| < 2.
+llvm::Value* EmitFastErfF32(llvm::IRBuilder<>* b, llvm::Value* x) {
+  llvm::Value* xc = Binary(b, llvm::Intrinsic::maxnum, x, C(x, -4.0));
+  xc = Binary(b, llvm::Intrinsic::minnum, xc, C(x, 4.0));
+  llvm::Value* x2 = b->CreateFMul(xc, xc);
+  llvm::Value* p = Horner(b, x2, {-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+                                  -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+                                  -1.60960333262415e-02});
+  llvm::Value* q = Horner(b, x2, {-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+                                  -7.37332916720468e-03, -1.42647390514189e-02});
+  return PropagateNaN(b, x, b->CreateFDiv(b->CreateFMul(xc, p), q));
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -74,7 +74,7 @@ class Generator {
     const std::string t = is_float ? "f32[2,3]" : "s32[2,3]";
     const std::string ts = is_float ? "f32" : "s32";
     std::string result;
-    switch (Uniform(16)) {
+    switch (Uniform(18)) {
       case 0:
       case 1: {
         static const char* kOps[] = {"add", "subtract", "multiply", "maximum", "divide"};
@@ -170,6 +170,18 @@ class Generator {
         result = Emit(t, absl::StrCat("add(", Pick(pool), ", ", b, ")"));
         break;
       }
+      case 14: {
+        std::string zero = Emit(ts + "[]", "constant(0)");
+        std::string r = Emit(ts + "[2]", absl::StrCat("reduce(", Pick(pool), ", ", zero, "), dimensions={1}, to_apply=",
+                                                     is_float ? "add_f32" : "add_s32"));
+        result = Emit(t, absl::StrCat("broadcast(", r, "), dimensions={0}"));
+        break;
+      }
+      case 15: {
+        std::string c = Emit(ts + "[3,3]", "constant({{1, 0, 2}, {0, 1, 0}, {-1, 0, 1}})");
+        result = Emit(t, absl::StrCat("dot(", Pick(pool), ", ", c, "), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
+        break;
+      }
       default:
         if (is_float) {
           static const char* kUnary[] = {"exponential", "tanh", "abs", "sine", "floor"};
@@ -191,10 +203,25 @@ class Generator {
   std::vector<std::string>* lines_ = nullptr;
 };
 
+// Reducers every module carries (DCE removes them when unused).
+constexpr char kReducers[] = R"(add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+add_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+
+)";
+
 // A straight-line module, sometimes with a call.
 std::string StraightLineModule(uint32_t seed) {
   Generator g(seed);
-  std::string text = "HloModule random_" + std::to_string(seed) + "\n\n";
+  std::string text = "HloModule random_" + std::to_string(seed) + "\n\n" + kReducers;
   std::vector<std::string> callee;
   bool with_call = g.Uniform(3) == 0;
   std::string callee_result;
@@ -235,7 +262,7 @@ std::string LoopModule(uint32_t seed) {
   body.push_back("  one = s32[] constant(1)");
   body.push_back("  i1 = s32[] add(i, one)");
   body.push_back(absl::StrCat("  ROOT r = (s32[], f32[2,3], f32[2,3], s32[2,3]) tuple(i1, w, ", mixed, ", k)"));
-  return absl::StrCat("HloModule loop_", seed, R"(
+  return absl::StrCat("HloModule loop_", seed, "\n\n", kReducers, R"(
 
 cond {
   s = (s32[], f32[2,3], f32[2,3], s32[2,3]) parameter(0)

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# hlo_opt end to end: passes rewrite the module as expected, unknown passes
+# and bad input exit 1 with a message.
+set -u
+HLO_OPT="tools/hlo_opt"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+cat > "$TMP/m.hlo" <<'HLO'
+HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  one = f32[] constant(1)
+  b = f32[4] broadcast(one), dimensions={}
+  m = f32[4] multiply(p, b)
+  dead = f32[4] negate(p)
+  ROOT r = f32[4] negate(m)
+}
+HLO
+out=$("$HLO_OPT" --passes=algsimp,dce "$TMP/m.hlo" 2>"$TMP/err")
+[[ $? -eq 0 ]] || fail "algsimp,dce failed: $(cat "$TMP/err")"
+[[ "$out" == *"ROOT %r = f32[4]{0} negate(%p)"* ]] || fail "x*1 not simplified: $out"
+[[ "$out" != *"multiply"* && "$out" != *"dead"* ]] || fail "dead code left: $out"
+# The standard pipeline reads stdin too.
+out=$("$HLO_OPT" --passes=standard - < "$TMP/m.hlo" 2>/dev/null)
+[[ "$out" == *"negate(%p)"* ]] || fail "standard pipeline from stdin: $out"
+
+out=$("$HLO_OPT" --passes=nope "$TMP/m.hlo" 2>"$TMP/err"); code=$?
+[[ $code -eq 1 ]] || fail "unknown pass: exit $code"
+grep -q "unknown pass 'nope'" "$TMP/err" || fail "unknown pass message: $(cat "$TMP/err")"
+printf 'HloModule m\nENTRY e {\n  ROOT x = f32[] bogus()\n}\n' > "$TMP/bad.hlo"
+"$HLO_OPT" "$TMP/bad.hlo" >/dev/null 2>"$TMP/err"; code=$?
+[[ $code -eq 1 ]] || fail "bad module: exit $code"
+grep -q "line 3" "$TMP/err" || fail "bad module message: $(cat "$TMP/err")"
+
+[[ $failures -eq 0 ]] || { echo "$failures check(s) failed"; exit 1; }
+echo "all hlo_opt checks passed"

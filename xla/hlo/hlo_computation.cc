@@ -24,6 +24,7 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
     if (n >= static_cast<int64_t>(parameters_.size())) parameters_.resize(n + 1, nullptr);
     parameters_[n] = raw;
   }
+  position_[raw] = instructions_.size();
   instructions_.push_back(std::move(instruction));
   return raw;
 }
@@ -35,23 +36,34 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   if (instruction->opcode() == HloOpcode::kParameter) {
     return FailedPrecondition("cannot remove parameter %s", instruction->name());
   }
+  auto it = position_.find(instruction);
+  if (it == position_.end()) return FailedPrecondition("%s is not in computation %s", instruction->name(), name_);
   for (int64_t i = 0; i < instruction->operand_count(); ++i) {
     HloInstruction* op = instruction->mutable_operand(i);
     // Drop `instruction` from the operand's users.
     auto& users = const_cast<std::vector<HloInstruction*>&>(op->users());
     users.erase(std::remove(users.begin(), users.end(), instruction), users.end());
   }
-  instructions_.erase(std::remove_if(instructions_.begin(), instructions_.end(),
-                                     [&](const auto& p) { return p.get() == instruction; }),
-                      instructions_.end());
+  instructions_[it->second].reset();
+  position_.erase(it);
+  if (++removed_ > 32 && removed_ * 2 > static_cast<int64_t>(instructions_.size())) Compact();
   return absl::OkStatus();
+}
+
+void HloComputation::Compact() {
+  instructions_.erase(std::remove(instructions_.begin(), instructions_.end(), nullptr), instructions_.end());
+  position_.clear();
+  for (size_t i = 0; i < instructions_.size(); ++i) position_[instructions_[i].get()] = i;
+  removed_ = 0;
 }
 
 void HloComputation::RestoreTopologicalOrder() {
   // Depth-first over operands, visiting instructions in their current order,
   // so already-ordered computations keep their order.
   absl::flat_hash_map<const HloInstruction*, std::unique_ptr<HloInstruction>*> slot;
-  for (auto& i : instructions_) slot[i.get()] = &i;
+  for (auto& i : instructions_) {
+    if (i != nullptr) slot[i.get()] = &i;
+  }
   std::vector<std::unique_ptr<HloInstruction>> ordered;
   ordered.reserve(instructions_.size());
   absl::flat_hash_set<const HloInstruction*> done;
@@ -71,12 +83,17 @@ void HloComputation::RestoreTopologicalOrder() {
     }
   }
   instructions_ = std::move(ordered);
+  position_.clear();
+  for (size_t i = 0; i < instructions_.size(); ++i) position_[instructions_[i].get()] = i;
+  removed_ = 0;
 }
 
 std::vector<HloInstruction*> HloComputation::instructions() const {
   std::vector<HloInstruction*> out;
-  out.reserve(instructions_.size());
-  for (const auto& i : instructions_) out.push_back(i.get());
+  out.reserve(instruction_count());
+  for (const auto& i : instructions_) {
+    if (i != nullptr) out.push_back(i.get());
+  }
   return out;
 }
 
@@ -99,7 +116,9 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
     }
   };
   if (root_ != nullptr) visit(root_);
-  for (const auto& i : instructions_) visit(i.get());
+  for (const auto& i : instructions_) {
+    if (i != nullptr) visit(i.get());
+  }
   return order;
 }
 
@@ -118,7 +137,9 @@ HloComputationProto HloComputation::ToProto() const {
   HloComputationProto proto;
   proto.set_name(name_);
   proto.set_id(unique_id_);
-  for (const auto& i : instructions_) *proto.add_instructions() = i->ToProto();
+  for (const auto& i : instructions_) {
+    if (i != nullptr) *proto.add_instructions() = i->ToProto();
+  }
   if (root_ != nullptr) proto.set_root_id(root_->unique_id());
   *proto.mutable_program_shape() = ComputeProgramShape().ToProto();
   return proto;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "xla/hlo/hlo_instruction.h"
 #include "xla/shape.h"
@@ -43,7 +44,7 @@ class HloComputation {
   HloInstruction* parameter_instruction(int64_t i) const { return parameters_[i]; }
   const std::vector<HloInstruction*>& parameter_instructions() const { return parameters_; }
 
-  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
+  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()) - removed_; }
   // In definition order (operands before users).
   std::vector<HloInstruction*> instructions() const;
   // Reachable from the root, operands first; then unreachable ones.
@@ -58,7 +59,13 @@ class HloComputation {
   std::string name_;
   int64_t unique_id_ = -1;
   HloModule* parent_ = nullptr;
+  // Removed instructions leave a null slot (so removal is O(1)); the slots
+  // are compacted when they become the majority. `position_` maps each live
+  // instruction to its slot.
+  void Compact();
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
+  absl::flat_hash_map<const HloInstruction*, size_t> position_;
+  int64_t removed_ = 0;
   std::vector<HloInstruction*> parameters_;  // by parameter number
   HloInstruction* root_ = nullptr;
 };

@@ -31,6 +31,19 @@ bool IsPlumbing(const HloInstruction& hlo) {
   return hlo.opcode() == HloOpcode::kTuple || hlo.opcode() == HloOpcode::kGetTupleElement;
 }
 
+bool IsControlFlow(const HloInstruction& hlo) {
+  return hlo.opcode() == HloOpcode::kWhile || hlo.opcode() == HloOpcode::kConditional ||
+         hlo.opcode() == HloOpcode::kCall;
+}
+
+void FlattenShape(const Shape& shape, std::vector<Shape>* leaves) {
+  if (!shape.IsTuple()) {
+    leaves->push_back(shape);
+    return;
+  }
+  for (const Shape& s : shape.tuple_shapes()) FlattenShape(s, leaves);
+}
+
 }  // namespace
 
 bool IrEmitter::CanUseRuntimeMatMul(const HloInstruction& hlo) const {
@@ -52,19 +65,20 @@ bool IrEmitter::CanUseRuntimeMatMul(const HloInstruction& hlo) const {
 }
 
 absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
-  if (hlo.shape().IsTuple() && !IsPlumbing(hlo) && hlo.opcode() != HloOpcode::kParameter) {
+  if (hlo.shape().IsTuple() && !IsPlumbing(hlo) && !IsControlFlow(hlo) && hlo.opcode() != HloOpcode::kParameter) {
     return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " producing a tuple"));
   }
   if (hlo.shape().IsToken()) return NotImplemented(hlo, "token");
   if (hlo.shape().IsArray()) RETURN_IF_ERROR(CheckSupportedElementType(hlo.shape().element_type(), hlo));
-  if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) &&
+  if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) && !IsControlFlow(hlo) &&
       hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot) {
     return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
   }
   return absl::OkStatus();
 }
 
-absl::Status IrEmitter::AssignSlots(const HloComputation& computation) {
+absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCopies* result_copies) {
+  int64_t num_param_leaves = 0;
   const HloInstruction* root = computation.root_instruction();
   std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
   // Instructions reachable from the root; others are not emitted.
@@ -90,7 +104,7 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation) {
     if (!reachable.contains(h)) continue;
     // Tuple elements need a buffer; dot operands are read many times each
     // (and by the runtime for f32/f64), so they are not recomputed inline.
-    if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot) {
+    if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot || IsControlFlow(*h)) {
       for (const HloInstruction* o : h->operands()) {
         if (materialize_.contains(o)) materialize_[o] = true;
       }
@@ -106,7 +120,7 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation) {
           tree->is_tuple = true;
           for (const Shape& s : shape.tuple_shapes()) tree->elements.push_back(param_tree(s, nullptr));
         } else {
-          tree->slot = {Slot::kParam, num_param_leaves_++};
+          tree->slot = {Slot::kParam, num_param_leaves++};
           tree->producer = producer;
         }
         return tree;
@@ -129,6 +143,21 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation) {
         return InvalidArgument("CPU backend: %s: bad tuple index", h->name());
       }
       trees_[h] = operand->elements[h->tuple_index()];
+    } else if (IsControlFlow(*h)) {
+      // Its own arena leaves (written by the emitted control flow).
+      std::function<std::shared_ptr<ValueTree>(const Shape&)> arena_tree = [&](const Shape& shape) {
+        auto tree = std::make_shared<ValueTree>();
+        tree->shape = shape;
+        if (shape.IsTuple()) {
+          tree->is_tuple = true;
+          for (const Shape& s : shape.tuple_shapes()) tree->elements.push_back(arena_tree(s));
+        } else {
+          tree->slot = NewArenaSlot(ShapeUtil::ByteSizeOfElements(shape));
+          tree->producer = h;
+        }
+        return tree;
+      };
+      trees_[h] = arena_tree(h->shape());
     } else {
       auto tree = std::make_shared<ValueTree>();
       tree->shape = h->shape();
@@ -155,8 +184,8 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation) {
           tree->slot = {Slot::kResult, leaf};
           in_results.insert(tree.get());
         } else {
-          result_copies_.push_back({leaf, tree});
-          result_shapes_.push_back(result_shape);
+          result_copies->copies.push_back({leaf, tree});
+          result_copies->shapes.push_back(result_shape);
         }
       };
   assign(trees_.at(root), root->shape());
@@ -166,22 +195,48 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation) {
     if (!materialize_.contains(h) || !materialize_.at(h)) continue;
     ValueTree* tree = trees_.at(h).get();
     if (tree->slot.kind != Slot::kNone) continue;
-    tree->slot = {Slot::kArena, arena_bytes_};
-    const int64_t bytes = ShapeUtil::ByteSizeOfElements(h->shape());
-    arena_bytes_ += (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    tree->slot = NewArenaSlot(ShapeUtil::ByteSizeOfElements(h->shape()));
   }
   return absl::OkStatus();
+}
+
+IrEmitter::Slot IrEmitter::NewArenaSlot(int64_t bytes) {
+  Slot slot{Slot::kArena, arena_bytes_};
+  arena_bytes_ += (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  return slot;
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> IrEmitter::LeafAddresses(const ValueTree& tree) {
+  std::vector<llvm::Value*> out;
+  if (tree.is_tuple) {
+    for (const auto& e : tree.elements) {
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> sub, LeafAddresses(*e));
+      out.insert(out.end(), sub.begin(), sub.end());
+    }
+    return out;
+  }
+  auto it = leaf_addresses_.find(&tree);
+  if (it == leaf_addresses_.end()) return Internal("CPU backend: a control-flow operand leaf has no buffer");
+  out.push_back(it->second);
+  return out;
+}
+
+absl::Status IrEmitter::EmitCopy(llvm::Value* src, const Shape& src_shape, llvm::Value* dst, const Shape& dst_shape,
+                                 const std::string& name) {
+  ElementalIrEmitter elemental(&b_, module_, [](const HloInstruction*) { return nullptr; });
+  return EmitLoopNestForShape(&b_, dst_shape, name, [&](const IrIndex& index) {
+    elemental.StoreElement(elemental.LoadElement(src, src_shape, index), dst, dst_shape, index);
+    return absl::OkStatus();
+  });
 }
 
 llvm::Value* IrEmitter::SlotAddress(const Slot& slot, const HloInstruction* hlo) {
   llvm::Type* ptr = b_.getPtrTy();
   switch (slot.kind) {
     case Slot::kParam:
-      return b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params_, slot.index),
-                           absl::StrCat("param", slot.index));
+      return param_leaves_.at(slot.index);
     case Slot::kResult:
-      return b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, results_, slot.index),
-                           absl::StrCat("result", slot.index));
+      return result_leaves_.at(slot.index);
     case Slot::kArena:
       return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), arena_, slot.index, hlo ? hlo->name() : "");
     case Slot::kGlobal: {
@@ -257,7 +312,6 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
 }
 
 absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {
-  RETURN_IF_ERROR(AssignSlots(computation));
   llvm::LLVMContext& ctx = module_->getContext();
   llvm::Type* ptr = b_.getPtrTy();
   auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr}, false);
@@ -271,50 +325,91 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
   results_->setName("results");
   arena_->setName("arena");
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  std::vector<Shape> param_shapes, result_shapes;
+  for (const HloInstruction* p : computation.parameter_instructions()) FlattenShape(p->shape(), &param_shapes);
+  FlattenShape(computation.root_instruction()->shape(), &result_shapes);
+  std::vector<llvm::Value*> params, results;
+  for (size_t i = 0; i < param_shapes.size(); ++i) {
+    params.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params_, i), absl::StrCat("param", i)));
+  }
+  for (size_t i = 0; i < result_shapes.size(); ++i) {
+    results.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, results_, i), absl::StrCat("result", i)));
+  }
+  RETURN_IF_ERROR(EmitComputation(computation, std::move(params), std::move(results)));
+  b_.CreateRetVoid();
+  return absl::OkStatus();
+}
 
-  // Base addresses of every array value, once, in the entry block.
+absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::vector<llvm::Value*> params,
+                                        std::vector<llvm::Value*> results) {
+  std::vector<llvm::Value*> saved_params = std::move(param_leaves_), saved_results = std::move(result_leaves_);
+  param_leaves_ = std::move(params);
+  result_leaves_ = std::move(results);
   std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
+  // A computation emitted again (e.g. shared by two whiles) starts afresh.
+  std::function<void(const ValueTree&)> forget = [&](const ValueTree& tree) {
+    leaf_addresses_.erase(&tree);
+    for (const auto& e : tree.elements) forget(*e);
+  };
+  for (const HloInstruction* h : order) {
+    if (auto it = trees_.find(h); it != trees_.end()) forget(*it->second);
+    trees_.erase(h);
+    materialize_.erase(h);
+    addresses_.erase(h);
+  }
+  ResultCopies result_copies;
+  RETURN_IF_ERROR(AssignSlots(computation, &result_copies));
+
+  // Base addresses of every array value, once, before the loops.
   for (const HloInstruction* h : order) {
     auto it = trees_.find(h);
     if (it == trees_.end() || it->second->is_tuple) continue;
     if (llvm::Value* address = SlotAddress(it->second->slot, h)) addresses_[h] = address;
   }
-  // Tuple parameter leaves are reached through get-tuple-element; share the
-  // address among all instructions naming the same leaf.
-  absl::flat_hash_map<const ValueTree*, llvm::Value*> leaf_addresses;
+  // Leaves reached through get-tuple-element (of parameters or of control
+  // flow) share the address of the leaf.
+  std::function<void(const ValueTree&)> leaves = [&](const ValueTree& tree) {
+    if (tree.is_tuple) {
+      for (const auto& e : tree.elements) leaves(*e);
+    } else if (tree.slot.kind != Slot::kNone && !leaf_addresses_.contains(&tree)) {
+      leaf_addresses_[&tree] = SlotAddress(tree.slot, tree.producer);
+    }
+  };
   for (const HloInstruction* h : order) {
     auto it = trees_.find(h);
-    if (it == trees_.end() || it->second->is_tuple) continue;
+    if (it == trees_.end()) continue;
     const ValueTree* tree = it->second.get();
-    if (addresses_.contains(h)) {
-      leaf_addresses.emplace(tree, addresses_.at(h));
-    } else if (tree->slot.kind != Slot::kNone) {
-      auto [pos, inserted] = leaf_addresses.emplace(tree, nullptr);
-      if (inserted) pos->second = SlotAddress(tree->slot, tree->producer);
-      addresses_[h] = pos->second;
+    if (!tree->is_tuple && addresses_.contains(h)) {
+      leaf_addresses_.emplace(tree, addresses_.at(h));
+    } else {
+      leaves(*tree);
+    }
+    if (!tree->is_tuple && !addresses_.contains(h) && leaf_addresses_.contains(tree)) {
+      addresses_[h] = leaf_addresses_.at(tree);
     }
   }
 
   ElementalIrEmitter elemental(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
   for (const HloInstruction* h : order) {
+    if (!trees_.contains(h)) continue;  // unreachable
+    if (IsControlFlow(*h)) {
+      RETURN_IF_ERROR(EmitControlFlow(*h));
+      continue;
+    }
     auto it = materialize_.find(h);
     if (it == materialize_.end() || !it->second) continue;
     RETURN_IF_ERROR(EmitInstruction(*h, elemental));
   }
   // Result leaves held elsewhere (parameters, constants, repeated values).
-  for (size_t i = 0; i < result_copies_.size(); ++i) {
-    const auto& [leaf, tree] = result_copies_[i];
-    const Shape& dest_shape = result_shapes_[i];
-    llvm::Value* src = leaf_addresses.contains(tree.get()) ? leaf_addresses.at(tree.get())
-                                                           : SlotAddress(tree->slot, tree->producer);
-    if (src == nullptr) return Internal("CPU backend: result leaf %d has no buffer", leaf);
-    llvm::Value* dst = SlotAddress({Slot::kResult, leaf}, nullptr);
-    RETURN_IF_ERROR(EmitLoopNestForShape(&b_, dest_shape, absl::StrCat("copy", leaf), [&](const IrIndex& index) {
-      elemental.StoreElement(elemental.LoadElement(src, tree->shape, index), dst, dest_shape, index);
-      return absl::OkStatus();
-    }));
+  for (size_t i = 0; i < result_copies.copies.size(); ++i) {
+    const auto& [leaf, tree] = result_copies.copies[i];
+    auto src = leaf_addresses_.find(tree.get());
+    if (src == leaf_addresses_.end()) return Internal("CPU backend: result leaf %d has no buffer", leaf);
+    RETURN_IF_ERROR(EmitCopy(src->second, tree->shape, result_leaves_.at(leaf), result_copies.shapes[i],
+                             absl::StrCat("copy", leaf)));
   }
-  b_.CreateRetVoid();
+  param_leaves_ = std::move(saved_params);
+  result_leaves_ = std::move(saved_results);
   return absl::OkStatus();
 }
 

@@ -63,8 +63,29 @@ class IrEmitter {
     bool is_tuple = false;
   };
 
+  // Result leaves held elsewhere, copied at the end of a computation.
+  struct ResultCopies {
+    std::vector<std::pair<int64_t, std::shared_ptr<ValueTree>>> copies;
+    std::vector<Shape> shapes;  // destination shape of each copy
+  };
+
   absl::Status CheckInstruction(const HloInstruction& hlo);
-  absl::Status AssignSlots(const HloComputation& computation);
+  absl::Status AssignSlots(const HloComputation& computation, ResultCopies* result_copies);
+  // Emits `computation` at the insertion point, its parameter leaves (depth-
+  // first) read from `params` and its result leaves written to `results`
+  // (control_flow_emitter.cc uses this for while/conditional/call bodies;
+  // a computation may be emitted several times).
+  absl::Status EmitComputation(const HloComputation& computation, std::vector<llvm::Value*> params,
+                               std::vector<llvm::Value*> results);
+  // While, conditional and call (control_flow_emitter.cc).
+  absl::Status EmitControlFlow(const HloInstruction& hlo);
+  // A fresh 64-byte aligned arena slot of `bytes`.
+  Slot NewArenaSlot(int64_t bytes);
+  // Addresses of the array leaves of `tree`, depth-first.
+  absl::StatusOr<std::vector<llvm::Value*>> LeafAddresses(const ValueTree& tree);
+  // Copies an array between buffers (layouts may differ).
+  absl::Status EmitCopy(llvm::Value* src, const Shape& src_shape, llvm::Value* dst, const Shape& dst_shape,
+                        const std::string& name);
   absl::Status EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   // Dot of rank-2 (optionally batched) f32/f64 row-major operands through
   // the Eigen runtime; false when the dot does not qualify.
@@ -79,14 +100,13 @@ class IrEmitter {
   llvm::Value* results_ = nullptr;
   llvm::Value* arena_ = nullptr;
   int64_t arena_bytes_ = 0;
-  int64_t num_param_leaves_ = 0;
+  // Leaf addresses of the computation being emitted.
+  std::vector<llvm::Value*> param_leaves_, result_leaves_;
+  absl::flat_hash_map<const ValueTree*, llvm::Value*> leaf_addresses_;
   absl::flat_hash_map<const HloInstruction*, std::shared_ptr<ValueTree>> trees_;
   absl::flat_hash_map<const HloInstruction*, bool> materialize_;
   // Base pointers computed in the entry block, per array instruction.
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> addresses_;
-  // Result leaves that are copied from another buffer at the end.
-  std::vector<std::pair<int64_t, std::shared_ptr<ValueTree>>> result_copies_;
-  std::vector<Shape> result_shapes_;  // destination shape of each copy
 };
 
 }  // namespace cpu

@@ -19,9 +19,14 @@
 #include "client/client_library.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/literal.h"
+#include "xla/literal_comparison.h"
+#include "xla/status_macros.h"
 #include "xla/shape_util.h"
 
 ABSL_FLAG(std::string, backend, "", "Backend to run on (default: the service's default backend).");
+ABSL_FLAG(std::string, compare, "",
+          "Also run on this backend (e.g. interpreter) with the same arguments and print the largest "
+          "absolute difference to stderr; exits 1 if the results' shapes differ.");
 
 namespace xla {
 namespace {
@@ -51,6 +56,21 @@ Literal GenerateArgument(const Shape& shape) {
     literal.SetFromDouble(i, v);
   }
   return literal;
+}
+
+// Compiles `text` on `backend` and runs it on `args`.
+absl::StatusOr<Literal> RunOn(const std::string& backend, const std::string& text, const std::vector<Literal>& args) {
+  ASSIGN_OR_RETURN(LocalClient * client, ClientLibrary::GetOrCreateLocalClient(backend));
+  ASSIGN_OR_RETURN(ExecutionHandle executable, client->CompileHloText(text));
+  std::vector<std::unique_ptr<GlobalData>> data;
+  std::vector<GlobalData*> arg_ptrs;
+  for (const Literal& arg : args) {
+    ASSIGN_OR_RETURN(std::unique_ptr<GlobalData> d, client->TransferToServer(arg));
+    arg_ptrs.push_back(d.get());
+    data.push_back(std::move(d));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<GlobalData> result, client->Execute(executable, arg_ptrs));
+  return client->TransferToClient(*result);
 }
 
 int Fail(const std::string& message) {
@@ -89,23 +109,19 @@ int Run(const std::string& path, const std::vector<std::string>& arg_texts) {
     args.push_back(std::move(*lit));
   }
 
-  absl::StatusOr<LocalClient*> client = ClientLibrary::GetOrCreateLocalClient(absl::GetFlag(FLAGS_backend));
-  if (!client.ok()) return Fail(std::string(client.status().message()));
-  absl::StatusOr<ExecutionHandle> executable = (*client)->CompileHloText(text);
-  if (!executable.ok()) return Fail(path + ": " + std::string(executable.status().message()));
-  std::vector<std::unique_ptr<GlobalData>> data;
-  std::vector<GlobalData*> arg_ptrs;
-  for (const Literal& arg : args) {
-    absl::StatusOr<std::unique_ptr<GlobalData>> d = (*client)->TransferToServer(arg);
-    if (!d.ok()) return Fail(std::string(d.status().message()));
-    arg_ptrs.push_back(d->get());
-    data.push_back(std::move(*d));
+  absl::StatusOr<Literal> result = RunOn(absl::GetFlag(FLAGS_backend), text, args);
+  if (!result.ok()) return Fail(path + ": " + std::string(result.status().message()));
+  std::cout << result->ToString() << "\n";
+  if (!absl::GetFlag(FLAGS_compare).empty()) {
+    absl::StatusOr<Literal> reference = RunOn(absl::GetFlag(FLAGS_compare), text, args);
+    if (!reference.ok()) {
+      return Fail("--compare=" + absl::GetFlag(FLAGS_compare) + ": " + std::string(reference.status().message()));
+    }
+    absl::StatusOr<double> diff = literal_comparison::MaxAbsDifference(*reference, *result);
+    if (!diff.ok()) return Fail("results differ in shape: " + std::string(diff.status().message()));
+    std::cerr << "xla_run: largest absolute difference from " << absl::GetFlag(FLAGS_compare) << ": " << *diff
+              << "\n";
   }
-  absl::StatusOr<std::unique_ptr<GlobalData>> result = (*client)->Execute(*executable, arg_ptrs);
-  if (!result.ok()) return Fail(std::string(result.status().message()));
-  absl::StatusOr<Literal> literal = (*client)->TransferToClient(**result);
-  if (!literal.ok()) return Fail(std::string(literal.status().message()));
-  std::cout << literal->ToString() << "\n";
   return 0;
 }
 
@@ -115,7 +131,7 @@ int Run(const std::string& path, const std::vector<std::string>& arg_texts) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Runs an HLO text module and prints the result literal.\n"
-      "usage: xla_run [--backend=NAME] [--arg=LITERAL]... FILE.hlo\n"
+      "usage: xla_run [--backend=NAME] [--compare=NAME] [--arg=LITERAL]... FILE.hlo\n"
       "  --arg=LITERAL  an argument as literal text, e.g. --arg='f32[2] {1, 2}', once per parameter\n"
       "                 in order; when none are given, arguments are generated deterministically.");
   // --arg may repeat and literal text contains commas, so it is taken out

@@ -32,6 +32,11 @@ out=$("$XLA_RUN" --backend=cpu --arg='f32[] 2' --arg='f32[4] {1,2,3,4}' --arg='f
 expect_unknown_backend=$("$XLA_RUN" --backend=nope "$TMP/axpy.hlo" 2>&1 >/dev/null)
 [[ "$expect_unknown_backend" == *"unknown backend 'nope'"* ]] || fail "unknown backend: '$expect_unknown_backend'"
 
+# --compare runs both backends; stdout keeps only the literal.
+out=$("$XLA_RUN" --backend=cpu --compare=interpreter "$TMP/axpy.hlo" 2>"$TMP/err")
+[[ $? -eq 0 && "$out" == f32* && "$out" != *$'\n'* ]] || fail "compare printed '$out' ($(cat "$TMP/err"))"
+grep -q "largest absolute difference from interpreter: 0" "$TMP/err" || fail "compare stderr: $(cat "$TMP/err")"
+
 # Generated arguments are deterministic: two runs print the same literal.
 a=$("$XLA_RUN" "$TMP/axpy.hlo" 2>/dev/null); b=$("$XLA_RUN" "$TMP/axpy.hlo" 2>/dev/null)
 [[ -n "$a" && "$a" == "$b" ]] || fail "generated arguments differ: '$a' vs '$b'"

@@ -1,10 +1,12 @@
 #include "backends/cpu/cpu_compiler.h"
 
 #include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/cpu_pipeline.h"
 #include "backends/cpu/ir_emitter.h"
 #include "backends/cpu/jit.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -19,6 +21,7 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   if (module == nullptr || module->entry_computation() == nullptr) {
     return InvalidArgument("CPU backend: module has no entry computation");
   }
+  RETURN_IF_ERROR(RunCpuHloPasses(module.get(), options));
   ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create());
   auto context = std::make_unique<llvm::LLVMContext>();
   auto llvm_module = std::make_unique<llvm::Module>(module->name(), *context);
@@ -33,8 +36,15 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
     f.addFnAttr("target-features", jit->cpu_features());
   }
   const int64_t arena_bytes = emitter.ArenaBytes();
+  if (!options.xla_dump_to().empty()) {
+    std::string ir;
+    llvm::raw_string_ostream os(ir);
+    llvm_module->print(os, nullptr);
+    RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-no-opt.ll", ir));
+  }
   std::string optimized_ir;
   ASSIGN_OR_RETURN(void* entry, jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir));
+  RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
                                          std::move(optimized_ir));

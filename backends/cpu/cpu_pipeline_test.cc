@@ -1,0 +1,67 @@
+// The CPU pipeline: pass order, disabling, and --xla_dump_to output.
+#include <filesystem>
+
+#include "backends/backend.h"
+#include "backends/cpu/cpu_pipeline.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/hlo_parser.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+constexpr char kModule[] = R"(HloModule pipe
+helper {
+  a = f32[8] parameter(0)
+  ROOT n = f32[8] negate(a)
+}
+ENTRY e {
+  x = f32[8] parameter(0)
+  z = f32[] constant(0)
+  zb = f32[8] broadcast(z), dimensions={}
+  s = f32[8] add(x, zb)
+  ROOT c = f32[8] call(s), to_apply=helper
+}
+)";
+
+TEST(CpuPipelineTest, ListsPassesInOrder) {
+  std::vector<std::string> names = CpuHloPassNames();
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "call-inliner") << names.front();
+}
+
+TEST(CpuPipelineTest, SimplifiesAndHonorsDisableAll) {
+  auto module = ParseHloModule(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  DebugOptions off;
+  off.set_xla_disable_all_hlo_passes(true);
+  ASSERT_TRUE(RunCpuHloPasses(module->get(), off, /*verify=*/true).ok());
+  EXPECT_EQ((*module)->entry_computation()->root_instruction()->opcode(), HloOpcode::kCall);
+  ASSERT_TRUE(RunCpuHloPasses(module->get(), DebugOptions(), /*verify=*/true).ok());
+  EXPECT_EQ((*module)->entry_computation()->root_instruction()->opcode(), HloOpcode::kNegate);
+}
+
+TEST(CpuPipelineTest, DumpsHloAndIr) {
+  const std::string dir = ::testing::TempDir() + "/cpu_dump";
+  std::filesystem::remove_all(dir);
+  DebugOptions options;
+  options.set_xla_dump_to(dir);
+  auto module = ParseHloModule(kModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto backend = BackendRegistry::Create("cpu");
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto executable = (*backend)->compiler()->Compile(std::move(*module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  int hlo = 0, ll = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".hlo") ++hlo;
+    if (name.size() > 3 && name.substr(name.size() - 3) == ".ll") ++ll;
+  }
+  EXPECT_GT(hlo, 0);
+  EXPECT_EQ(ll, 2);
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

@@ -1,5 +1,8 @@
 #include "service/allocation_tracker.h"
 
+#include <limits>
+
+#include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -20,9 +23,41 @@ void AllocationTracker::Reservation::Release() {
   tracker_ = nullptr;
 }
 
+namespace {
+
+constexpr int64_t kNodeOverheadBytes = 128;
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
+}
+
+}  // namespace
+
+int64_t AllocationTracker::ChargedBytes(const DeviceBuffer& buffer) { return buffer.size_bytes() + kNodeOverheadBytes; }
+
+int64_t AllocationTracker::ChargedBytesOfTree(const Shape& shape) {
+  int64_t total = kNodeOverheadBytes;
+  if (!shape.IsTuple()) return SaturatingAdd(total, ShapeUtil::ByteSizeOfElements(shape));
+  for (const Shape& s : shape.tuple_shapes()) total = SaturatingAdd(total, ChargedBytesOfTree(s));
+  return total;
+}
+
+void AllocationTracker::OpenSession(SessionId session) {
+  absl::MutexLock lock(&mutex_);
+  open_sessions_.insert(session);
+}
+
+int64_t AllocationTracker::CloseSession(SessionId session) {
+  absl::MutexLock lock(&mutex_);
+  open_sessions_.erase(session);
+  return ReleaseSessionLocked(session);
+}
+
 absl::StatusOr<AllocationTracker::Reservation> AllocationTracker::Reserve(SessionId session, int64_t bytes,
                                                                           const std::string& what) {
   absl::MutexLock lock(&mutex_);
+  if (bytes < 0) return InvalidArgument("%s has a negative or overflowing size", what);
+  if (!open_sessions_.contains(session)) return FailedPrecondition("session %d is closed", session);
   int64_t session_total = session_bytes_[session];
   if (bytes > max_session_bytes_ - session_total) {
     return ResourceExhausted("%s needs %d bytes but the session holds %d of its %d-byte quota", what, bytes,
@@ -48,9 +83,14 @@ void AllocationTracker::ReleaseReservation(SessionId session, int64_t bytes) {
   if ((session_bytes_[session] -= bytes) == 0) session_bytes_.erase(session);
 }
 
-GlobalDataHandle AllocationTracker::Register(SessionId session, std::shared_ptr<const DeviceBuffer> buffer,
-                                             const std::string& tag) {
+absl::StatusOr<GlobalDataHandle> AllocationTracker::Register(SessionId session,
+                                                             std::shared_ptr<const DeviceBuffer> buffer,
+                                                             const std::string& tag) {
   absl::MutexLock lock(&mutex_);
+  if (!open_sessions_.contains(session)) {
+    return FailedPrecondition("session %d closed before its %s could be registered", session, tag);
+  }
+  session_bytes_[session] += kHandleBytes;
   GlobalDataHandle handle;
   handle.set_handle(next_handle_++);
   AddReferences(session, *buffer);
@@ -69,6 +109,7 @@ absl::Status AllocationTracker::Unregister(SessionId session, const GlobalDataHa
   if (it == handles_.end() || it->second.session != session) return NotFoundError(handle);
   DropReferences(session, *it->second.buffer);
   handles_.erase(it);
+  if ((session_bytes_[session] -= kHandleBytes) == 0) session_bytes_.erase(session);
   return absl::OkStatus();
 }
 
@@ -87,17 +128,29 @@ absl::StatusOr<std::vector<GlobalDataHandle>> AllocationTracker::DeconstructTupl
     return InvalidArgument("DeconstructTuple: handle %d holds %s, not a tuple", handle.handle(),
                            buffer->shape().ToString());
   }
+  // The new handles count against the quota like any other.
+  ASSIGN_OR_RETURN(Reservation reservation,
+                   Reserve(session, static_cast<int64_t>(buffer->elements().size()) * kHandleBytes,
+                           "the element handles of a tuple"));
   std::vector<GlobalDataHandle> out;
-  for (const auto& element : buffer->elements()) out.push_back(Register(session, element, "tuple element"));
+  for (const auto& element : buffer->elements()) {
+    ASSIGN_OR_RETURN(GlobalDataHandle h, Register(session, element, "tuple element"));
+    out.push_back(h);
+  }
   return out;
 }
 
 int64_t AllocationTracker::ReleaseSession(SessionId session) {
   absl::MutexLock lock(&mutex_);
+  return ReleaseSessionLocked(session);
+}
+
+int64_t AllocationTracker::ReleaseSessionLocked(SessionId session) {
   int64_t released = 0;
   for (auto it = handles_.begin(); it != handles_.end();) {
     if (it->second.session == session) {
       DropReferences(session, *it->second.buffer);
+      if ((session_bytes_[session] -= kHandleBytes) == 0) session_bytes_.erase(session);
       handles_.erase(it++);
       ++released;
     } else {
@@ -109,8 +162,8 @@ int64_t AllocationTracker::ReleaseSession(SessionId session) {
 
 void AllocationTracker::AddReferences(SessionId session, const DeviceBuffer& buffer) {
   if (buffer_refs_[&buffer]++ == 0) {
-    bytes_in_use_ += buffer.size_bytes();
-    session_bytes_[session] += buffer.size_bytes();
+    bytes_in_use_ += ChargedBytes(buffer);
+    session_bytes_[session] += ChargedBytes(buffer);
   }
   for (const auto& e : buffer.elements()) AddReferences(session, *e);
 }
@@ -118,8 +171,8 @@ void AllocationTracker::AddReferences(SessionId session, const DeviceBuffer& buf
 void AllocationTracker::DropReferences(SessionId session, const DeviceBuffer& buffer) {
   auto it = buffer_refs_.find(&buffer);
   if (it != buffer_refs_.end() && --it->second == 0) {
-    bytes_in_use_ -= buffer.size_bytes();
-    if ((session_bytes_[session] -= buffer.size_bytes()) == 0) session_bytes_.erase(session);
+    bytes_in_use_ -= ChargedBytes(buffer);
+    if ((session_bytes_[session] -= ChargedBytes(buffer)) == 0) session_bytes_.erase(session);
     buffer_refs_.erase(it);
   }
   for (const auto& e : buffer.elements()) DropReferences(session, *e);

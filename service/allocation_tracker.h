@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/device_buffer.h"
@@ -55,15 +56,31 @@ class AllocationTracker {
   // RESOURCE_EXHAUSTED when `bytes` more would exceed either quota.
   absl::StatusOr<Reservation> Reserve(SessionId session, int64_t bytes, const std::string& what);
 
-  GlobalDataHandle Register(SessionId session, std::shared_ptr<const DeviceBuffer> buffer, const std::string& tag);
+  // Sessions must be opened before anything is registered for them; once
+  // closed (which releases every handle), registering for them fails, so a
+  // request that outlives its session cannot leak a buffer.
+  void OpenSession(SessionId session);
+  int64_t CloseSession(SessionId session);
+
+  // FailedPrecondition if the session is not open.
+  absl::StatusOr<GlobalDataHandle> Register(SessionId session, std::shared_ptr<const DeviceBuffer> buffer,
+                                            const std::string& tag);
   // NotFound for unknown, released, or other sessions' handles.
   absl::Status Unregister(SessionId session, const GlobalDataHandle& handle);
   absl::StatusOr<std::shared_ptr<const DeviceBuffer>> Resolve(SessionId session,
                                                               const GlobalDataHandle& handle) const;
   // New handles (same session) for each element of a tuple buffer.
   absl::StatusOr<std::vector<GlobalDataHandle>> DeconstructTuple(SessionId session, const GlobalDataHandle& handle);
-  // Releases every handle of `session`; returns how many.
+  // Releases every handle of `session` (which stays open); returns how many.
   int64_t ReleaseSession(SessionId session);
+
+  // What a buffer node costs against the quotas: its bytes plus a fixed
+  // overhead, so trees of empty leaves are not free.
+  static int64_t ChargedBytes(const DeviceBuffer& buffer);
+  // The charge of a whole tree of `shape` (saturating, never negative).
+  static int64_t ChargedBytesOfTree(const Shape& shape);
+  // Bytes each live handle is charged.
+  static constexpr int64_t kHandleBytes = 64;
 
   int64_t bytes_in_use() const;
   int64_t session_bytes_in_use(SessionId session) const;
@@ -92,6 +109,8 @@ class AllocationTracker {
   int64_t bytes_in_use_ ABSL_GUARDED_BY(mutex_) = 0;
   int64_t bytes_reserved_ ABSL_GUARDED_BY(mutex_) = 0;
   absl::flat_hash_map<SessionId, int64_t> session_bytes_ ABSL_GUARDED_BY(mutex_);  // in use + reserved
+  absl::flat_hash_set<SessionId> open_sessions_ ABSL_GUARDED_BY(mutex_);
+  int64_t ReleaseSessionLocked(SessionId session) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 };
 
 }  // namespace xla

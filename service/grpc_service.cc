@@ -56,10 +56,9 @@ absl::Status GrpcService::Authenticate(const grpc::ServerContext& context) const
 
 absl::StatusOr<SessionId> GrpcService::SessionOf(const grpc::ServerContext& context) const {
   RETURN_IF_ERROR(Authenticate(context));
-  absl::StatusOr<std::string> text = Metadata(context, "xla-session");
-  if (!text.ok()) return FailedPrecondition("no session: call OpenSession and send its id as metadata 'xla-session'");
-  SessionId id;
-  if (!absl::SimpleAtoi(*text, &id)) return InvalidArgument("malformed session id '%s'", *text);
+  absl::StatusOr<std::string> token = Metadata(context, "xla-session");
+  if (!token.ok()) return FailedPrecondition("no session: call OpenSession and send its id as metadata 'xla-session'");
+  ASSIGN_OR_RETURN(SessionId id, service_->SessionForToken(*token));
   RETURN_IF_ERROR(service_->TouchSession(id));
   return id;
 }
@@ -87,8 +86,8 @@ grpc::Status GrpcService::OpenSession(grpc::ServerContext* context, const OpenSe
   std::string session_text = "-";
   if (status.ok()) {
     SessionId id = service_->OpenSession(request->client_name());
-    session_text = absl::StrCat(id);
-    response->set_session_id(session_text);
+    session_text = absl::StrCat(id);  // the log shows the number, never the token
+    response->set_session_id(service_->SessionToken(id));
     response->set_idle_timeout_seconds(absl::ToInt64Seconds(idle_timeout_));
   }
   LogRequest("OpenSession", session_text, request->ByteSizeLong(),
@@ -154,13 +153,14 @@ grpc::Status GrpcService::TransferToServerStream(grpc::ServerContext* context,
                         leaf->shape().element_type() == PRED});
     }
     LeafWriter writer(std::move(leaves));
+    int64_t chunks = 0;
     do {
-      if (chunk.has_shape() && bytes > 0) return InvalidArgument("TransferToServerStream: a later chunk carries a shape");
+      if (chunks++ > 0 && chunk.has_shape()) return InvalidArgument("TransferToServerStream: a later chunk carries a shape");
       RETURN_IF_ERROR(writer.Append(chunk.data()));
       bytes += chunk.data().size();
     } while (reader->Read(&chunk));
     RETURN_IF_ERROR(writer.Finish());
-    *response->mutable_data() = service_->RegisterBuffer(s, std::move(buffer), "transfer");
+    ASSIGN_OR_RETURN(*response->mutable_data(), service_->RegisterBuffer(s, std::move(buffer), "transfer"));
     return absl::OkStatus();
   });
 }

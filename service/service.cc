@@ -1,6 +1,7 @@
 #include "service/service.h"
 
 #include <chrono>
+#include <new>
 #include <fstream>
 #include <optional>
 
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/random/random.h"
 #include "absl/time/clock.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
@@ -17,6 +19,30 @@
 
 namespace xla {
 namespace {
+
+// Upper bound of what running `module` allocates: the values of all its
+// instructions (parameters are the caller's), saturating.
+int64_t WorkingSetBytes(const HloModule& module) {
+  int64_t total = 0;
+  for (const HloComputation* c : module.computations()) {
+    for (const HloInstruction* i : c->instructions()) {
+      if (i->opcode() == HloOpcode::kParameter && c == module.entry_computation()) continue;
+      int64_t b = AllocationTracker::ChargedBytesOfTree(i->shape());
+      total = total > INT64_MAX - b ? INT64_MAX : total + b;
+    }
+  }
+  return total;
+}
+
+// Host allocation failures inside a backend become a status, not a crash.
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> ExecuteCatchingOutOfMemory(
+    Executable& executable, absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) {
+  try {
+    return executable.Execute(arguments);
+  } catch (const std::bad_alloc&) {
+    return ResourceExhausted("execution ran out of host memory");
+  }
+}
 
 int64_t NanosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
@@ -37,16 +63,40 @@ absl::StatusOr<std::unique_ptr<Service>> Service::Create(const std::string& back
 }
 
 SessionId Service::OpenSession(const std::string& client_name) {
-  absl::MutexLock lock(&mutex_);
-  SessionId id = next_session_++;
-  sessions_[id] = SessionState{client_name, absl::Now()};
+  // 128 bits from Abseil's OS-seeded generator: the token is the capability.
+  absl::BitGen gen;
+  std::string token = absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(gen), absl::Uniform<uint64_t>(gen));
+  SessionId id;
+  {
+    absl::MutexLock lock(&mutex_);
+    id = next_session_++;
+    sessions_[id] = SessionState{client_name, token, absl::Now()};
+    session_by_token_[token] = id;
+  }
+  allocations_.OpenSession(id);
   return id;
+}
+
+std::string Service::SessionToken(SessionId session) const {
+  absl::MutexLock lock(&mutex_);
+  auto it = sessions_.find(session);
+  return it == sessions_.end() ? "" : it->second.token;
+}
+
+absl::StatusOr<SessionId> Service::SessionForToken(const std::string& token) const {
+  absl::MutexLock lock(&mutex_);
+  auto it = session_by_token_.find(token);
+  if (it == session_by_token_.end()) return NotFound("no open session with this token (closed or timed out?)");
+  return it->second;
 }
 
 absl::Status Service::CloseSession(SessionId session) {
   {
     absl::MutexLock lock(&mutex_);
-    if (sessions_.erase(session) == 0) return NotFound("session %d is not open", session);
+    auto it = sessions_.find(session);
+    if (it == sessions_.end()) return NotFound("session %d is not open", session);
+    session_by_token_.erase(it->second.token);
+    sessions_.erase(it);
     for (auto it = executables_.begin(); it != executables_.end();) {
       if (it->second.session == session) {
         executables_.erase(it++);
@@ -55,7 +105,7 @@ absl::Status Service::CloseSession(SessionId session) {
       }
     }
   }
-  allocations_.ReleaseSession(session);
+  allocations_.CloseSession(session);
   return absl::OkStatus();
 }
 
@@ -89,13 +139,13 @@ int64_t Service::open_sessions() const {
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> Service::AllocateForTransfer(
     SessionId session, const Shape& shape, AllocationTracker::Reservation* reservation) {
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
-  ASSIGN_OR_RETURN(*reservation, allocations_.Reserve(session, DeviceBuffer::ByteSizeOfTree(shape),
+  ASSIGN_OR_RETURN(*reservation, allocations_.Reserve(session, AllocationTracker::ChargedBytesOfTree(shape),
                                                       absl::StrCat("a transfer of ", shape.ToString())));
   return DeviceBuffer::AllocateTree(shape);
 }
 
-GlobalDataHandle Service::RegisterBuffer(SessionId session, std::shared_ptr<const DeviceBuffer> buffer,
-                                         const std::string& tag) {
+absl::StatusOr<GlobalDataHandle> Service::RegisterBuffer(SessionId session, std::shared_ptr<const DeviceBuffer> buffer,
+                                                         const std::string& tag) {
   return allocations_.Register(session, std::move(buffer), tag);
 }
 
@@ -109,20 +159,21 @@ absl::Status Service::TransferToServer(SessionId session, const TransferToServer
   // Check the quota on the declared shape before decoding anything: the
   // decoded literal and the device buffer both exist for a moment.
   ASSIGN_OR_RETURN(Shape shape, ShapeUtil::FromProto(arg.literal().shape()));
+  const int64_t bytes = AllocationTracker::ChargedBytesOfTree(shape);
   ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
-                   allocations_.Reserve(session, 2 * DeviceBuffer::ByteSizeOfTree(shape),
+                   allocations_.Reserve(session, bytes > INT64_MAX / 2 ? INT64_MAX : 2 * bytes,
                                         absl::StrCat("a transfer of ", shape.ToString())));
   ASSIGN_OR_RETURN(Literal literal, Literal::FromProto(arg.literal()));
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer,
                    backend_->transfer_manager()->TransferLiteralToDevice(literal));
-  *result->mutable_data() = allocations_.Register(session, std::move(buffer), "transfer");
+  ASSIGN_OR_RETURN(*result->mutable_data(), allocations_.Register(session, std::move(buffer), "transfer"));
   return absl::OkStatus();
 }
 
 absl::StatusOr<GlobalDataHandle> Service::TransferLiteralToServer(SessionId session, const Literal& literal) {
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(literal.shape()));
   ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
-                   allocations_.Reserve(session, DeviceBuffer::ByteSizeOfTree(literal.shape()),
+                   allocations_.Reserve(session, AllocationTracker::ChargedBytesOfTree(literal.shape()),
                                         absl::StrCat("a transfer of ", literal.shape().ToString())));
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer,
                    backend_->transfer_manager()->TransferLiteralToDevice(literal));
@@ -132,6 +183,11 @@ absl::StatusOr<GlobalDataHandle> Service::TransferLiteralToServer(SessionId sess
 absl::StatusOr<Literal> Service::TransferLiteralToClient(SessionId session, const GlobalDataHandle& handle,
                                                          const Shape* shape_with_layout) {
   ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, handle));
+  // The copy (and a relaid copy) count against the quota while they exist.
+  const int64_t bytes = AllocationTracker::ChargedBytesOfTree(buffer->shape());
+  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
+                   allocations_.Reserve(session, bytes > INT64_MAX / 2 ? INT64_MAX : 2 * bytes,
+                                        absl::StrCat("a copy of ", buffer->shape().ToString())));
   ASSIGN_OR_RETURN(Literal literal, backend_->transfer_manager()->TransferLiteralFromDevice(*buffer));
   if (shape_with_layout != nullptr) {
     RETURN_IF_ERROR(ShapeUtil::ValidateShape(*shape_with_layout));
@@ -238,9 +294,14 @@ absl::Status Service::Compile(SessionId session, const CompileRequest& arg, Comp
   bool hit = false;
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit));
   result->set_compilation_cache_hit(hit);
+  ASSIGN_OR_RETURN(AllocationTracker::Reservation charge,
+                   allocations_.Reserve(session, std::max<int64_t>(executable->SizeInBytes(), 0) + AllocationTracker::kHandleBytes,
+                                        "a compiled executable"));
   absl::MutexLock lock(&mutex_);
+  // The session may have closed while compiling; then nothing is kept.
+  if (!sessions_.contains(session)) return FailedPrecondition("session %d closed during Compile", session);
   int64_t handle = next_executable_++;
-  executables_[handle] = ExecutableEntry{session, std::move(executable)};
+  executables_[handle] = ExecutableEntry{session, std::move(executable), std::move(charge)};
   result->mutable_handle()->set_handle(handle);
   return absl::OkStatus();
 }
@@ -273,6 +334,9 @@ absl::Status Service::Run(SessionId session, Executable& executable, const googl
                              expected.ToString());
     }
     if (buffer->shape() != expected) {
+      ASSIGN_OR_RETURN(AllocationTracker::Reservation copy,
+                       allocations_.Reserve(session, 2 * AllocationTracker::ChargedBytesOfTree(expected),
+                                            absl::StrCat("relaying out argument ", i)));
       // Same values, another layout: relayout into the parameter's layout.
       ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> relaid,
                        DeviceBuffer::FromLiteral(buffer->ToLiteral().RelayoutTo(expected)));
@@ -280,17 +344,18 @@ absl::Status Service::Run(SessionId session, Executable& executable, const googl
     }
     buffers.push_back(std::move(buffer));
   }
-  // The result must fit the quotas before the run allocates it.
-  const Shape& result_shape = entry->root_instruction()->shape();
+  // Everything the run may allocate (every instruction's value, an upper
+  // bound of the working set) must fit the quotas before it starts.
   ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
-                   allocations_.Reserve(session, DeviceBuffer::ByteSizeOfTree(result_shape),
-                                        absl::StrCat("the result of '", entry->name(), "' (",
-                                                     result_shape.ToString(), ")")));
+                   allocations_.Reserve(session, WorkingSetBytes(executable.module()),
+                                        absl::StrCat("running '", entry->name(), "' (its values)")));
   auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> output, executable.Execute(buffers));
+  absl::StatusOr<std::shared_ptr<DeviceBuffer>> run = ExecuteCatchingOutOfMemory(executable, buffers);
+  RETURN_IF_ERROR(run.status());
+  std::shared_ptr<DeviceBuffer> output = std::move(*run);
   result->mutable_profile()->set_compute_time_ns(NanosSince(start));
   ++executions_;
-  *result->mutable_output() = allocations_.Register(session, std::move(output), "execution result");
+  ASSIGN_OR_RETURN(*result->mutable_output(), allocations_.Register(session, std::move(output), "execution result"));
   return absl::OkStatus();
 }
 
@@ -330,8 +395,16 @@ absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConst
     return InvalidArgument("ComputeConstant: the computation takes %d parameters; constants take none",
                            module->entry_computation()->num_parameters());
   }
+  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
+                   allocations_.Reserve(session, WorkingSetBytes(*module), "ComputeConstant (its values)"));
   HloEvaluator evaluator(/*max_loop_iterations=*/1 << 24);
-  ASSIGN_OR_RETURN(Literal literal, evaluator.Evaluate(*module, {}));
+  absl::StatusOr<Literal> evaluated;
+  try {
+    evaluated = evaluator.Evaluate(*module, {});
+  } catch (const std::bad_alloc&) {
+    evaluated = ResourceExhausted("ComputeConstant: out of host memory");
+  }
+  ASSIGN_OR_RETURN(Literal literal, std::move(evaluated));
   if (arg.has_output_layout() && literal.shape().IsArray()) {
     Shape with_layout = literal.shape();
     with_layout.set_layout(Layout({arg.output_layout().minor_to_major().begin(), arg.output_layout().minor_to_major().end()}));

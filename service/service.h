@@ -37,6 +37,11 @@ class Service {
   static absl::StatusOr<std::unique_ptr<Service>> Create(const std::string& backend, const ServiceLimits& limits);
 
   SessionId OpenSession(const std::string& client_name);
+  // The session's unguessable token (128 random bits, hex): what remote
+  // clients present, so knowing another session's number is not enough.
+  std::string SessionToken(SessionId session) const;
+  // NotFound unless `token` names an open session.
+  absl::StatusOr<SessionId> SessionForToken(const std::string& token) const;
   // Frees the session's buffers and executables. NotFound if not open.
   absl::Status CloseSession(SessionId session);
   // NotFound if the session is not open; otherwise marks it active now.
@@ -74,7 +79,8 @@ class Service {
   // for `shape`, then register it once filled.
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateForTransfer(SessionId s, const Shape& shape,
                                                                     AllocationTracker::Reservation* reservation);
-  GlobalDataHandle RegisterBuffer(SessionId s, std::shared_ptr<const DeviceBuffer> buffer, const std::string& tag);
+  absl::StatusOr<GlobalDataHandle> RegisterBuffer(SessionId s, std::shared_ptr<const DeviceBuffer> buffer,
+                                                  const std::string& tag);
   absl::StatusOr<std::shared_ptr<const DeviceBuffer>> ResolveBuffer(SessionId s, const GlobalDataHandle& handle) const;
 
   const AllocationTracker& allocation_tracker() const { return allocations_; }
@@ -85,11 +91,13 @@ class Service {
 
   struct SessionState {
     std::string client_name;
+    std::string token;
     absl::Time last_active;
   };
   struct ExecutableEntry {
     SessionId session;
     std::shared_ptr<Executable> executable;
+    AllocationTracker::Reservation charge;  // the executable's size, against the session's quota
   };
 
   // Proto (or HLO text) -> verified HloModule.
@@ -109,6 +117,7 @@ class Service {
   mutable absl::Mutex mutex_;  // sessions and executable handles
   SessionId next_session_ ABSL_GUARDED_BY(mutex_) = 1;
   absl::flat_hash_map<SessionId, SessionState> sessions_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::string, SessionId> session_by_token_ ABSL_GUARDED_BY(mutex_);
   int64_t next_executable_ ABSL_GUARDED_BY(mutex_) = 1;
   absl::flat_hash_map<int64_t, ExecutableEntry> executables_ ABSL_GUARDED_BY(mutex_);
 

@@ -267,6 +267,33 @@ TEST_F(DaemonTest, HandlesAreIsolatedBetweenSessions) {
   auto s = bob->Execute(exe, {});
   EXPECT_EQ(s.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(alice->TransferToClient(*secret).value(), Literal::CreateR1<int32_t>({42, 7}));
+  // Session ids are unguessable tokens: small numbers name no session.
+  auto raw = XlaService::NewStub(grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials()));
+  for (int guess = 0; guess < 50; ++guess) {
+    grpc::ClientContext context;
+    context.AddMetadata("xla-session", std::to_string(guess));
+    TransferToClientRequest request;
+    *request.mutable_data() = secret->handle();
+    TransferToClientResponse response;
+    EXPECT_EQ(raw->TransferToClient(&context, request, &response).error_code(), grpc::StatusCode::NOT_FOUND);
+  }
+  EXPECT_EQ(alice->session_id().size(), 32);
+}
+
+TEST_F(DaemonTest, HugeIntermediateValuesAreRefusedBeforeRunning) {
+  auto client = Connect();
+  // A 4 TiB intermediate reduced to a scalar: the result is small, the run is not.
+  XlaBuilder add("add");
+  Add(Parameter(&add, 0, ShapeUtil::MakeShape(F32, {}), "a"), Parameter(&add, 1, ShapeUtil::MakeShape(F32, {}), "b"));
+  XlaComputation sum = add.Build().value();
+  XlaBuilder b("huge_intermediate");
+  Reduce(Broadcast(ConstantR0<float>(&b, 1), {int64_t{1} << 40}), ConstantR0<float>(&b, 0), sum, {0});
+  XlaComputation c = b.Build().value();
+  auto run = client->ExecuteAndTransfer(c, {});
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kResourceExhausted) << run.status();
+  auto constant = client->ComputeConstant(c);
+  EXPECT_EQ(constant.status().code(), absl::StatusCode::kResourceExhausted) << constant.status();
+  ExpectServing();
 }
 
 TEST_F(DaemonTest, MemoryReturnsToItsStartingLevelAfterSessionsClose) {

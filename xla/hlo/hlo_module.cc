@@ -103,7 +103,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloModule::CreateFromProto(const HloM
       }
       if (opcode == HloOpcode::kParameter) {
         int64_t n = iproto.parameter_number();
-        if (n < 0 || n > cproto.instructions_size()) {
+        if (n < 0 || n >= cproto.instructions_size()) {
           return InvalidArgument("%s: parameter number %d out of range", iwhere, n);
         }
         if (n >= static_cast<int64_t>(seen_param.size())) seen_param.resize(n + 1, false);
@@ -123,6 +123,9 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloModule::CreateFromProto(const HloM
     HloComputation* raw = nullptr;
     bool is_entry = proto.entry_computation_id() == cproto.id() ||
                     (proto.entry_computation_id() == 0 && proto.entry_computation_name() == cproto.name());
+    if (is_entry && module->entry_ != nullptr) {
+      return InvalidArgument("%s: another computation is already the entry", where);
+    }
     if (is_entry) {
       raw = module->AddEntryComputation(std::move(computation));
     } else {

@@ -97,6 +97,7 @@ bool IsFusibleOpcode(HloOpcode opcode) {
     case HloOpcode::kConcatenate: case HloOpcode::kPad: case HloOpcode::kConstant:
     case HloOpcode::kConvert: case HloOpcode::kCopy: case HloOpcode::kSelect:
     case HloOpcode::kClamp: case HloOpcode::kCompare:
+    case HloOpcode::kDynamicSlice: case HloOpcode::kBitcastConvert:
       return true;
     default:
       return IsElementwiseUnary(opcode) || (IsElementwiseBinary(opcode) && opcode != HloOpcode::kComplex);
@@ -532,6 +533,14 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInst
     case HloOpcode::kPad: return EmitPadElement(hlo, index);
     case HloOpcode::kReduce: return EmitReduceElement(hlo, index);
     case HloOpcode::kDot: return EmitDotElement(hlo, index);
+    case HloOpcode::kDynamicSlice: {
+      const Shape& in = hlo->operand(0)->shape();
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts, EmitClampedStarts(*hlo, 1, in, shape.dimensions()));
+      IrIndex in_index(shape.rank());
+      for (int d = 0; d < shape.rank(); ++d) in_index[d] = b_->CreateAdd(index[d], starts[d], "", true, true);
+      return EmitElement(hlo->operand(0), in_index);
+    }
+    case HloOpcode::kBitcastConvert: return EmitBitcastConvertElement(hlo, index);
     default: break;
   }
   if (IsElementwiseUnary(op) || op == HloOpcode::kCopy) {
@@ -546,6 +555,110 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInst
     return EmitBinaryOp(*hlo, type, a, b);
   }
   return NotImplemented(*hlo, HloOpcodeString(op));
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitClampedStarts(const HloInstruction& hlo,
+                                                                             int64_t first, const Shape& operand,
+                                                                             absl::Span<const int64_t> sizes) {
+  const int64_t rank = operand.rank();
+  const int64_t n = hlo.operand_count() - first;
+  // One start operand per dimension, or (as the evaluator also accepts) one
+  // rank-1 vector of them.
+  const bool vector = n == 1 && rank != 0 && hlo.operand(first)->shape().IsArray() &&
+                      hlo.operand(first)->shape().rank() == 1;
+  if (!vector && n != rank) return InvalidArgument("CPU backend: %s: expected %d start indices", hlo.name(), rank);
+  std::vector<llvm::Value*> starts(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    const HloInstruction* s = hlo.operand(vector ? first : first + d);
+    const PrimitiveType t = s->shape().element_type();
+    if (!IsInt(t) || s->shape().rank() != (vector ? 1 : 0)) {
+      return InvalidArgument("CPU backend: %s: start index %s is not an integral scalar", hlo.name(),
+                             s->shape().ToString());
+    }
+    ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(s, vector ? IrIndex{b_->getInt64(d)} : IrIndex{}));
+    if (t == U64) {
+      // Values above INT64_MAX read as INT64_MAX (ReadIndexScalar).
+      v = b_->CreateSelect(b_->CreateICmpSLT(v, b_->getInt64(0)), b_->getInt64(INT64_MAX), v);
+    } else {
+      v = b_->CreateIntCast(v, b_->getInt64Ty(), IsSigned(t));
+    }
+    const int64_t hi = operand.dimensions(d) - sizes[d];
+    v = b_->CreateSelect(b_->CreateICmpSLT(v, b_->getInt64(hi)), v, b_->getInt64(hi));
+    starts[d] = b_->CreateSelect(b_->CreateICmpSGT(v, b_->getInt64(0)), v, b_->getInt64(0));
+  }
+  return starts;
+}
+
+llvm::Value* ElementalIrEmitter::ToBits(PrimitiveType type, llvm::Value* v) {
+  switch (type) {
+    case PRED: return b_->CreateZExt(v, b_->getInt8Ty());
+    case F32: return b_->CreateBitCast(v, b_->getInt32Ty());
+    case F64: return b_->CreateBitCast(v, b_->getInt64Ty());
+    case F16: return b_->CreateBitCast(b_->CreateFPTrunc(v, b_->getHalfTy()), b_->getInt16Ty());
+    case BF16: return b_->CreateTrunc(b_->CreateLShr(b_->CreateBitCast(v, b_->getInt32Ty()), 16), b_->getInt16Ty());
+    default: return v;
+  }
+}
+
+llvm::Value* ElementalIrEmitter::FromBits(PrimitiveType type, llvm::Value* bits) {
+  switch (type) {
+    case PRED: return b_->CreateICmpNE(bits, b_->getInt8(0));
+    case F32: return b_->CreateBitCast(bits, b_->getFloatTy());
+    case F64: return b_->CreateBitCast(bits, b_->getDoubleTy());
+    case F16: return b_->CreateFPExt(b_->CreateBitCast(bits, b_->getHalfTy()), b_->getFloatTy());
+    case BF16: return b_->CreateBitCast(b_->CreateShl(b_->CreateZExt(bits, b_->getInt32Ty()), 16), b_->getFloatTy());
+    default: return bits;
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const HloInstruction* hlo,
+                                                                           const IrIndex& index) {
+  const HloInstruction* operand = hlo->operand(0);
+  const PrimitiveType from = operand->shape().element_type(), to = hlo->shape().element_type();
+  if (from == PRED || to == PRED) return OpNotImplemented(*hlo, PRED);
+  const int wi = primitive_util::ByteWidth(from), wo = primitive_util::ByteWidth(to);
+  // The bits of the operand at `in`: straight from its buffer when it has
+  // one (exact even for NaN payloads), else from the generated value.
+  auto bits_at = [&](const IrIndex& in) -> absl::StatusOr<llvm::Value*> {
+    if (llvm::Value* buffer = buffers_(operand)) {
+      llvm::Type* storage = IrStorageType(from, b_->getContext());
+      llvm::Value* ptr = b_->CreateInBoundsGEP(storage, buffer, {LinearIndex(operand->shape(), in)});
+      return b_->CreateBitCast(b_->CreateLoad(storage, ptr), b_->getIntNTy(8 * wi));
+    }
+    ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(operand, in));
+    return ToBits(from, v);
+  };
+  llvm::Type* out_int = b_->getIntNTy(8 * wo);
+  if (wi == wo) {
+    ASSIGN_OR_RETURN(llvm::Value * bits, bits_at(index));
+    return FromBits(to, bits);
+  }
+  if (wo > wi) {
+    // The minor operand dimension (of size wo/wi) is gathered, little-endian.
+    const int64_t k = wo / wi;
+    if (operand->shape().rank() != hlo->shape().rank() + 1 || operand->shape().dimensions().back() != k) {
+      return InvalidArgument("CPU backend: %s: bad bitcast-convert shapes", hlo->name());
+    }
+    llvm::Value* acc = llvm::ConstantInt::get(out_int, 0);
+    IrIndex in = index;
+    in.push_back(nullptr);
+    for (int64_t j = 0; j < k; ++j) {
+      in.back() = b_->getInt64(j);
+      ASSIGN_OR_RETURN(llvm::Value * bits, bits_at(in));
+      llvm::Value* part = b_->CreateShl(b_->CreateZExt(bits, out_int), 8 * wi * j);
+      acc = b_->CreateOr(acc, part);
+    }
+    return FromBits(to, acc);
+  }
+  // Narrower: the result's minor dimension picks a piece, little-endian.
+  if (hlo->shape().rank() != operand->shape().rank() + 1) {
+    return InvalidArgument("CPU backend: %s: bad bitcast-convert shapes", hlo->name());
+  }
+  IrIndex in(index.begin(), index.end() - 1);
+  ASSIGN_OR_RETURN(llvm::Value * bits, bits_at(in));
+  llvm::Value* shift = b_->CreateMul(index.back(), b_->getInt64(8 * wo));
+  llvm::Value* piece = b_->CreateLShr(bits, b_->CreateZExtOrTrunc(shift, bits->getType()));
+  return FromBits(to, b_->CreateTrunc(piece, out_int));
 }
 
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReshapeElement(const HloInstruction* hlo, const IrIndex& index) {

@@ -77,6 +77,12 @@ class ElementalIrEmitter {
   // The scalar zero of a type.
   llvm::Value* Zero(PrimitiveType type);
 
+  // Start indices of a dynamic(-update)-slice from operand `first` on, as
+  // i64, clamped into [0, operand dim - size] as the evaluator does (u64
+  // values above INT64_MAX read as INT64_MAX).
+  absl::StatusOr<std::vector<llvm::Value*>> EmitClampedStarts(const HloInstruction& hlo, int64_t first,
+                                                              const Shape& operand, absl::Span<const int64_t> sizes);
+
   llvm::IRBuilder<>* builder() { return b_; }
 
  private:
@@ -85,6 +91,10 @@ class ElementalIrEmitter {
   absl::StatusOr<llvm::Value*> EmitDotElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitConcatenateElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitPadElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitBitcastConvertElement(const HloInstruction* hlo, const IrIndex& index);
+  // A register value as the integer of its storage bits, and back.
+  llvm::Value* ToBits(PrimitiveType type, llvm::Value* v);
+  llvm::Value* FromBits(PrimitiveType type, llvm::Value* bits);
   absl::StatusOr<llvm::Value*> EmitReshapeElement(const HloInstruction* hlo, const IrIndex& index);
   // A scalar stack slot in the function's entry block (promoted by mem2reg).
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, const std::string& name);

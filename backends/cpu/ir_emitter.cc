@@ -71,7 +71,8 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
   if (hlo.shape().IsToken()) return NotImplemented(hlo, "token");
   if (hlo.shape().IsArray()) RETURN_IF_ERROR(CheckSupportedElementType(hlo.shape().element_type(), hlo));
   if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) && !IsControlFlow(hlo) &&
-      hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot) {
+      hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot &&
+      hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
     return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
   }
   return absl::OkStatus();
@@ -303,12 +304,49 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& hlo) {
 absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
   if (ShapeUtil::HasZeroElements(hlo.shape())) return absl::OkStatus();
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
+  if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
   llvm::Value* out = addresses_.at(&hlo);
   return EmitLoopNestForShape(&b_, hlo.shape(), hlo.name(), [&](const IrIndex& index) -> absl::Status {
     ASSIGN_OR_RETURN(llvm::Value * v, elemental.GenerateElement(&hlo, index));
     elemental.StoreElement(v, out, hlo.shape(), index);
     return absl::OkStatus();
   });
+}
+
+absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+  const HloInstruction* operand = hlo.operand(0);
+  const HloInstruction* update = hlo.operand(1);
+  const Shape& shape = hlo.shape();
+  if (!update->shape().IsArray() || update->shape().rank() != shape.rank() ||
+      update->shape().element_type() != shape.element_type() || operand->shape().dimensions() != shape.dimensions()) {
+    return InvalidArgument("CPU backend: %s: bad dynamic-update-slice shapes", hlo.name());
+  }
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (update->shape().dimensions(d) > shape.dimensions(d)) {
+      return InvalidArgument("CPU backend: %s: update does not fit the operand", hlo.name());
+    }
+  }
+  llvm::Value* out = addresses_.at(&hlo);
+  // The operand, then the update window over it (the output buffer is never
+  // the operand's: it is a fresh arena or result slot).
+  RETURN_IF_ERROR(EmitLoopNestForShape(&b_, shape, hlo.name() + ".copy", [&](const IrIndex& index) -> absl::Status {
+    ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(operand, index));
+    elemental.StoreElement(v, out, shape, index);
+    return absl::OkStatus();
+  }));
+  if (ShapeUtil::HasZeroElements(update->shape())) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
+                   elemental.EmitClampedStarts(hlo, 2, shape, update->shape().dimensions()));
+  return EmitLoopNestForShape(&b_, update->shape(), hlo.name() + ".update",
+                              [&](const IrIndex& index) -> absl::Status {
+                                ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(update, index));
+                                IrIndex at(index.size());
+                                for (size_t d = 0; d < index.size(); ++d) {
+                                  at[d] = b_.CreateAdd(index[d], starts[d], "", true, true);
+                                }
+                                elemental.StoreElement(v, out, shape, at);
+                                return absl::OkStatus();
+                              });
 }
 
 absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {

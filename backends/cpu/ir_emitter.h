@@ -91,6 +91,8 @@ class IrEmitter {
   // the Eigen runtime; false when the dot does not qualify.
   bool CanUseRuntimeMatMul(const HloInstruction& hlo) const;
   absl::Status EmitRuntimeMatMul(const HloInstruction& hlo);
+  // Materialized: the operand copied, then the update window written.
+  absl::Status EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
   llvm::Value* BufferOf(const HloInstruction* hlo);
 

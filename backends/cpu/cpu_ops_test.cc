@@ -289,6 +289,33 @@ TEST(CpuOpsTest, BitcastConvertDifferentWidths) {
   }
 }
 
+// --- map ----------------------------------------------------------------------
+
+TEST(CpuOpsTest, MapUnaryBinaryTernaryAndFused) {
+  for (const std::string t : {"s8", "s32", "u16", "u64", "f32", "f64", "f16", "bf16"}) {
+    for (const std::string d : {"[]", "[0]", "[17]", "[3,5]{0,1}"}) {
+      const std::string fns = absl::StrCat(
+          "f1 {\n  x = ", t, "[] parameter(0)\n  n = ", t, "[] negate(x)\n  ROOT m = ", t, "[] maximum(x, n)\n}\n",
+          "f2 {\n  x = ", t, "[] parameter(0)\n  y = ", t, "[] parameter(1)\n  s = ", t,
+          "[] subtract(x, y)\n  ROOT m = ", t, "[] multiply(s, x)\n}\n",
+          "f3 {\n  p = pred[] parameter(0)\n  x = ", t, "[] parameter(1)\n  y = ", t,
+          "[] parameter(2)\n  c = ", t, "[] constant(3)\n  a = ", t, "[] add(x, c)\n  ROOT s = ", t,
+          "[] select(p, a, y)\n}\n");
+      RunAndCompare(absl::StrCat("HloModule m\n", fns, "ENTRY e {\n  a = ", t, d, " parameter(0)\n  b = ", t, d,
+                                 " parameter(1)\n  p = pred", d, " parameter(2)\n  m1 = ", t, d,
+                                 " map(a), dimensions={}, to_apply=f1\n  ab = ", t, d, " add(a, b)\n  m2 = ", t, d,
+                                 " map(ab, b), to_apply=f2\n  m3 = ", t, d, " map(p, m1, m2), to_apply=f3\n  ROOT r = ",
+                                 t, d, " add(m3, m1)\n}\n"));
+    }
+  }
+  // Mixed operand types and a compare in the mapped computation.
+  RunAndCompare(
+      "HloModule m\nf {\n  x = s32[] parameter(0)\n  y = f32[] parameter(1)\n  c = f32[] convert(x)\n"
+      "  g = pred[] compare(c, y), direction=GT\n  ROOT s = f32[] select(g, c, y)\n}\n"
+      "ENTRY e {\n  a = s32[4,6] parameter(0)\n  b = f32[4,6] parameter(1)\n  ROOT r = f32[4,6] map(a, b), "
+      "to_apply=f\n}\n");
+}
+
 // --- What is still not implemented --------------------------------------------
 
 TEST(CpuOpsTest, UnimplementedNamesTheOp) {

@@ -97,7 +97,7 @@ bool IsFusibleOpcode(HloOpcode opcode) {
     case HloOpcode::kConcatenate: case HloOpcode::kPad: case HloOpcode::kConstant:
     case HloOpcode::kConvert: case HloOpcode::kCopy: case HloOpcode::kSelect:
     case HloOpcode::kClamp: case HloOpcode::kCompare:
-    case HloOpcode::kDynamicSlice: case HloOpcode::kBitcastConvert:
+    case HloOpcode::kDynamicSlice: case HloOpcode::kBitcastConvert: case HloOpcode::kMap:
       return true;
     default:
       return IsElementwiseUnary(opcode) || (IsElementwiseBinary(opcode) && opcode != HloOpcode::kComplex);
@@ -541,6 +541,27 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInst
       return EmitElement(hlo->operand(0), in_index);
     }
     case HloOpcode::kBitcastConvert: return EmitBitcastConvertElement(hlo, index);
+    case HloOpcode::kMap: {
+      const HloComputation* fn = hlo->to_apply();
+      if (fn == nullptr || fn->num_parameters() != hlo->operand_count() || hlo->operand_count() == 0) {
+        return InvalidArgument("CPU backend: %s: map needs one scalar parameter per operand", hlo->name());
+      }
+      std::vector<llvm::Value*> args;
+      for (int i = 0; i < hlo->operand_count(); ++i) {
+        const Shape& os = hlo->operand(i)->shape();
+        const Shape& ps = fn->parameter_instruction(i)->shape();
+        if (os.dimensions() != shape.dimensions() || !ShapeUtil::IsScalar(ps) || ps.element_type() != os.element_type()) {
+          return InvalidArgument("CPU backend: %s: map operand %d does not match", hlo->name(), i);
+        }
+        ASSIGN_OR_RETURN(llvm::Value * x, EmitElement(hlo->operand(i), index));
+        args.push_back(x);
+      }
+      if (!ShapeUtil::IsScalar(fn->root_instruction()->shape()) ||
+          fn->root_instruction()->shape().element_type() != type) {
+        return InvalidArgument("CPU backend: %s: map computation result does not match", hlo->name());
+      }
+      return EmitScalarComputation(*fn, args, /*reassociate=*/false);
+    }
     default: break;
   }
   if (IsElementwiseUnary(op) || op == HloOpcode::kCopy) {

@@ -3,7 +3,9 @@
 // dynamic-slice (fused), dynamic-update-slice (materialized) and
 // bitcast-convert (same and different widths). Start indices include
 // negative, huge and u64-above-INT64_MAX values, which both sides clamp.
+#include <algorithm>
 #include <cstdint>
+#include <tuple>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -314,6 +316,124 @@ TEST(CpuOpsTest, MapUnaryBinaryTernaryAndFused) {
       "  g = pred[] compare(c, y), direction=GT\n  ROOT s = f32[] select(g, c, y)\n}\n"
       "ENTRY e {\n  a = s32[4,6] parameter(0)\n  b = f32[4,6] parameter(1)\n  ROOT r = f32[4,6] map(a, b), "
       "to_apply=f\n}\n");
+}
+
+// --- variadic reduce -------------------------------------------------------
+
+// A literal of small integers (0..2) of `shape`'s type: many ties.
+Literal TieLiteral(const Shape& shape, std::mt19937_64& rng) {
+  Literal lit(shape);
+  primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
+    using T = decltype(tag);
+    for (auto& v : lit.data<T>()) v = static_cast<T>(static_cast<int>(rng() % 3));
+  });
+  return lit;
+}
+
+// argmax reducers: (value, index) accumulators, then (value, index) elements.
+// "first" keeps the accumulator on ties, "last" takes the element.
+std::string ArgmaxReducers(const std::string& t) {
+  std::string out;
+  for (const auto& [name, dir] : {std::pair<std::string, std::string>{"first", "GE"}, {"last", "GT"}}) {
+    absl::StrAppend(&out, "argmax_", name, " {\n  v0 = ", t, "[] parameter(0)\n  i0 = s32[] parameter(1)\n  v1 = ", t,
+                    "[] parameter(2)\n  i1 = s32[] parameter(3)\n  keep = pred[] compare(v0, v1), direction=", dir,
+                    "\n  v = ", t, "[] select(keep, v0, v1)\n  i = s32[] select(keep, i0, i1)\n  ROOT r = (", t,
+                    "[], s32[]) tuple(v, i)\n}\n");
+  }
+  return out;
+}
+
+TEST(CpuOpsTest, VariadicReduceArgmaxWithTies) {
+  struct Case {
+    std::string dims;  // operand shape suffix, e.g. "[4,6]{0,1}"
+    std::vector<int64_t> sizes;
+    std::vector<std::vector<int64_t>> reduce;
+  };
+  const std::vector<Case> cases = {
+      {"[]", {}, {{}}},
+      {"[9]", {9}, {{0}, {}}},
+      {"[4,6]", {4, 6}, {{0}, {1}, {0, 1}}},
+      {"[4,6]{0,1}", {4, 6}, {{0}, {1}, {0, 1}}},
+      {"[3,4,5]", {3, 4, 5}, {{0}, {1}, {2}, {0, 2}, {1, 2}, {0, 1, 2}}},
+      {"[4,0]", {4, 0}, {{0}, {1}, {0, 1}}},
+      {"[0,5]", {0, 5}, {{0}, {1}}},
+  };
+  int seed = 0;
+  for (const std::string t : {"f32", "s32"}) {
+    for (const Case& c : cases) {
+      for (const auto& red : c.reduce) {
+        for (int iota_dim = 0; iota_dim < std::max<int>(1, c.sizes.size()); ++iota_dim) {
+          std::vector<int64_t> kept;
+          for (int d = 0; d < static_cast<int>(c.sizes.size()); ++d) {
+            if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(c.sizes[d]);
+          }
+          const std::string out = Dims(kept);
+          const std::string idx =
+              c.sizes.empty() ? "  i = s32[] constant(5)\n"
+                              : absl::StrCat("  i = s32", Dims(c.sizes), " iota(), iota_dimension=", iota_dim, "\n");
+          for (const std::string which : {"first", "last"}) {
+            const std::string text = absl::StrCat(
+                "HloModule m\n", ArgmaxReducers(t), "ENTRY e {\n  a = ", t, c.dims, " parameter(0)\n", idx,
+                "  lo = ", t, "[] constant(-1)\n  z = s32[] constant(-7)\n  ROOT r = (", t, out, ", s32", out,
+                ") reduce(a, i, lo, z), dimensions={", absl::StrJoin(red, ","), "}, to_apply=argmax_", which,
+                "\n}\n");
+            std::mt19937_64 rng(++seed);
+            std::vector<std::pair<int, Literal>> fixed;
+            auto module = ParseHloModule(text);
+            ASSERT_TRUE(module.ok()) << module.status() << text;
+            fixed.push_back({0, TieLiteral((*module)->entry_computation()->parameter_instruction(0)->shape(), rng)});
+            RunAndCompare(text, std::move(fixed));
+          }
+          if (c.sizes.empty()) break;
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuOpsTest, VariadicReduceSumMaxPairAndThree) {
+  const std::string pair =
+      "sm {\n  a0 = f32[] parameter(0)\n  a1 = s32[] parameter(1)\n  x0 = f32[] parameter(2)\n"
+      "  x1 = s32[] parameter(3)\n  s = f32[] add(a0, x0)\n  m = s32[] maximum(a1, x1)\n"
+      "  ROOT r = (f32[], s32[]) tuple(s, m)\n}\n";
+  for (const auto& [dims, red, out] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"[]", "", "[]"}, {"[17]", "0", "[]"}, {"[5,7]", "1", "[5]"}, {"[5,7]{0,1}", "0", "[7]"},
+           {"[3,0]", "1", "[3]"}, {"[0,3]", "1", "[0]"}, {"[2,3,4]", "0,2", "[3]"}}) {
+    // Tuple as root, and the elements used by a fused consumer.
+    RunAndCompare(absl::StrCat("HloModule m\n", pair, "ENTRY e {\n  a = f32", dims, " parameter(0)\n  b = s32", dims,
+                               " parameter(1)\n  na = f32", dims, " negate(a)\n  c0 = f32[] constant(0.5)\n",
+                               "  c1 = s32[] constant(-3)\n  ROOT r = (f32", out, ", s32", out,
+                               ") reduce(na, b, c0, c1), dimensions={", red, "}, to_apply=sm\n}\n"));
+    RunAndCompare(absl::StrCat("HloModule m\n", pair, "ENTRY e {\n  a = f32", dims, " parameter(0)\n  b = s32", dims,
+                               " parameter(1)\n  c0 = f32[] constant(0.5)\n  c1 = s32[] constant(-3)\n  t = (f32",
+                               out, ", s32", out, ") reduce(a, b, c0, c1), dimensions={", red,
+                               "}, to_apply=sm\n  g0 = f32", out, " get-tuple-element(t), index=0\n  g1 = s32", out,
+                               " get-tuple-element(t), index=1\n  g1f = f32", out, " convert(g1)\n  ROOT s = f32",
+                               out, " add(g0, g1f)\n}\n"));
+  }
+  // N = 3: (min, index of the first min, count of elements equal to 1).
+  const std::string three =
+      "r3 {\n  a0 = s32[] parameter(0)\n  a1 = s32[] parameter(1)\n  a2 = u8[] parameter(2)\n"
+      "  x0 = s32[] parameter(3)\n  x1 = s32[] parameter(4)\n  x2 = u8[] parameter(5)\n"
+      "  le = pred[] compare(a0, x0), direction=LE\n  m = s32[] select(le, a0, x0)\n"
+      "  i = s32[] select(le, a1, x1)\n  c = u8[] add(a2, x2)\n  ROOT r = (s32[], s32[], u8[]) tuple(m, i, c)\n}\n";
+  int seed = 100;
+  for (const auto& [dims, red, out] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"[]", "", "[]"}, {"[6,8]", "1", "[6]"}, {"[6,8]{0,1}", "0", "[8]"}, {"[4,0,2]", "1", "[4,2]"}}) {
+    const std::string text = absl::StrCat(
+        "HloModule m\n", three, "ENTRY e {\n  a = s32", dims, " parameter(0)\n  i = s32", dims,
+        " parameter(1)\n  one = s32[] constant(1)\n  ob = s32", dims, " broadcast(one), dimensions={}\n  eq = pred",
+        dims, " compare(a, ob), direction=EQ\n  cu = u8", dims, " convert(eq)\n  big = s32[] constant(1000)\n",
+        "  zi = s32[] constant(0)\n  zu = u8[] constant(0)\n  ROOT r = (s32", out, ", s32", out, ", u8", out,
+        ") reduce(a, i, cu, big, zi, zu), dimensions={", red, "}, to_apply=r3\n}\n");
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status() << text;
+    std::mt19937_64 rng(++seed);
+    const Shape& shape = (*module)->entry_computation()->parameter_instruction(0)->shape();
+    std::vector<std::pair<int, Literal>> fixed;
+    fixed.push_back({0, TieLiteral(shape, rng)});
+    RunAndCompare(text, std::move(fixed));
+  }
 }
 
 // --- What is still not implemented --------------------------------------------

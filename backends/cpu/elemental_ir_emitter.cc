@@ -795,8 +795,48 @@ bool IsReassociableReducer(const HloComputation& computation) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitVariadicReduceElement(const HloInstruction* hlo,
+                                                                                      const IrIndex& index) {
+  const int64_t n = hlo->operand_count() / 2;
+  if (n < 1 || hlo->operand_count() != 2 * n) return NotImplemented(*hlo, "reduce with an odd operand count");
+  const Shape& in_shape = hlo->operand(0)->shape();
+  std::vector<bool> reduced(in_shape.rank(), false);
+  for (int64_t d : hlo->dimensions()) reduced[d] = true;
+  std::vector<int64_t> red_sizes;
+  for (int d = 0; d < in_shape.rank(); ++d) {
+    if (reduced[d]) red_sizes.push_back(in_shape.dimensions(d));
+  }
+  std::vector<llvm::AllocaInst*> accs;
+  for (int64_t i = 0; i < n; ++i) {
+    const PrimitiveType type = hlo->operand(i)->shape().element_type();
+    ASSIGN_OR_RETURN(llvm::Value * init, EmitElement(hlo->operand(n + i), {}));
+    accs.push_back(EntryAlloca(IrValueType(type, b_->getContext()), absl::StrCat("reduce.acc", i)));
+    b_->CreateStore(init, accs.back());
+  }
+  // Row-major order over the reduced dimensions, as the evaluator folds.
+  std::vector<int64_t> order(red_sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
+  RETURN_IF_ERROR(EmitLoopNest(b_, red_sizes, order, "reduce.inner", [&](const IrIndex& red) -> absl::Status {
+    IrIndex full(in_shape.rank());
+    size_t kept = 0, r = 0;
+    for (int d = 0; d < in_shape.rank(); ++d) full[d] = reduced[d] ? red[r++] : index[kept++];
+    std::vector<llvm::Value*> args(2 * n);
+    for (int64_t i = 0; i < n; ++i) {
+      args[i] = b_->CreateLoad(accs[i]->getAllocatedType(), accs[i]);
+      ASSIGN_OR_RETURN(args[n + i], EmitElement(hlo->operand(i), full));
+    }
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, EmitScalarComputationValues(*hlo->to_apply(), args, false));
+    if (static_cast<int64_t>(v.size()) != n) return NotImplemented(*hlo, "reducer not returning N values");
+    for (int64_t i = 0; i < n; ++i) b_->CreateStore(v[i], accs[i]);
+    return absl::OkStatus();
+  }));
+  std::vector<llvm::Value*> out;
+  for (llvm::AllocaInst* acc : accs) out.push_back(b_->CreateLoad(acc->getAllocatedType(), acc));
+  return out;
+}
+
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReduceElement(const HloInstruction* hlo, const IrIndex& index) {
-  if (hlo->operand_count() != 2) return NotImplemented(*hlo, "variadic reduce");
+  if (hlo->operand_count() != 2) return NotImplemented(*hlo, "variadic reduce as a fused value");
   const HloInstruction* operand = hlo->operand(0);
   const Shape& in_shape = operand->shape();
   const PrimitiveType type = hlo->shape().element_type();
@@ -887,9 +927,20 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruc
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitScalarComputation(const HloComputation& computation,
                                                                       absl::Span<llvm::Value* const> args,
                                                                       bool reassociate) {
+  if (computation.root_instruction()->shape().IsTuple()) {
+    return NotImplemented(*computation.root_instruction(), "tuple root in a scalar computation");
+  }
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, EmitScalarComputationValues(computation, args, reassociate));
+  return v.at(0);
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitScalarComputationValues(
+    const HloComputation& computation, absl::Span<llvm::Value* const> args, bool reassociate) {
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> values;
+  const HloInstruction* root = computation.root_instruction();
   for (const HloInstruction* hlo : computation.instructions()) {
     const Shape& shape = hlo->shape();
+    if (hlo == root && hlo->opcode() == HloOpcode::kTuple) continue;
     if (!ShapeUtil::IsScalar(shape)) return NotImplemented(*hlo, "non-scalar instruction in a reducer");
     RETURN_IF_ERROR(CheckSupportedElementType(shape.element_type(), *hlo));
     std::vector<llvm::Value*> ops;
@@ -918,7 +969,13 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitScalarComputation(const Hlo
     }
     values[hlo] = RoundToType(shape.element_type(), v);
   }
-  return values.at(computation.root_instruction());
+  std::vector<llvm::Value*> out;
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* o : root->operands()) out.push_back(values.at(o));
+  } else {
+    out.push_back(values.at(root));
+  }
+  return out;
 }
 
 }  // namespace cpu

@@ -63,6 +63,17 @@ class ElementalIrEmitter {
   // vectorize the reduction loop around them.
   absl::StatusOr<llvm::Value*> EmitScalarComputation(const HloComputation& computation,
                                                      absl::Span<llvm::Value* const> args, bool reassociate);
+  // The same for a computation whose root may be a tuple of scalars: one
+  // value per root tuple element (one value for a scalar root).
+  absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputationValues(const HloComputation& computation,
+                                                                        absl::Span<llvm::Value* const> args,
+                                                                        bool reassociate);
+  // The N values of reduce `hlo` (N operands, N init values; a tuple result
+  // when N > 1) at the result index `index`: the reduced elements folded in
+  // row-major order of the reduced dimensions, acc = f(acc..., x...), as
+  // xla/evaluator/reduce_op.cc does.
+  absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicReduceElement(const HloInstruction* hlo,
+                                                                      const IrIndex& index);
 
   absl::StatusOr<llvm::Value*> EmitUnaryOp(const HloInstruction& hlo, PrimitiveType in_type, llvm::Value* x);
   absl::StatusOr<llvm::Value*> EmitBinaryOp(const HloInstruction& hlo, PrimitiveType type, llvm::Value* a,

@@ -36,6 +36,11 @@ bool IsControlFlow(const HloInstruction& hlo) {
          hlo.opcode() == HloOpcode::kCall;
 }
 
+// A variadic reduce: its result is a tuple with one array per operand pair.
+bool IsTupleReduce(const HloInstruction& hlo) {
+  return hlo.opcode() == HloOpcode::kReduce && hlo.shape().IsTuple();
+}
+
 void FlattenShape(const Shape& shape, std::vector<Shape>* leaves) {
   if (!shape.IsTuple()) {
     leaves->push_back(shape);
@@ -65,7 +70,13 @@ bool IrEmitter::CanUseRuntimeMatMul(const HloInstruction& hlo) const {
 }
 
 absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
-  if (hlo.shape().IsTuple() && !IsPlumbing(hlo) && !IsControlFlow(hlo) && hlo.opcode() != HloOpcode::kParameter) {
+  if (IsTupleReduce(hlo)) {
+    for (const Shape& s : hlo.shape().tuple_shapes()) {
+      if (!s.IsArray()) return NotImplemented(hlo, "reduce with a nested tuple result");
+      RETURN_IF_ERROR(CheckSupportedElementType(s.element_type(), hlo));
+    }
+  } else if (hlo.shape().IsTuple() && !IsPlumbing(hlo) && !IsControlFlow(hlo) &&
+             hlo.opcode() != HloOpcode::kParameter) {
     return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " producing a tuple"));
   }
   if (hlo.shape().IsToken()) return NotImplemented(hlo, "token");
@@ -144,7 +155,7 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
         return InvalidArgument("CPU backend: %s: bad tuple index", h->name());
       }
       trees_[h] = operand->elements[h->tuple_index()];
-    } else if (IsControlFlow(*h)) {
+    } else if (IsControlFlow(*h) || IsTupleReduce(*h)) {
       // Its own arena leaves (written by the emitted control flow).
       std::function<std::shared_ptr<ValueTree>(const Shape&)> arena_tree = [&](const Shape& shape) {
         auto tree = std::make_shared<ValueTree>();
@@ -313,6 +324,23 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
   });
 }
 
+absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, LeafAddresses(*trees_.at(&hlo)));
+  const auto& shapes = hlo.shape().tuple_shapes();
+  if (out.size() != shapes.size() || shapes.empty()) return Internal("CPU backend: %s: bad reduce leaves", hlo.name());
+  const Shape& first = shapes[0];
+  if (ShapeUtil::HasZeroElements(first)) return absl::OkStatus();
+  // Loop in the first element's layout; every element has the same dims.
+  return EmitLoopNestForShape(&b_, first, hlo.name(), [&](const IrIndex& index) -> absl::Status {
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, elemental.EmitVariadicReduceElement(&hlo, index));
+    if (v.size() != out.size()) return Internal("CPU backend: %s: reducer arity mismatch", hlo.name());
+    for (size_t i = 0; i < out.size(); ++i) {
+      elemental.StoreElement(elemental.RoundToType(shapes[i].element_type(), v[i]), out[i], shapes[i], index);
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
   const HloInstruction* operand = hlo.operand(0);
   const HloInstruction* update = hlo.operand(1);
@@ -432,6 +460,10 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
     if (!trees_.contains(h)) continue;  // unreachable
     if (IsControlFlow(*h)) {
       RETURN_IF_ERROR(EmitControlFlow(*h));
+      continue;
+    }
+    if (IsTupleReduce(*h)) {
+      RETURN_IF_ERROR(EmitVariadicReduce(*h, elemental));
       continue;
     }
     auto it = materialize_.find(h);

@@ -92,6 +92,9 @@ class IrEmitter {
   bool CanUseRuntimeMatMul(const HloInstruction& hlo) const;
   absl::Status EmitRuntimeMatMul(const HloInstruction& hlo);
   // Materialized: the operand copied, then the update window written.
+  // Reduce with a tuple result (variadic): one loop nest over the result
+  // index writing one value into each element's buffer.
+  absl::Status EmitVariadicReduce(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   absl::Status EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
   llvm::Value* BufferOf(const HloInstruction* hlo);

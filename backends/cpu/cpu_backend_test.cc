@@ -16,6 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "backends/backend.h"
 #include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
@@ -26,6 +27,8 @@
 namespace xla {
 namespace cpu {
 namespace {
+
+using cpu_test::CpuBackendOrDie;
 
 // --- Tolerances, all in one place ---------------------------------------------
 // Integers and pred always compare exactly (literal_comparison::Near does).
@@ -114,12 +117,6 @@ struct RunOptions {
   std::vector<Literal> args;  // explicit arguments instead of random ones
 };
 
-std::unique_ptr<Backend> CpuBackendOrDie() {
-  auto backend = BackendRegistry::Create("cpu");
-  EXPECT_TRUE(backend.ok()) << backend.status();
-  return std::move(backend).value();
-}
-
 absl::StatusOr<std::unique_ptr<Executable>> CompileOnCpu(const std::string& text) {
   auto module = ParseHloModule(text);
   if (!module.ok()) return module.status();
@@ -138,36 +135,17 @@ class CountingEnvironment : public ::testing::Environment {
 // Runs `text` on the CPU backend and on the evaluator and compares.
 void RunAndCompare(const std::string& text, RunOptions options = {}) {
   SCOPED_TRACE(text);
-  auto module = ParseHloModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
   std::vector<Literal> args = std::move(options.args);
   if (args.empty()) {
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
     std::mt19937_64 rng(options.seed);
     for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
       args.push_back(RandomLiteral(p->shape(), rng, options.range, options.small_ints));
     }
   }
-  std::vector<const Literal*> arg_ptrs;
-  for (const Literal& a : args) arg_ptrs.push_back(&a);
-  auto expected = HloEvaluator().Evaluate(**module, arg_ptrs);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-
-  auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
-  for (const Literal& a : args) {
-    auto b = DeviceBuffer::FromLiteral(a);
-    ASSERT_TRUE(b.ok()) << b.status();
-    buffers.push_back(*b);
-  }
-  auto result = (*executable)->Execute(buffers);
-  ASSERT_TRUE(result.ok()) << result.status();
-  Literal actual = (*result)->ToLiteral();
-  EXPECT_EQ(actual.shape().ToString(true), expected->shape().ToString(true));
   ++g_compared;
-  absl::Status cmp = literal_comparison::Near(*expected, actual, options.tol);
-  EXPECT_TRUE(cmp.ok()) << cmp << "\nexpected: " << expected->ToString().substr(0, 2000)
-                        << "\nactual:   " << actual.ToString().substr(0, 2000);
+  cpu_test::CompareWithEvaluator(text, args, options.tol);
 }
 
 std::string Subst(const std::string& tmpl, const std::string& type, const std::string& dims) {

@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "backends/backend.h"
 #include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
@@ -27,6 +28,8 @@
 namespace xla {
 namespace cpu {
 namespace {
+
+using cpu_test::CpuBackendOrDie;
 
 // Everything here moves or reinterprets bits: exact.
 constexpr ErrorSpec kExact{0, 0};
@@ -64,12 +67,6 @@ Literal IndexScalar(PrimitiveType type, int64_t value) {
   return lit;
 }
 
-std::unique_ptr<Backend> CpuBackendOrDie() {
-  auto backend = BackendRegistry::Create("cpu");
-  EXPECT_TRUE(backend.ok()) << backend.status();
-  return std::move(backend).value();
-}
-
 int g_compared = 0;
 class CountingEnvironment : public ::testing::Environment {
  public:
@@ -90,26 +87,8 @@ void RunAndCompare(const std::string& text, std::vector<std::pair<int, Literal>>
     args.push_back(RandomLiteral(p->shape(), rng));
   }
   for (auto& [i, lit] : fixed) args.at(i) = std::move(lit);
-  std::vector<const Literal*> arg_ptrs;
-  for (const Literal& a : args) arg_ptrs.push_back(&a);
-  auto expected = HloEvaluator().Evaluate(**module, arg_ptrs);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
-  for (const Literal& a : args) {
-    auto b = DeviceBuffer::FromLiteral(a);
-    ASSERT_TRUE(b.ok()) << b.status();
-    buffers.push_back(*b);
-  }
-  auto result = (*executable)->Execute(buffers);
-  ASSERT_TRUE(result.ok()) << result.status();
-  Literal actual = (*result)->ToLiteral();
-  EXPECT_EQ(actual.shape().ToString(true), expected->shape().ToString(true));
   ++g_compared;
-  absl::Status cmp = literal_comparison::Near(*expected, actual, kExact);
-  EXPECT_TRUE(cmp.ok()) << cmp << "\nexpected: " << expected->ToString().substr(0, 2000)
-                        << "\nactual:   " << actual.ToString().substr(0, 2000);
+  cpu_test::CompareWithEvaluator(text, args, kExact);
 }
 
 std::string Dims(const std::vector<int64_t>& dims) { return absl::StrCat("[", absl::StrJoin(dims, ","), "]"); }

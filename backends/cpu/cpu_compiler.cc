@@ -2,6 +2,7 @@
 
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/cpu_pipeline.h"
+#include "backends/cpu/cpu_thread_pool.h"
 #include "backends/cpu/ir_emitter.h"
 #include "backends/cpu/jit.h"
 #include "llvm/IR/LLVMContext.h"
@@ -28,7 +29,8 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   llvm_module->setTargetTriple(jit->triple());
   llvm_module->setDataLayout(jit->data_layout());
 
-  IrEmitter emitter(llvm_module.get());
+  const int threads = ResolveCpuThreadCount(options.xla_cpu_threads());
+  IrEmitter emitter(llvm_module.get(), threads);
   RETURN_IF_ERROR(emitter.EmitEntryFunction(*module->entry_computation(), kEntryName));
   for (llvm::Function& f : *llvm_module) {
     if (f.isDeclaration()) continue;
@@ -47,7 +49,7 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
-                                         std::move(optimized_ir));
+                                         std::move(optimized_ir), threads);
 }
 
 }  // namespace cpu

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "backends/cpu/cpu_thread_pool.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -36,12 +37,13 @@ bool SameLayouts(const Shape& a, const Shape& b) {
 }  // namespace
 
 CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
-                             int64_t arena_bytes, std::string optimized_ir)
+                             int64_t arena_bytes, std::string optimized_ir, int threads)
     : Executable(std::move(module)),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),
-      optimized_ir_(std::move(optimized_ir)) {}
+      optimized_ir_(std::move(optimized_ir)),
+      device_(SharedThreadPoolDevice(threads)) {}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) {
@@ -72,7 +74,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   std::unique_ptr<char, decltype(&std::free)> arena(static_cast<char*>(std::aligned_alloc(kAlignment, arena_size)),
                                                     &std::free);
   if (arena == nullptr) return ResourceExhausted("CPU backend: could not allocate a %d-byte arena", arena_size);
-  entry_(params.data(), results.data(), arena.get());
+  entry_(params.data(), results.data(), arena.get(), device_);
   return result;
 }
 

@@ -15,10 +15,11 @@ namespace cpu {
 
 class CpuExecutable : public Executable {
  public:
-  using EntryFunction = void (*)(void** params, void** results, char* arena);
+  using EntryFunction = void (*)(void** params, void** results, char* arena, const void* device);
 
+  // `threads`: the workers each run uses (the shared pool of that size).
   CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
-                int64_t arena_bytes, std::string optimized_ir);
+                int64_t arena_bytes, std::string optimized_ir, int threads);
 
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) override;
@@ -32,6 +33,7 @@ class CpuExecutable : public Executable {
   EntryFunction entry_;
   int64_t arena_bytes_;
   std::string optimized_ir_;
+  const void* device_;  // Eigen::ThreadPoolDevice, or null for one thread
 };
 
 }  // namespace cpu

@@ -3,6 +3,8 @@
 #include "gtest/gtest.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
+#include "xla/primitive_util.h"
+#include "xla/status_macros.h"
 
 namespace xla {
 namespace cpu_test {
@@ -13,29 +15,63 @@ std::unique_ptr<Backend> CpuBackendOrDie() {
   return std::move(backend).value();
 }
 
-void CompareWithEvaluator(const std::string& text, const std::vector<Literal>& args, const ErrorSpec& tolerance) {
+absl::StatusOr<Literal> RunOnCpu(const std::string& text, const std::vector<Literal>& args,
+                                 const DebugOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(text));
+  ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, BackendRegistry::Create("cpu"));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable, backend->compiler()->Compile(std::move(module), options));
+  std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
+  for (const Literal& a : args) {
+    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> b, DeviceBuffer::FromLiteral(a));
+    buffers.push_back(std::move(b));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, executable->Execute(buffers));
+  return result->ToLiteral();
+}
+
+void CompareWithEvaluator(const std::string& text, const std::vector<Literal>& args, const ErrorSpec& tolerance,
+                          const DebugOptions& options) {
   auto module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
   std::vector<const Literal*> arg_ptrs;
   for (const Literal& a : args) arg_ptrs.push_back(&a);
   auto expected = HloEvaluator().Evaluate(**module, arg_ptrs);
   ASSERT_TRUE(expected.ok()) << expected.status();
-
-  auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
-  for (const Literal& a : args) {
-    auto b = DeviceBuffer::FromLiteral(a);
-    ASSERT_TRUE(b.ok()) << b.status();
-    buffers.push_back(*b);
-  }
-  auto result = (*executable)->Execute(buffers);
-  ASSERT_TRUE(result.ok()) << result.status();
-  Literal actual = (*result)->ToLiteral();
-  EXPECT_EQ(actual.shape().ToString(true), expected->shape().ToString(true));
-  absl::Status cmp = literal_comparison::Near(*expected, actual, tolerance);
+  auto actual = RunOnCpu(text, args, options);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(actual->shape().ToString(true), expected->shape().ToString(true));
+  absl::Status cmp = literal_comparison::Near(*expected, *actual, tolerance);
   EXPECT_TRUE(cmp.ok()) << cmp << "\nexpected: " << expected->ToString().substr(0, 2000)
-                        << "\nactual:   " << actual.ToString().substr(0, 2000);
+                        << "\nactual:   " << actual->ToString().substr(0, 2000);
+}
+
+Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, int64_t small) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& s : shape.tuple_shapes()) elements.push_back(RandomLiteral(s, rng, range, small));
+    return Literal::MakeTuple(std::move(elements));
+  }
+  Literal lit(shape);
+  primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
+    using T = decltype(tag);
+    auto data = lit.data<T>();
+    for (auto& v : data) {
+      if constexpr (std::is_same_v<T, bool>) {
+        v = rng() & 1;
+      } else if constexpr (std::is_integral_v<T>) {
+        if (small > 0) {
+          v = static_cast<T>(static_cast<int64_t>(rng() % (2 * small + 1)) - small);
+        } else {
+          v = static_cast<T>(rng());
+        }
+      } else if constexpr (std::is_floating_point_v<T>) {
+        v = static_cast<T>(std::uniform_real_distribution<double>(-range, range)(rng));
+      } else if constexpr (primitive_util::is_float_v<T>) {  // f16, bf16
+        v = static_cast<T>(static_cast<float>(std::uniform_real_distribution<double>(-range, range)(rng)));
+      }
+    }
+  });
+  return lit;
 }
 
 }  // namespace cpu_test

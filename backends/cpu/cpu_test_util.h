@@ -4,21 +4,33 @@
 #define BACKENDS_CPU_CPU_TEST_UTIL_H_
 
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "backends/backend.h"
 #include "xla/literal.h"
 #include "xla/literal_comparison.h"
+#include "proto/xla.pb.h"
 
 namespace xla {
 namespace cpu_test {
 
 std::unique_ptr<Backend> CpuBackendOrDie();
 
+// Compiles `text` for the CPU backend with `options` and runs it on `args`.
+absl::StatusOr<Literal> RunOnCpu(const std::string& text, const std::vector<Literal>& args,
+                                 const DebugOptions& options = DebugOptions());
+
 // Evaluates `text` with HloEvaluator and runs it on the CPU backend with the
 // same arguments, then checks the result shapes (with layouts) are equal and
 // the values are within `tolerance` (gtest failures name the module).
-void CompareWithEvaluator(const std::string& text, const std::vector<Literal>& args, const ErrorSpec& tolerance);
+void CompareWithEvaluator(const std::string& text, const std::vector<Literal>& args, const ErrorSpec& tolerance,
+                          const DebugOptions& options = DebugOptions());
+
+// Random values of `shape` (tuples element by element): floats uniform in
+// [-range, range]; integers as random bits, or in [-small, small] when
+// `small` > 0 (for division- and shift-friendly values); pred as coin flips.
+Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, int64_t small = 0);
 
 }  // namespace cpu_test
 }  // namespace xla

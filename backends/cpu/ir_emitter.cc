@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/parallel_loop_emitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -39,6 +40,34 @@ bool IsControlFlow(const HloInstruction& hlo) {
 // A variadic reduce: its result is a tuple with one array per operand pair.
 bool IsTupleReduce(const HloInstruction& hlo) {
   return hlo.opcode() == HloOpcode::kReduce && hlo.shape().IsTuple();
+}
+
+// Elements each element of `hlo` reads from its operands: the reduced
+// elements of a reduce, the contracted ones of a dot, else 1.
+int64_t InnerWork(const HloInstruction& hlo) {
+  if (hlo.opcode() == HloOpcode::kReduce && hlo.operand_count() > 0) {
+    const int64_t out = std::max<int64_t>(ShapeUtil::ElementsIn(hlo.shape()), 1);
+    return std::max<int64_t>(ShapeUtil::ElementsIn(hlo.operand(0)->shape()) / out, 1);
+  }
+  if (hlo.opcode() == HloOpcode::kDot) {
+    int64_t k = 1;
+    for (int64_t d : hlo.attributes().dot_dimension_numbers().lhs_contracting_dimensions()) {
+      k *= hlo.operand(0)->shape().dimensions(d);
+    }
+    return std::max<int64_t>(k, 1);
+  }
+  return 1;
+}
+
+// A rough per-element cost for the parallel runtime's block sizes: the
+// output written once, each operand read once per unit of inner work.
+ElementCost EstimateElementCost(const HloInstruction& hlo) {
+  ElementCost cost;
+  const int64_t element_bytes = primitive_util::ByteWidth(hlo.shape().element_type());
+  cost.bytes_stored = static_cast<double>(element_bytes);
+  cost.bytes_loaded = static_cast<double>(element_bytes * std::max<int64_t>(hlo.operand_count(), 1));
+  cost.cycles = 1;
+  return cost;
 }
 
 void FlattenShape(const Shape& shape, std::vector<Shape>* leaves) {
@@ -298,7 +327,8 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& hlo) {
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::FunctionCallee matmul = module_->getOrInsertFunction(
       f32 ? "__xla_cpu_runtime_MatMulF32" : "__xla_cpu_runtime_MatMulF64",
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i64, i64, i64, i32, i32}, false));
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32}, false));
+  llvm::Value* device = device_ != nullptr ? device_ : llvm::ConstantPointerNull::get(b_.getPtrTy());
   llvm::Value* out = addresses_.at(&hlo);
   llvm::Value* a = addresses_.at(hlo.operand(0));
   llvm::Value* bm = addresses_.at(hlo.operand(1));
@@ -306,7 +336,7 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& hlo) {
     auto at = [&](llvm::Value* base, int64_t size) {
       return b_.CreateInBoundsGEP(elem, base, {b_.CreateMul(i, b_.getInt64(size))});
     };
-    b_.CreateCall(matmul, {at(out, m * n), at(a, m * k), at(bm, k * n), b_.getInt64(m), b_.getInt64(n),
+    b_.CreateCall(matmul, {device, at(out, m * n), at(a, m * k), at(bm, k * n), b_.getInt64(m), b_.getInt64(n),
                            b_.getInt64(k), b_.getInt32(transpose_lhs), b_.getInt32(transpose_rhs)});
     return absl::OkStatus();
   });
@@ -317,11 +347,15 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
   llvm::Value* out = addresses_.at(&hlo);
-  return EmitLoopNestForShape(&b_, hlo.shape(), hlo.name(), [&](const IrIndex& index) -> absl::Status {
-    ASSIGN_OR_RETURN(llvm::Value * v, elemental.GenerateElement(&hlo, index));
-    elemental.StoreElement(v, out, hlo.shape(), index);
-    return absl::OkStatus();
-  });
+  return EmitParallelLoopNest(
+      &b_, device_, hlo.shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo),
+      [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
+        // Buffers are read through `remap`: the loop may be outlined.
+        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(&hlo, index));
+        local.StoreElement(v, remap(out), hlo.shape(), index);
+        return absl::OkStatus();
+      });
 }
 
 absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
@@ -380,10 +414,14 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
 absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {
   llvm::LLVMContext& ctx = module_->getContext();
   llvm::Type* ptr = b_.getPtrTy();
-  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr}, false);
+  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr}, false);
   llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, name, module_);
   fn->setDoesNotThrow();
   for (int i = 0; i < 3; ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
+  if (threads_ > 1) {
+    device_ = fn->getArg(3);
+    device_->setName("device");
+  }
   params_ = fn->getArg(0);
   results_ = fn->getArg(1);
   arena_ = fn->getArg(2);

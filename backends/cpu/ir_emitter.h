@@ -4,7 +4,7 @@
 //
 // ABI of the emitted function:
 //
-//   void <name>(void** params, void** results, char* arena)
+//   void <name>(void** params, void** results, char* arena, const void* device)
 //
 //   params  - the array leaves of the entry parameters, parameter by
 //             parameter, each tuple parameter flattened depth-first; each a
@@ -14,6 +14,8 @@
 //             written by the function.
 //   arena   - ArenaBytes() of 64-byte aligned scratch for the materialized
 //             intermediate values (one arena per run; no buffer reuse yet).
+//   device  - the run's Eigen::ThreadPoolDevice (null: run on this thread),
+//             passed to parallel loops and the matmul runtime.
 //
 // An instruction is materialized when it has more than one use, is not
 // fusible (reduce, dot), feeds a tuple, or is a result leaf (then its buffer
@@ -40,7 +42,9 @@ namespace cpu {
 
 class IrEmitter {
  public:
-  explicit IrEmitter(llvm::Module* module) : module_(module), b_(module->getContext()) {}
+  // `threads`: the workers a run has; with more than one, large loops are
+  // emitted as parallel loops (parallel_loop_emitter.h).
+  IrEmitter(llvm::Module* module, int threads) : module_(module), b_(module->getContext()), threads_(threads) {}
 
   // Emits `computation` as function `name` with the ABI above.
   absl::Status EmitEntryFunction(const HloComputation& computation, const std::string& name);
@@ -104,6 +108,9 @@ class IrEmitter {
   llvm::Value* params_ = nullptr;
   llvm::Value* results_ = nullptr;
   llvm::Value* arena_ = nullptr;
+  // The thread-pool argument, or null when compiled for one thread.
+  llvm::Value* device_ = nullptr;
+  int threads_;
   int64_t arena_bytes_ = 0;
   // Leaf addresses of the computation being emitted.
   std::vector<llvm::Value*> param_leaves_, result_leaves_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/runtime_math.h"
 #include "backends/cpu/runtime_matmul.h"
+#include "backends/cpu/runtime_parallel.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -47,6 +48,7 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   };
   add("__xla_cpu_runtime_MatMulF32", &__xla_cpu_runtime_MatMulF32);
   add("__xla_cpu_runtime_MatMulF64", &__xla_cpu_runtime_MatMulF64);
+  add("__xla_cpu_runtime_ParallelFor", &__xla_cpu_runtime_ParallelFor);
   add("__xla_cpu_runtime_PowS64", &__xla_cpu_runtime_PowS64);
   add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);
   add("memcpy", static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy));

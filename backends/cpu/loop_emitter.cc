@@ -10,6 +10,11 @@ namespace cpu {
 
 absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body) {
+  return EmitForLoop(b, b->getInt64(0), b->getInt64(trip_count), name, body);
+}
+
+absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* end, const std::string& name,
+                         const std::function<absl::Status(llvm::Value*)>& body) {
   llvm::Function* fn = b->GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b->getContext();
   llvm::BasicBlock* preheader = b->GetInsertBlock();
@@ -20,8 +25,8 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::st
 
   b->SetInsertPoint(header);
   llvm::PHINode* iv = b->CreatePHI(b->getInt64Ty(), 2, name + ".iv");
-  iv->addIncoming(b->getInt64(0), preheader);
-  b->CreateCondBr(b->CreateICmpSLT(iv, b->getInt64(trip_count)), body_bb, exit);
+  iv->addIncoming(begin, preheader);
+  b->CreateCondBr(b->CreateICmpSLT(iv, end), body_bb, exit);
 
   b->SetInsertPoint(body_bb);
   RETURN_IF_ERROR(body(iv));

@@ -22,6 +22,9 @@ using IrIndex = std::vector<llvm::Value*>;
 // point (i is i64); afterwards the builder is positioned after the loop.
 absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body);
+// The same for `for (i = begin; i < end; ++i)` with i64 bounds.
+absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* end, const std::string& name,
+                         const std::function<absl::Status(llvm::Value*)>& body);
 
 // Emits a loop nest over every index of `dims` (0 <= index[d] < dims[d]).
 // The outermost loop runs over minor_to_major.back(), the innermost over

@@ -3,15 +3,16 @@
 //
 // out[m, n] = sum_k lhs[m, k] * rhs[k, n], all row-major. With transpose_lhs
 // the lhs buffer holds [k, m]; with transpose_rhs the rhs buffer holds [n, k].
+// `device` is the run's Eigen::ThreadPoolDevice, or null for one thread.
 #ifndef BACKENDS_CPU_RUNTIME_MATMUL_H_
 #define BACKENDS_CPU_RUNTIME_MATMUL_H_
 
 #include <cstdint>
 
 extern "C" {
-void __xla_cpu_runtime_MatMulF32(float* out, const float* lhs, const float* rhs, int64_t m, int64_t n, int64_t k,
+void __xla_cpu_runtime_MatMulF32(const void* device, float* out, const float* lhs, const float* rhs, int64_t m, int64_t n, int64_t k,
                                  int32_t transpose_lhs, int32_t transpose_rhs);
-void __xla_cpu_runtime_MatMulF64(double* out, const double* lhs, const double* rhs, int64_t m, int64_t n,
+void __xla_cpu_runtime_MatMulF64(const void* device, double* out, const double* lhs, const double* rhs, int64_t m, int64_t n,
                                  int64_t k, int32_t transpose_lhs, int32_t transpose_rhs);
 }
 

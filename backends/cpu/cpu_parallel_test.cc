@@ -1,0 +1,284 @@
+// Parallel loops of the CPU backend: large loop nests are outlined and run
+// on the thread pool (parallel_loop_emitter.h). Every module here is big
+// enough to be split, runs with 1, 2 and 3 threads, and must give exactly
+// the evaluator's results; the IR must show the split really happened.
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/cpu_thread_pool.h"
+#include "gtest/gtest.h"
+#include "xla/evaluator/hlo_evaluator.h"
+#include "xla/hlo/hlo_parser.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using cpu_test::CompareWithEvaluator;
+using cpu_test::RandomLiteral;
+
+DebugOptions WithThreads(int threads) {
+  DebugOptions options;
+  options.set_xla_cpu_threads(threads);
+  return options;
+}
+
+std::vector<Literal> RandomArgs(const std::string& text, uint64_t seed) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> args;
+  if (!module.ok()) return args;
+  std::mt19937_64 rng(seed);
+  for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
+    args.push_back(RandomLiteral(p->shape(), rng, 4.0, 100));
+  }
+  return args;
+}
+
+std::string OptimizedIr(const std::string& text, int threads) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return "";
+  auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(threads));
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  if (!executable.ok()) return "";
+  return static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+}
+
+struct Case {
+  std::string name;
+  std::string text;
+  // Against the evaluator (tanh is a polynomial; float sums are vectorized,
+  // so reassociated). Between thread counts the results are bit-identical.
+  ErrorSpec tolerance{0, 0};
+};
+
+// Each big enough for the parallel path (>= kMinParallelWork work).
+std::vector<Case> Cases() {
+  return {
+      {"axpy_rank1",
+       R"(HloModule m
+ENTRY e {
+  a = f32[] parameter(0)
+  x = f32[100003] parameter(1)
+  y = f32[100003] parameter(2)
+  b = f32[100003] broadcast(a), dimensions={}
+  m = f32[100003] multiply(b, x)
+  ROOT r = f32[100003] add(m, y)
+})"},
+      {"elementwise_rank3_column_major",
+       R"(HloModule m
+ENTRY e {
+  x = f32[37,41,53]{0,1,2} parameter(0)
+  y = f32[37,41,53]{2,1,0} parameter(1)
+  t = f32[37,41,53]{0,1,2} tanh(x)
+  ROOT r = f32[37,41,53]{0,1,2} maximum(t, y)
+})", ErrorSpec{1e-6, 1e-6}},
+      {"integer_division",
+       R"(HloModule m
+ENTRY e {
+  x = s32[300,301] parameter(0)
+  y = s32[300,301] parameter(1)
+  ROOT d = s32[300,301] divide(x, y)
+})"},
+      {"row_sum",
+       R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[513,257] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[513] reduce(x, z), dimensions={1}, to_apply=add
+})", ErrorSpec{1e-4, 1e-5}},
+      {"column_max",
+       R"(HloModule m
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[511,259] parameter(0)
+  z = f32[] constant(-inf)
+  ROOT r = f32[259] reduce(x, z), dimensions={0}, to_apply=mx
+})"},
+      {"softmax",
+       R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[300,257] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[300] reduce(x, ninf), dimensions={1}, to_apply=mx
+  mb = f32[300,257] broadcast(m), dimensions={0}
+  d = f32[300,257] subtract(x, mb)
+  ex = f32[300,257] exponential(d)
+  z = f32[] constant(0)
+  s = f32[300] reduce(ex, z), dimensions={1}, to_apply=add
+  sb = f32[300,257] broadcast(s), dimensions={0}
+  ROOT r = f32[300,257] divide(ex, sb)
+})", ErrorSpec{1e-6, 1e-5}},
+      {"slice_concat_pad_with_constant",
+       R"(HloModule m
+ENTRY e {
+  x = f32[400,300] parameter(0)
+  s = f32[400,150] slice(x), slice={[0:400], [1:300:2]}
+  t = f32[400,150] slice(x), slice={[0:400], [0:150]}
+  c = f32[400,300] concatenate(s, t), dimensions={1}
+  k = f32[] constant(7)
+  p = f32[402,301] pad(c, k), padding=1_1x0_1
+  ROOT r = f32[402,301] negate(p)
+})"},
+      {"dynamic_slice_and_iota",
+       R"(HloModule m
+ENTRY e {
+  x = f32[700,200] parameter(0)
+  i = s32[] parameter(1)
+  j = s32[] parameter(2)
+  d = f32[600,190] dynamic-slice(x, i, j), dynamic_slice_sizes={600,190}
+  io = f32[600,190] iota(), iota_dimension=1
+  ROOT r = f32[600,190] add(d, io)
+})"},
+      {"elemental_dot_s32",
+       R"(HloModule m
+ENTRY e {
+  a = s32[200,64] parameter(0)
+  b = s32[64,150] parameter(1)
+  ROOT d = s32[200,150] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"},
+      {"parallel_loop_inside_while",
+       R"(HloModule m
+cond {
+  p = (s32[], f32[300,300]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(3)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[300,300]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[300,300] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  h = f32[] constant(0.5)
+  hb = f32[300,300] broadcast(h), dimensions={}
+  y = f32[300,300] multiply(x, hb)
+  ROOT t = (s32[], f32[300,300]) tuple(i1, y)
+}
+ENTRY e {
+  x = f32[300,300] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[300,300]) tuple(z, x)
+  w = (s32[], f32[300,300]) while(t), condition=cond, body=body
+  ROOT r = f32[300,300] get-tuple-element(w), index=1
+})"},
+  };
+}
+
+TEST(CpuParallelTest, MatchesEvaluatorWithAnyThreadCount) {
+  uint64_t seed = 1;
+  for (const Case& c : Cases()) {
+    std::vector<Literal> args = RandomArgs(c.text, ++seed);
+    auto serial = cpu_test::RunOnCpu(c.text, args, WithThreads(1));
+    ASSERT_TRUE(serial.ok()) << c.name << ": " << serial.status();
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(absl::StrCat(c.name, " threads=", threads));
+      CompareWithEvaluator(c.text, args, c.tolerance, WithThreads(threads));
+      // Each element is computed as the serial loop computes it.
+      auto parallel = cpu_test::RunOnCpu(c.text, args, WithThreads(threads));
+      ASSERT_TRUE(parallel.ok()) << parallel.status();
+      EXPECT_TRUE(literal_comparison::Equal(*serial, *parallel).ok());
+    }
+  }
+}
+
+TEST(CpuParallelTest, LargeLoopsAreOutlinedOnlyWithSeveralThreads) {
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const std::string parallel = OptimizedIr(c.text, 2);
+    EXPECT_NE(parallel.find("__xla_cpu_runtime_ParallelFor"), std::string::npos);
+    EXPECT_NE(parallel.find(".parallel("), std::string::npos);
+    const std::string serial = OptimizedIr(c.text, 1);
+    EXPECT_EQ(serial.find("__xla_cpu_runtime_ParallelFor"), std::string::npos);
+  }
+}
+
+TEST(CpuParallelTest, SmallLoopsStayInline) {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  x = f32[1000] parameter(0)
+  ROOT r = f32[1000] negate(x)
+})";
+  EXPECT_EQ(OptimizedIr(text, 2).find("__xla_cpu_runtime_ParallelFor"), std::string::npos);
+}
+
+TEST(CpuParallelTest, OuterDimensionOfOneStaysInline) {
+  // Split along the outermost dimension only: one row cannot be split.
+  const std::string text = R"(HloModule m
+ENTRY e {
+  x = f32[1,200000] parameter(0)
+  ROOT r = f32[1,200000] negate(x)
+})";
+  EXPECT_EQ(OptimizedIr(text, 2).find("__xla_cpu_runtime_ParallelFor"), std::string::npos);
+  CompareWithEvaluator(text, RandomArgs(text, 99), ErrorSpec{0, 0}, WithThreads(2));
+}
+
+TEST(CpuParallelTest, ConcurrentRunsOfOneExecutableShareThePool) {
+  const Case c = Cases()[5];  // softmax
+  auto module = ParseHloModule(c.text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> args = RandomArgs(c.text, 7);
+  std::vector<const Literal*> arg_ptrs;
+  for (const Literal& a : args) arg_ptrs.push_back(&a);
+  auto expected = HloEvaluator().Evaluate(**module, arg_ptrs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(2));
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
+  for (const Literal& a : args) buffers.push_back(*DeviceBuffer::FromLiteral(a));
+  constexpr int kCallers = 4, kRuns = 5;
+  std::vector<int> mismatches(kCallers, 0);
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kCallers; ++t) {
+    callers.emplace_back([&, t] {
+      for (int r = 0; r < kRuns; ++r) {
+        auto result = (*executable)->Execute(buffers);
+        if (!result.ok() || !literal_comparison::Near(*expected, (*result)->ToLiteral(), c.tolerance).ok()) {
+          ++mismatches[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : callers) t.join();
+  for (int t = 0; t < kCallers; ++t) EXPECT_EQ(mismatches[t], 0) << "caller " << t;
+}
+
+TEST(CpuParallelTest, ThreadCountDefaultsToTheAffinityMask) {
+  EXPECT_GE(AffinityCoreCount(), 1);
+  EXPECT_EQ(ResolveCpuThreadCount(0), AffinityCoreCount());
+  EXPECT_EQ(ResolveCpuThreadCount(3), 3);
+  EXPECT_EQ(SharedThreadPoolDevice(1), nullptr);
+  EXPECT_NE(SharedThreadPoolDevice(2), nullptr);
+  EXPECT_EQ(SharedThreadPoolDevice(2), SharedThreadPoolDevice(2));
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

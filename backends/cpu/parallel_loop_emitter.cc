@@ -1,0 +1,94 @@
+#include "backends/cpu/parallel_loop_emitter.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
+                                  const std::string& name, const ElementCost& cost, int64_t inner_work,
+                                  const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body) {
+  const ValueRemap identity = [](llvm::Value* v) { return v; };
+  const std::vector<int64_t>& dims = shape.dimensions();
+  const auto& minor_to_major = shape.layout().minor_to_major();
+  const int64_t elements = ShapeUtil::ElementsIn(shape);
+  if (device == nullptr || shape.rank() == 0 || elements * std::max<int64_t>(inner_work, 1) < kMinParallelWork ||
+      dims[minor_to_major.back()] < 2) {
+    return EmitLoopNestForShape(b, shape, name, [&](const IrIndex& index) { return body(index, identity); });
+  }
+  const int64_t outer_dim = minor_to_major.back();
+  const int64_t outer_count = dims[outer_dim];
+  const double inner_elements = static_cast<double>(elements / outer_count);
+
+  llvm::LLVMContext& ctx = b->getContext();
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = b->getPtrTy();
+  llvm::Type* i64 = b->getInt64Ty();
+  auto* fn_type = llvm::FunctionType::get(b->getVoidTy(), {ptr, i64, i64}, false);
+  llvm::Function* fn =
+      llvm::Function::Create(fn_type, llvm::GlobalValue::PrivateLinkage, name + ".parallel", module);
+  fn->setDoesNotThrow();
+  fn->addParamAttr(0, llvm::Attribute::NoAlias);
+  fn->addParamAttr(0, llvm::Attribute::ReadOnly);
+
+  // The body, emitted into `fn`; captured values are loaded in its entry block.
+  std::vector<llvm::Value*> captured;
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(*b);
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+    llvm::BasicBlock* loops = llvm::BasicBlock::Create(ctx, "loops", fn);
+    llvm::BranchInst::Create(loops, entry);
+    llvm::IRBuilder<> entry_builder(entry->getTerminator());
+    llvm::Value* captured_array = fn->getArg(0);
+    absl::flat_hash_map<llvm::Value*, llvm::Value*> remapped;
+    const ValueRemap remap = [&](llvm::Value* v) -> llvm::Value* {
+      if (v == nullptr || llvm::isa<llvm::Constant>(v)) return v;
+      auto [it, inserted] = remapped.try_emplace(v, nullptr);
+      if (inserted) {
+        llvm::Value* slot = entry_builder.CreateConstInBoundsGEP1_64(ptr, captured_array, captured.size());
+        it->second = entry_builder.CreateLoad(ptr, slot, v->getName() + ".captured");
+        captured.push_back(v);
+      }
+      return it->second;
+    };
+    b->SetInsertPoint(loops);
+    std::vector<int64_t> inner_minor_to_major(minor_to_major.begin(), minor_to_major.end() - 1);
+    RETURN_IF_ERROR(EmitForLoop(b, fn->getArg(1), fn->getArg(2), name + ".outer", [&](llvm::Value* outer) {
+      return EmitLoopNest(b, dims, inner_minor_to_major, name, [&](const IrIndex& inner) {
+        IrIndex index = inner;
+        index[outer_dim] = outer;
+        return body(index, remap);
+      });
+    }));
+    b->CreateRetVoid();
+  }
+
+  // The call: captured values stored into a stack array of the caller.
+  llvm::Function* caller = b->GetInsertBlock()->getParent();
+  llvm::IRBuilder<> alloca_builder(&caller->getEntryBlock(), caller->getEntryBlock().begin());
+  llvm::Value* array = alloca_builder.CreateAlloca(ptr, b->getInt64(std::max<size_t>(captured.size(), 1)),
+                                                   name + ".captured");
+  for (size_t i = 0; i < captured.size(); ++i) {
+    b->CreateStore(captured[i], b->CreateConstInBoundsGEP1_64(ptr, array, i));
+  }
+  llvm::Type* f64 = b->getDoubleTy();
+  llvm::FunctionCallee parallel_for = module->getOrInsertFunction(
+      "__xla_cpu_runtime_ParallelFor",
+      llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, i64, f64, f64, f64}, false));
+  b->CreateCall(parallel_for,
+                {device, fn, array, b->getInt64(outer_count),
+                 llvm::ConstantFP::get(f64, cost.bytes_loaded * inner_elements),
+                 llvm::ConstantFP::get(f64, cost.bytes_stored * inner_elements),
+                 llvm::ConstantFP::get(f64, cost.cycles * inner_elements * std::max<int64_t>(inner_work, 1))});
+  return absl::OkStatus();
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,19 @@
+// Parallel loops of JIT code: the IR emitter outlines a large loop nest into
+// a function over a range of its outermost dimension and calls this, which
+// splits [0, n) into blocks on the executable's thread pool (Eigen's cost
+// model decides the block size, and runs small loops on the calling thread).
+#ifndef BACKENDS_CPU_RUNTIME_PARALLEL_H_
+#define BACKENDS_CPU_RUNTIME_PARALLEL_H_
+
+#include <cstdint>
+
+extern "C" {
+// `device`: the Eigen::ThreadPoolDevice of the run, or null to run serially.
+// `body(context, begin, end)` runs items [begin, end). The costs are per
+// item: bytes read, bytes written and compute cycles.
+void __xla_cpu_runtime_ParallelFor(const void* device, void (*body)(void* context, int64_t begin, int64_t end),
+                                   void* context, int64_t n, double bytes_loaded, double bytes_stored,
+                                   double cycles);
+}
+
+#endif  // BACKENDS_CPU_RUNTIME_PARALLEL_H_

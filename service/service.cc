@@ -52,6 +52,7 @@ int64_t NanosSince(std::chrono::steady_clock::time_point start) {
 
 Service::Service(std::unique_ptr<Backend> backend, const ServiceLimits& limits)
     : backend_(std::move(backend)),
+      limits_(limits),
       allocations_(limits.max_memory_bytes, limits.max_session_bytes),
       cache_(limits.cache_bytes) {}
 
@@ -254,20 +255,36 @@ absl::Status Service::GetComputationShape(SessionId session, const GetComputatio
   return absl::OkStatus();
 }
 
+absl::StatusOr<DebugOptions> Service::EffectiveDebugOptions(const DebugOptions& requested) const {
+  DebugOptions options = requested;
+  if (!options.xla_dump_to().empty() && !limits_.allow_request_dump_to) {
+    return absl::PermissionDeniedError(
+        "xla_dump_to is not accepted from clients of this service; the operator sets the dump directory");
+  }
+  if (options.xla_dump_to().empty()) options.set_xla_dump_to(limits_.dump_to);
+  if (options.xla_cpu_threads() < 0) return InvalidArgument("xla_cpu_threads must be >= 0");
+  if (limits_.max_cpu_threads > 0 &&
+      (options.xla_cpu_threads() == 0 || options.xla_cpu_threads() > limits_.max_cpu_threads)) {
+    options.set_xla_cpu_threads(limits_.max_cpu_threads);
+  }
+  return options;
+}
+
 absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_ptr<HloModule> module,
                                                                    const ExecutionOptions& options, bool* cache_hit) {
   if (!options.backend().empty() && options.backend() != backend_->name()) {
     return InvalidArgument("this service runs backend '%s', but the request asks for '%s'", backend_->name(),
                            options.backend());
   }
-  std::string key = CompilationCache::Fingerprint(*module, options.debug_options(), backend_->name());
+  ASSIGN_OR_RETURN(DebugOptions debug_options, EffectiveDebugOptions(options.debug_options()));
+  std::string key = CompilationCache::Fingerprint(*module, debug_options, backend_->name());
   if (std::shared_ptr<Executable> cached = cache_.Lookup(key)) {
     *cache_hit = true;
     return cached;
   }
   *cache_hit = false;
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
-                   backend_->compiler()->Compile(std::move(module), options.debug_options()));
+                   backend_->compiler()->Compile(std::move(module), debug_options));
   ++compilations_;
   std::shared_ptr<Executable> shared = std::move(executable);
   cache_.Insert(key, shared);

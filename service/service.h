@@ -30,6 +30,14 @@ struct ServiceLimits {
   int64_t max_memory_bytes = AllocationTracker::kUnlimited;   // whole service
   int64_t max_session_bytes = AllocationTracker::kUnlimited;  // per session
   int64_t cache_bytes = int64_t{256} << 20;                   // compilation cache bound
+  // Worker threads per run (DebugOptions.xla_cpu_threads): requests asking
+  // for 0 or for more get this many. 0: whatever the request asks.
+  int max_cpu_threads = 0;
+  // Where compilations are dumped (the operator's choice), "" for nowhere.
+  std::string dump_to;
+  // Whether a request may name its own xla_dump_to directory. A daemon
+  // must not let remote clients write files where they like.
+  bool allow_request_dump_to = true;
 };
 
 class Service {
@@ -105,12 +113,15 @@ class Service {
   // Verified module -> executable, through the cache.
   absl::StatusOr<std::shared_ptr<Executable>> CompileModule(std::unique_ptr<HloModule> module,
                                                             const ExecutionOptions& options, bool* cache_hit);
+  // A request's debug options with the service's limits applied.
+  absl::StatusOr<DebugOptions> EffectiveDebugOptions(const DebugOptions& requested) const;
   absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(SessionId s, const ExecutionHandle& handle) const;
   // Runs `executable` on argument handles (checked against its signature).
   absl::Status Run(SessionId s, Executable& executable,
                    const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, ExecuteResponse* result);
 
   std::unique_ptr<Backend> backend_;
+  const ServiceLimits limits_;
   AllocationTracker allocations_;
   CompilationCache cache_;
 

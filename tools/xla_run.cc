@@ -28,6 +28,12 @@ ABSL_FLAG(std::string, compare, "",
           "Also run on this backend (e.g. interpreter) with the same arguments and print the largest "
           "absolute difference to stderr; exits 1 if the results' shapes differ.");
 
+ABSL_FLAG(int, xla_cpu_threads, 0,
+          "Worker threads of the CPU backend (0: the cores in this process's CPU affinity mask).");
+ABSL_FLAG(std::string, xla_dump_to, "",
+          "Directory to dump the compilation into: HLO before/after each pass, buffer assignment, LLVM IR "
+          "before/after optimization, assembly.");
+
 namespace xla {
 namespace {
 
@@ -61,7 +67,10 @@ Literal GenerateArgument(const Shape& shape) {
 // Compiles `text` on `backend` and runs it on `args`.
 absl::StatusOr<Literal> RunOn(const std::string& backend, const std::string& text, const std::vector<Literal>& args) {
   ASSIGN_OR_RETURN(LocalClient * client, ClientLibrary::GetOrCreateLocalClient(backend));
-  ASSIGN_OR_RETURN(ExecutionHandle executable, client->CompileHloText(text));
+  ExecutionOptions options;
+  options.mutable_debug_options()->set_xla_cpu_threads(absl::GetFlag(FLAGS_xla_cpu_threads));
+  options.mutable_debug_options()->set_xla_dump_to(absl::GetFlag(FLAGS_xla_dump_to));
+  ASSIGN_OR_RETURN(ExecutionHandle executable, client->CompileHloText(text, &options));
   std::vector<std::unique_ptr<GlobalData>> data;
   std::vector<GlobalData*> arg_ptrs;
   for (const Literal& arg : args) {

@@ -28,6 +28,12 @@ ABSL_FLAG(int64_t, max_session_bytes, int64_t{4} << 30, "Device memory quota per
 ABSL_FLAG(int64_t, cache_bytes, int64_t{256} << 20,
           "Bound of the compilation cache (least recently used executables are evicted), in bytes.");
 ABSL_FLAG(int, threads, 64, "Maximum number of threads serving requests.");
+ABSL_FLAG(int, xla_cpu_threads, 0,
+          "Worker threads of the CPU backend per run; requests asking for more (or for the default) get this "
+          "many. 0: the cores in this process's CPU affinity mask.");
+ABSL_FLAG(std::string, xla_dump_to, "",
+          "Directory to dump every compilation into (HLO before/after each pass, buffer assignment, LLVM IR, "
+          "assembly). Clients cannot choose a dump directory of their own.");
 ABSL_FLAG(std::string, auth_token_file, "",
           "When set, every call must carry this file's token (trimmed) as metadata 'xla-auth-token'.");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain for TLS (with --tls_key).");
@@ -81,6 +87,10 @@ int Main() {
   limits.max_memory_bytes = absl::GetFlag(FLAGS_max_memory_bytes);
   limits.max_session_bytes = absl::GetFlag(FLAGS_max_session_bytes);
   limits.cache_bytes = absl::GetFlag(FLAGS_cache_bytes);
+  if (absl::GetFlag(FLAGS_xla_cpu_threads) < 0) return Fail("--xla_cpu_threads must be >= 0");
+  limits.max_cpu_threads = absl::GetFlag(FLAGS_xla_cpu_threads);
+  limits.dump_to = absl::GetFlag(FLAGS_xla_dump_to);
+  limits.allow_request_dump_to = false;
   absl::StatusOr<std::unique_ptr<Service>> created = Service::Create(absl::GetFlag(FLAGS_backend), limits);
   if (!created.ok()) return Fail(std::string(created.status().message()));
   std::shared_ptr<Service> service = std::move(*created);

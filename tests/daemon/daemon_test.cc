@@ -2,6 +2,7 @@
 // 127.0.0.1, driven by GrpcClient, raw gRPC calls, and the Python client.
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -185,6 +186,20 @@ TEST_F(DaemonTest, BadRequestsGetClearErrorsAndTheDaemonKeepsServing) {
         client->CompileHloText("HloModule m\nENTRY e {\n  ROOT x = f32[] frobnicate()\n}\n");
     EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(std::string(h.status().message()), HasSubstr("line 3"));
+  }
+  // A dump directory of the client's choosing (the daemon would write files
+  // wherever a remote client says), and a negative thread count.
+  {
+    ExecutionOptions options;
+    options.mutable_debug_options()->set_xla_dump_to("/tmp/xla_daemon_test_must_not_exist");
+    absl::StatusOr<ExecutionHandle> h =
+        client->CompileHloText("HloModule m\nENTRY e {\n  ROOT x = f32[] constant(1)\n}\n", &options);
+    EXPECT_EQ(h.status().code(), absl::StatusCode::kPermissionDenied) << h.status();
+    EXPECT_FALSE(std::filesystem::exists("/tmp/xla_daemon_test_must_not_exist"));
+    options.mutable_debug_options()->clear_xla_dump_to();
+    options.mutable_debug_options()->set_xla_cpu_threads(-3);
+    h = client->CompileHloText("HloModule m\nENTRY e {\n  ROOT x = f32[] constant(1)\n}\n", &options);
+    EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument) << h.status();
   }
   // Literal byte count that does not match its shape.
   {

@@ -244,11 +244,12 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitUnaryOp(const HloInstructio
     }
     // Transcendentals: exp, log, tanh, logistic (and erf for f32/f16/bf16)
     // as vectorizable polynomial IR (polynomial_math.h, accuracy documented
-    // there); the others are still scalar libm calls.
+    // there); the others are libm calls that the JIT maps to libmvec's
+    // vector variants in vectorized loops (vector_math_library.h).
     case HloOpcode::kExp: return EmitFastExp(b_, x);
     case HloOpcode::kLog: return EmitFastLog(b_, x);
-    case HloOpcode::kSin: return Intrinsic1(llvm::Intrinsic::sin, x);
-    case HloOpcode::kCos: return Intrinsic1(llvm::Intrinsic::cos, x);
+    case HloOpcode::kSin: return CallLibm(hlo, "sinf", "sin", type, {x});
+    case HloOpcode::kCos: return CallLibm(hlo, "cosf", "cos", type, {x});
     case HloOpcode::kTan: return CallLibm(hlo, "tanf", "tan", type, {x});
     case HloOpcode::kTanh: return EmitFastTanh(b_, x);
     case HloOpcode::kErf:
@@ -365,7 +366,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBinaryOp(const HloInstructi
     case HloOpcode::kMultiply: return reassoc(b_->CreateFMul(a, b));
     case HloOpcode::kDivide: return b_->CreateFDiv(a, b);
     case HloOpcode::kRemainder: return b_->CreateFRem(a, b);
-    case HloOpcode::kPower: return b_->CreateIntrinsic(llvm::Intrinsic::pow, {a->getType()}, {a, b});
+    case HloOpcode::kPower: return CallLibm(hlo, "powf", "pow", type, {a, b});
     case HloOpcode::kMaximum: return b_->CreateIntrinsic(llvm::Intrinsic::maximum, {a->getType()}, {a, b});
     case HloOpcode::kMinimum: return b_->CreateIntrinsic(llvm::Intrinsic::minimum, {a->getType()}, {a, b});
     case HloOpcode::kAtan2: return CallLibm(hlo, "atan2f", "atan2", type, {a, b});

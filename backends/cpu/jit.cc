@@ -104,6 +104,18 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
   if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(RuntimeSymbols(*jit->jit_)))) {
     return absl::InternalError("CPU backend: registering runtime symbols: " + ErrorString(std::move(e)));
   }
+  // libmvec's vector variants for the ISA compiled for (vector_math_library.h).
+  jit->vector_math_isa_ = VectorMathIsa::ForTarget(jit->triple_, jit->cpu_features_);
+  auto vector_functions = ResolveVectorMathVariants(jit->vector_math_isa_);
+  if (!vector_functions.ok()) return vector_functions.status();
+  llvm::orc::SymbolMap vector_symbols;
+  for (const ResolvedVectorFunction& f : *vector_functions) {
+    vector_symbols[jit->jit_->mangleAndIntern(f.name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(f.address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  }
+  if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(std::move(vector_symbols)))) {
+    return absl::InternalError("CPU backend: registering libmvec symbols: " + ErrorString(std::move(e)));
+  }
   return jit;
 }
 
@@ -135,6 +147,7 @@ absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> conte
     llvm::raw_string_ostream os(errors);
     if (llvm::verifyModule(*module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
   }
+  AddVectorMathVariants(*module, vector_math_isa_);
   absl::Status optimized = Optimize(*module);
   if (!optimized.ok()) return optimized;
   if (optimized_ir != nullptr) {

@@ -1,8 +1,9 @@
 // CpuJit: one ORC LLJIT for one compiled module, targeting the host CPU
 // (its name and features), optimizing at O3 with the new pass manager
 // before code generation. Only the symbols registered here (the backend's
-// runtime functions and the libm/libc functions LLVM lowers to) resolve:
-// nothing is looked up in the process by name.
+// runtime functions, the libm/libc functions LLVM lowers to, and libmvec's
+// vector variants, see vector_math_library.h) resolve: nothing is looked up
+// in the process by name.
 #ifndef BACKENDS_CPU_JIT_H_
 #define BACKENDS_CPU_JIT_H_
 
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "backends/cpu/vector_math_library.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
@@ -44,6 +46,7 @@ class CpuJit {
   std::unique_ptr<llvm::TargetMachine> target_machine_;
   llvm::DataLayout data_layout_{""};
   std::string triple_, cpu_name_, cpu_features_;
+  VectorMathIsa vector_math_isa_;  // which libmvec variants calls get
 };
 
 }  // namespace cpu

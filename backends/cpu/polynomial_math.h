@@ -16,7 +16,10 @@
 //   f32 erf       7.42 ulp near |x|=3.9 (abs err < 4.5e-7), |x|<4 clamped
 //
 // (Exact figures are in the comments next to each function in the .cc.)
-// f64 erf, sin, cos, tan and the others stay scalar libm calls for now.
+// f64 erf, sin, cos, tan, cbrt, expm1, log1p, pow and atan2 are libm calls
+// that vectorized loops make through glibc's libmvec vector variants
+// (vector_math_library.h; <= 4 ulp, measured max 0.6-3.2 ulp per function
+// there, e.g. f32 sin 1.61, f32 tan 3.00, f64 cos 3.22, f64 erf 1.83).
 #ifndef BACKENDS_CPU_POLYNOMIAL_MATH_H_
 #define BACKENDS_CPU_POLYNOMIAL_MATH_H_
 

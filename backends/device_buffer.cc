@@ -3,25 +3,20 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "backends/host_memory_pool.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
 namespace xla {
-
-namespace {
-constexpr int64_t kAlignment = 64;
-}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateArray(const Shape& shape) {
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
   if (!shape.IsArray() && !shape.IsToken()) return InvalidArgument("AllocateArray: %s is not an array", shape.ToString());
   auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(shape));
   buffer->size_bytes_ = ShapeUtil::ByteSizeOfElements(shape);
-  // aligned_alloc needs a size that is a multiple of the alignment.
-  int64_t rounded = std::max<int64_t>(kAlignment, (buffer->size_bytes_ + kAlignment - 1) / kAlignment * kAlignment);
-  buffer->data_ = std::aligned_alloc(kAlignment, rounded);
+  buffer->data_ = HostMemoryPool::Global().Allocate(std::max<int64_t>(buffer->size_bytes_, 1));
   if (buffer->data_ == nullptr) {
-    return ResourceExhausted("could not allocate %d bytes for %s", rounded, shape.ToString());
+    return ResourceExhausted("could not allocate %d bytes for %s", buffer->size_bytes_, shape.ToString());
   }
   return buffer;
 }
@@ -61,7 +56,7 @@ std::vector<DeviceBuffer*> DeviceBuffer::MutableLeaves() {
   return leaves;
 }
 
-DeviceBuffer::~DeviceBuffer() { std::free(data_); }
+DeviceBuffer::~DeviceBuffer() { HostMemoryPool::Global().Free(data_, std::max<int64_t>(size_bytes_, 1)); }
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::FromLiteral(const Literal& literal) {
   const Shape& shape = literal.shape();

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_thread_pool.h"
+#include "backends/host_memory_pool.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -11,8 +12,6 @@ namespace xla {
 namespace cpu {
 
 namespace {
-
-constexpr int64_t kAlignment = 64;
 
 // Array leaves of a buffer tree, depth-first.
 void CollectLeaves(const DeviceBuffer& buffer, std::vector<void*>* leaves) {
@@ -70,9 +69,10 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   std::vector<void*> results;
   for (DeviceBuffer* leaf : result->MutableLeaves()) results.push_back(leaf->mutable_data());
 
-  const int64_t arena_size = std::max<int64_t>(kAlignment, (arena_bytes_ + kAlignment - 1) / kAlignment * kAlignment);
-  std::unique_ptr<char, decltype(&std::free)> arena(static_cast<char*>(std::aligned_alloc(kAlignment, arena_size)),
-                                                    &std::free);
+  const int64_t arena_size = std::max<int64_t>(arena_bytes_, 1);
+  HostMemoryPool& pool = HostMemoryPool::Global();
+  auto free_arena = [&pool, arena_size](char* p) { pool.Free(p, arena_size); };
+  std::unique_ptr<char, decltype(free_arena)> arena(static_cast<char*>(pool.Allocate(arena_size)), free_arena);
   if (arena == nullptr) return ResourceExhausted("CPU backend: could not allocate a %d-byte arena", arena_size);
   entry_(params.data(), results.data(), arena.get(), device_);
   return result;

@@ -1,0 +1,55 @@
+#include "backends/host_memory_pool.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace xla {
+
+HostMemoryPool& HostMemoryPool::Global() {
+  // Leaked on purpose: buffers may be released during static destruction.
+  static auto* pool = new HostMemoryPool(int64_t{1} << 30);
+  return *pool;
+}
+
+int64_t HostMemoryPool::RoundedSize(int64_t bytes) {
+  // aligned_alloc needs a multiple of the alignment; pooled sizes are rounded
+  // to whole pages so that nearby sizes share blocks.
+  const int64_t unit = bytes >= kMinPooledBytes ? 4096 : kAlignment;
+  return std::max<int64_t>(unit, (bytes + unit - 1) / unit * unit);
+}
+
+void* HostMemoryPool::Allocate(int64_t bytes) {
+  const int64_t size = RoundedSize(bytes);
+  if (size >= kMinPooledBytes) {
+    absl::MutexLock lock(&mu_);
+    auto it = free_blocks_.find(size);
+    if (it != free_blocks_.end() && !it->second.empty()) {
+      void* block = it->second.back();
+      it->second.pop_back();
+      cached_bytes_ -= size;
+      return block;
+    }
+  }
+  return std::aligned_alloc(kAlignment, static_cast<size_t>(size));
+}
+
+void HostMemoryPool::Free(void* block, int64_t bytes) {
+  if (block == nullptr) return;
+  const int64_t size = RoundedSize(bytes);
+  if (size >= kMinPooledBytes) {
+    absl::MutexLock lock(&mu_);
+    if (cached_bytes_ + size <= max_cached_bytes_) {
+      free_blocks_[size].push_back(block);
+      cached_bytes_ += size;
+      return;
+    }
+  }
+  std::free(block);
+}
+
+int64_t HostMemoryPool::cached_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return cached_bytes_;
+}
+
+}  // namespace xla

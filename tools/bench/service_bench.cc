@@ -4,10 +4,8 @@
 // Prints one line per figure:
 //   BENCH name=<id> value=<v> unit=<u> ref=<id> ref_value=<v> ratio=<r>
 // (ratio > 1 means better than the reference).
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,6 +14,7 @@
 #include "client/xla_builder.h"
 #include "grpcpp/grpcpp.h"
 #include "service/grpc_service.h"
+#include "tools/bench/bench_report.h"
 #include "tools/bench/echo.grpc.pb.h"
 #include "xla/shape_util.h"
 
@@ -25,24 +24,8 @@ namespace {
 constexpr int64_t kPayload = int64_t{256} << 20;
 constexpr int64_t kChunk = 1 << 20;
 
-// Best of `reps` timings of `fn`, in seconds.
-double BestSeconds(int reps, const std::function<void()>& fn) {
-  double best = 1e30;
-  for (int i = 0; i < reps; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
-}
-
-void Report(const std::string& name, double value, const std::string& unit, const std::string& ref,
-            double ref_value, bool higher_is_better) {
-  double ratio = higher_is_better ? value / ref_value : ref_value / value;
-  std::printf("BENCH name=%s value=%.3f unit=%s ref=%s ref_value=%.3f ratio=%.3f\n", name.c_str(), value,
-              unit.c_str(), ref.c_str(), ref_value, ratio);
-  std::fflush(stdout);
-}
+using bench::BestSeconds;
+using bench::Report;
 
 class EchoService final : public xla_bench::Echo::Service {
   grpc::Status Upload(grpc::ServerContext*, grpc::ServerReader<xla_bench::Chunk>* reader,

@@ -1,0 +1,902 @@
+// CPU backend benchmark: figures of the "cpu" backend through the public
+// client API (LocalClient, arguments transferred once, Execute by handle,
+// result released), each next to a reference measured in the same run on the
+// same machine:
+//   axpy, gelu            effective GB/s vs a STREAM-style triad (threads)
+//   rowsum, colsum,       effective GB/s vs a read-bandwidth loop (threads)
+//   softmax
+//   matmul                GFLOP/s vs Eigen's tensor contraction on a
+//                         ThreadPoolDevice; also vs the measured FMA peak
+//   mlp_train_step        ms per SGD step vs PyTorch (torch_mlp_step.py)
+//   compile_ms_N          compile time vs the interpreter backend
+//   execute_overhead_us   tiny-add Execute vs the interpreter backend
+// Every timing is the best of N runs after warm-up runs. The thread count is
+// the cores of this process's affinity mask (--threads=N overrides); the cpu
+// backend gets it as DebugOptions.xla_cpu_threads at compile time.
+//
+// Usage: cpu_bench [--threads=N] [--torch_script=PATH] [GROUP...]
+//   GROUP: elementwise reduce matmul mlp compile overhead (default: all).
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <immintrin.h>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/client_library.h"
+#include "client/xla_builder.h"
+#include "tools/bench/bench_report.h"
+#include "tools/bench/eigen_matmul_reference.h"
+#include "xla/shape_util.h"
+
+namespace xla {
+namespace {
+
+using bench::BestSeconds;
+using bench::Report;
+
+// ---------------------------------------------------------------------------
+// Plumbing: errors abort the bench with a message (a figure of a failed or
+// wrong run means nothing).
+
+[[noreturn]] void Die(const std::string& message) {
+  std::fprintf(stderr, "cpu_bench: %s\n", message.c_str());
+  std::fflush(stdout);
+  std::exit(1);
+}
+
+template <typename T>
+T OrDie(absl::StatusOr<T> value, const std::string& what) {
+  if (!value.ok()) Die(what + ": " + value.status().ToString());
+  return std::move(*value);
+}
+
+int AffinityCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+void CheckOk(const absl::Status& status, const std::string& what) {
+  if (!status.ok()) Die(what + ": " + status.ToString());
+}
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(std::min(line.size(), colon + 2));
+    }
+  }
+  return "unknown";
+}
+
+Literal RandomLiteral(const Shape& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  Literal literal(shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (float& v : literal.data<float>()) v = dist(rng);
+  return literal;
+}
+
+XlaComputation ScalarComputation(XlaBuilder* parent, const std::string& name,
+                                 XlaOp (*op)(XlaOp, XlaOp, absl::Span<const int64_t>)) {
+  auto sub = parent->CreateSubBuilder(name);
+  Shape scalar = ShapeUtil::MakeShape(F32, {});
+  op(Parameter(sub.get(), 0, scalar, "a"), Parameter(sub.get(), 1, scalar, "b"), {});
+  return OrDie(sub->Build(), "build " + name);
+}
+
+// A client with its compile options: the cpu backend gets the bench's thread
+// count; the interpreter ignores it.
+struct Target {
+  std::string backend;
+  Client* client;
+  ExecutionOptions options;
+};
+
+Target MakeTarget(const std::string& backend, int threads) {
+  Target target{backend, OrDie(ClientLibrary::GetOrCreateLocalClient(backend), "client " + backend), {}};
+  target.options.mutable_debug_options()->set_xla_cpu_threads(threads);
+  return target;
+}
+
+ExecutionHandle Compile(const Target& target, const XlaComputation& computation, bool* cache_hit = nullptr) {
+  return OrDie(target.client->Compile(computation, {}, &target.options, cache_hit),
+               "compile " + computation.name() + " on " + target.backend);
+}
+
+std::vector<std::unique_ptr<GlobalData>> TransferAll(Client* client, const std::vector<const Literal*>& literals) {
+  std::vector<std::unique_ptr<GlobalData>> data;
+  for (const Literal* literal : literals) data.push_back(OrDie(client->TransferToServer(*literal), "transfer"));
+  return data;
+}
+
+std::vector<GlobalData*> Pointers(const std::vector<std::unique_ptr<GlobalData>>& data) {
+  std::vector<GlobalData*> pointers;
+  for (const auto& d : data) pointers.push_back(d.get());
+  return pointers;
+}
+
+// Best seconds of one Execute (the result released inside the timing: the
+// backend's whole per-call cost), after `warmup` untimed runs.
+double BestExecuteSeconds(const Target& target, const ExecutionHandle& exe, absl::Span<GlobalData* const> args,
+                          int warmup, int reps) {
+  auto run = [&] { OrDie(target.client->Execute(exe, args), "execute on " + target.backend); };
+  for (int i = 0; i < warmup; ++i) run();
+  return BestSeconds(reps, run);
+}
+
+Literal ExecuteAndFetch(const Target& target, const ExecutionHandle& exe, absl::Span<GlobalData* const> args) {
+  std::unique_ptr<GlobalData> result = OrDie(target.client->Execute(exe, args), "execute");
+  return OrDie(target.client->TransferToClient(*result), "transfer result");
+}
+
+// Aborts unless |got - want| <= tol * (1 + |want|) at every index given.
+void CheckClose(const std::string& what, absl::Span<const float> got, const std::vector<double>& want,
+                const std::vector<int64_t>& indices, double tol) {
+  for (size_t i = 0; i < indices.size(); ++i) {
+    double g = got[indices[i]], w = want[i];
+    if (!(std::fabs(g - w) <= tol * (1 + std::fabs(w)))) {
+      Die(what + ": wrong result at " + std::to_string(indices[i]) + ": got " + std::to_string(g) + ", want " +
+          std::to_string(w));
+    }
+  }
+}
+
+std::vector<int64_t> SampleIndices(int64_t n, int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> dist(0, n - 1);
+  std::vector<int64_t> indices = {0, n - 1};
+  for (int i = 0; i < count; ++i) indices.push_back(dist(rng));
+  return indices;
+}
+
+// ---------------------------------------------------------------------------
+// Hand-written references: memory-bandwidth loops on `threads` threads, each
+// over a contiguous part of the arrays, which the thread touches first (so
+// its pages are its own), timed between two barriers; best of `reps`.
+
+class Barrier {
+ public:
+  explicit Barrier(int count) : count_(count) {}
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    int generation = generation_;
+    if (++waiting_ == count_) {
+      waiting_ = 0;
+      ++generation_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return generation != generation_; });
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  const int count_;
+  int waiting_ = 0, generation_ = 0;
+};
+
+double BestParallelSeconds(int threads, int reps, const std::function<void(int)>& init,
+                           const std::function<void(int)>& body) {
+  Barrier barrier(threads);
+  double best = 1e30;
+  auto worker = [&](int t) {
+    init(t);
+    for (int r = 0; r < reps; ++r) {
+      barrier.Wait();
+      auto start = std::chrono::steady_clock::now();
+      body(t);
+      barrier.Wait();
+      if (t == 0) best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+  worker(0);
+  for (auto& thread : pool) thread.join();
+  return best;
+}
+
+// 4 floats: the x86-64 baseline (SSE2) width, so the accumulators stay in
+// registers whatever the build targets; 16-byte loads are plenty to
+// saturate memory bandwidth.
+typedef float v4sf __attribute__((vector_size(16)));
+
+struct AlignedFloats {
+  explicit AlignedFloats(int64_t n)
+      : data(static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64))) {
+    if (data == nullptr) Die("out of memory");
+  }
+  ~AlignedFloats() { std::free(data); }
+  float* data;
+};
+
+// [begin, end) of thread t's part of n elements, in whole 64-byte lines.
+std::pair<int64_t, int64_t> Part(int64_t n, int threads, int t) {
+  int64_t lines = n / 16;
+  return {lines * t / threads * 16, lines * (t + 1) / threads * 16};
+}
+
+// STREAM triad a[i] = b[i] + s*c[i] over n elements per array; bytes moved
+// 3*n*4 (each array once, as STREAM counts).
+double TriadGBs(int64_t n, int threads, int reps) {
+  n = n / 16 * 16;
+  AlignedFloats a(n), b(n), c(n);
+  const float s = 3.0f;
+  double seconds = BestParallelSeconds(
+      threads, reps,
+      [&](int t) {
+        auto [lo, hi] = Part(n, threads, t);
+        for (int64_t i = lo; i < hi; ++i) a.data[i] = 0, b.data[i] = 1, c.data[i] = 2;
+      },
+      [&](int t) {
+        auto [lo, hi] = Part(n, threads, t);
+        v4sf* va = reinterpret_cast<v4sf*>(a.data + lo);
+        const v4sf* vb = reinterpret_cast<const v4sf*>(b.data + lo);
+        const v4sf* vc = reinterpret_cast<const v4sf*>(c.data + lo);
+        for (int64_t i = 0; i < (hi - lo) / 4; ++i) va[i] = vb[i] + s * vc[i];
+      });
+  if (a.data[n - 1] != 7.0f) Die("triad reference computed a wrong value");
+  return 3.0 * n * sizeof(float) / seconds / 1e9;
+}
+
+// Sum of an n-element array (eight vector accumulators: bandwidth, not add
+// latency, bounds it); bytes read n*4.
+double ReadGBs(int64_t n, int threads, int reps) {
+  n = n / 16 * 16;
+  AlignedFloats a(n);
+  std::vector<float> sums(threads);
+  double seconds = BestParallelSeconds(
+      threads, reps,
+      [&](int t) {
+        auto [lo, hi] = Part(n, threads, t);
+        for (int64_t i = lo; i < hi; ++i) a.data[i] = 1.0f;
+      },
+      [&](int t) {
+        auto [lo, hi] = Part(n, threads, t);
+        const v4sf* v = reinterpret_cast<const v4sf*>(a.data + lo);
+        v4sf s0 = {}, s1 = {}, s2 = {}, s3 = {}, s4 = {}, s5 = {}, s6 = {}, s7 = {};
+        int64_t count = (hi - lo) / 4, i = 0;
+        for (; i + 8 <= count; i += 8) {
+          s0 += v[i], s1 += v[i + 1], s2 += v[i + 2], s3 += v[i + 3];
+          s4 += v[i + 4], s5 += v[i + 5], s6 += v[i + 6], s7 += v[i + 7];
+        }
+        for (; i < count; ++i) s0 += v[i];
+        v4sf s = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
+        float total = (s[0] + s[1]) + (s[2] + s[3]);
+        sums[t] = total;
+      });
+  double total = 0;
+  for (float s : sums) total += s;
+  // Partial sums of ones stay exact below 2^24 per lane.
+  if (total != static_cast<double>(n)) Die("read-bandwidth reference computed a wrong sum");
+  return static_cast<double>(n) * sizeof(float) / seconds / 1e9;
+}
+
+// Register-only FMA loops: 12 independent accumulators (named, so they stay
+// in registers) hide the FMA latency on two pipes. Returns a value that
+// depends on every FMA so none is dropped.
+#define XLA_BENCH_FMA_LOOP(VEC, SET1, FMADD, ADD)                                          \
+  const VEC mul = SET1(0.9999999f), add = SET1(1e-7f);                                   \
+  VEC a0 = SET1(0.0f), a1 = SET1(0.1f), a2 = SET1(0.2f), a3 = SET1(0.3f), a4 = SET1(0.4f); \
+  VEC a5 = SET1(0.5f), a6 = SET1(0.6f), a7 = SET1(0.7f), a8 = SET1(0.8f), a9 = SET1(0.9f); \
+  VEC a10 = SET1(1.0f), a11 = SET1(1.1f);                                                 \
+  for (int64_t i = 0; i < iterations; ++i) {                                              \
+    a0 = FMADD(a0, mul, add), a1 = FMADD(a1, mul, add), a2 = FMADD(a2, mul, add);         \
+    a3 = FMADD(a3, mul, add), a4 = FMADD(a4, mul, add), a5 = FMADD(a5, mul, add);         \
+    a6 = FMADD(a6, mul, add), a7 = FMADD(a7, mul, add), a8 = FMADD(a8, mul, add);         \
+    a9 = FMADD(a9, mul, add), a10 = FMADD(a10, mul, add), a11 = FMADD(a11, mul, add);     \
+  }                                                                                       \
+  VEC sum = ADD(ADD(ADD(a0, a1), ADD(a2, a3)), ADD(ADD(a4, a5), ADD(a6, a7)));            \
+  sum = ADD(sum, ADD(ADD(a8, a9), ADD(a10, a11)))
+
+__attribute__((target("avx2,fma"))) float FmaLoopAvx2(int64_t iterations) {
+  XLA_BENCH_FMA_LOOP(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  return lanes[0];
+}
+
+__attribute__((target("avx512f"))) float FmaLoopAvx512(int64_t iterations) {
+  XLA_BENCH_FMA_LOOP(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps);
+  return _mm512_reduce_add_ps(sum);
+}
+
+#undef XLA_BENCH_FMA_LOOP
+
+struct FmaPeak {
+  std::string isa;
+  double gflops = 0;            // on `threads` threads
+  double gflops_one_thread = 0;
+};
+
+FmaPeak MeasureFmaPeak(int threads) {
+  FmaPeak peak;
+  int lanes;
+  float (*loop)(int64_t);
+  if (__builtin_cpu_supports("avx512f")) {
+    peak.isa = "avx512f", lanes = 16, loop = FmaLoopAvx512;
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    peak.isa = "avx2+fma", lanes = 8, loop = FmaLoopAvx2;
+  } else {
+    return peak;  // no FMA: no peak figure
+  }
+  const int64_t iterations = 50'000'000;
+  const double flops_per_thread = 2.0 * 12 * lanes * iterations;
+  std::vector<float> sink(threads);
+  auto measure = [&](int n) {
+    double seconds = BestParallelSeconds(n, 3, [](int) {}, [&](int t) { sink[t] = loop(iterations); });
+    return n * flops_per_thread / seconds / 1e9;
+  };
+  peak.gflops_one_thread = measure(1);
+  peak.gflops = measure(threads);
+  for (float s : sink) {
+    if (!std::isfinite(s)) Die("FMA loop produced a non-finite value");
+  }
+  return peak;
+}
+
+// ---------------------------------------------------------------------------
+// Elementwise: axpy and gelu over 16M f32, effective GB/s vs the triad.
+
+constexpr int64_t k16M = int64_t{16} << 20;
+
+void BenchElementwise(const Target& cpu, int threads) {
+  const Shape vec = ShapeUtil::MakeShape(F32, {k16M});
+  Literal alpha = Literal::CreateR0<float>(2.5f);
+  Literal x = RandomLiteral(vec, 1), y = RandomLiteral(vec, 2);
+  auto x_data = TransferAll(cpu.client, {&alpha, &x, &y});
+
+  // axpy: 2 arrays read, 1 written.
+  {
+    XlaBuilder b("axpy_f32_16M");
+    Add(Mul(Parameter(&b, 0, alpha.shape(), "alpha"), Parameter(&b, 1, vec, "x")), Parameter(&b, 2, vec, "y"));
+    ExecutionHandle exe = Compile(cpu, OrDie(b.Build(), "build axpy"));
+    std::vector<GlobalData*> args = Pointers(x_data);
+    Literal out = ExecuteAndFetch(cpu, exe, args);
+    auto idx = SampleIndices(k16M, 4096, 3);
+    std::vector<double> want;
+    for (int64_t i : idx) want.push_back(2.5f * x.data<float>()[i] + y.data<float>()[i]);
+    CheckClose("axpy_f32_16M", out.data<float>(), want, idx, 1e-6);
+    double seconds = BestExecuteSeconds(cpu, exe, args, 2, 10);
+    double bytes = 3.0 * k16M * sizeof(float);
+    Report("axpy_f32_16M", bytes / seconds / 1e9, "GB/s", "stream_triad", TriadGBs(k16M, threads, 10), true);
+  }
+  // gelu (tanh form from elementary ops): 1 array read, 1 written; the triad
+  // moves the same bytes with 2/3 of the elements per array.
+  {
+    XlaBuilder b("gelu_tanh_f32_16M");
+    XlaOp p = Parameter(&b, 0, vec, "x");
+    auto c = [&](float v) { return ConstantR0<float>(&b, v); };
+    XlaOp inner = Mul(c(std::sqrt(2.0f / static_cast<float>(M_PI))), Add(p, Mul(c(0.044715f), Mul(Mul(p, p), p))));
+    Mul(Mul(c(0.5f), p), Add(c(1.0f), Tanh(inner)));
+    ExecutionHandle exe = Compile(cpu, OrDie(b.Build(), "build gelu"));
+    std::vector<GlobalData*> args = {x_data[1].get()};
+    Literal out = ExecuteAndFetch(cpu, exe, args);
+    auto idx = SampleIndices(k16M, 4096, 4);
+    std::vector<double> want;
+    for (int64_t i : idx) {
+      double v = x.data<float>()[i];
+      want.push_back(0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
+    }
+    CheckClose("gelu_tanh_f32_16M", out.data<float>(), want, idx, 1e-5);
+    double seconds = BestExecuteSeconds(cpu, exe, args, 2, 10);
+    double bytes = 2.0 * k16M * sizeof(float);
+    Report("gelu_tanh_f32_16M", bytes / seconds / 1e9, "GB/s", "stream_triad", TriadGBs(2 * k16M / 3, threads, 10),
+           true);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Reductions and softmax: effective GB/s vs the read-bandwidth loop over a
+// 256 MiB array (well past the last-level cache).
+
+void BenchReduce(const Target& cpu, int threads) {
+  const double read_gbs = ReadGBs(int64_t{64} << 20, threads, 10);
+  const int64_t n = 4096;
+  Literal m = RandomLiteral(ShapeUtil::MakeShape(F32, {n, n}), 5);
+  auto m_data = TransferAll(cpu.client, {&m});
+  std::vector<GlobalData*> args = {m_data[0].get()};
+  for (int dim : {1, 0}) {
+    const std::string name = dim == 1 ? "rowsum_f32_4096x4096" : "colsum_f32_4096x4096";
+    XlaBuilder b(name);
+    XlaComputation add = ScalarComputation(&b, "add", Add);
+    Reduce(Parameter(&b, 0, m.shape(), "m"), ConstantR0<float>(&b, 0.0f), add, {dim});
+    ExecutionHandle exe = Compile(cpu, OrDie(b.Build(), "build " + name));
+    Literal out = ExecuteAndFetch(cpu, exe, args);
+    std::vector<double> want(n, 0.0);
+    std::vector<int64_t> idx(n);
+    for (int64_t i = 0; i < n; ++i) {
+      idx[i] = i;
+      for (int64_t j = 0; j < n; ++j) want[i] += dim == 1 ? m.data<float>()[i * n + j] : m.data<float>()[j * n + i];
+    }
+    CheckClose(name, out.data<float>(), want, idx, 1e-3);
+    double seconds = BestExecuteSeconds(cpu, exe, args, 2, 10);
+    double bytes = (n * n + n) * sizeof(float);
+    Report(name, bytes / seconds / 1e9, "GB/s", "read_bandwidth", read_gbs, true);
+  }
+  {
+    const int64_t rows = 4096, cols = 1024;
+    Literal s = RandomLiteral(ShapeUtil::MakeShape(F32, {rows, cols}), 6, -4.0f, 4.0f);
+    auto s_data = TransferAll(cpu.client, {&s});
+    XlaBuilder b("softmax_f32_4096x1024");
+    XlaComputation add = ScalarComputation(&b, "add", Add);
+    XlaComputation max = ScalarComputation(&b, "max", Max);
+    XlaOp p = Parameter(&b, 0, s.shape(), "x");
+    XlaOp e = Exp(Sub(p, Reduce(p, MinValue(&b, F32), max, {1}), {0}));
+    Div(e, Reduce(e, ConstantR0<float>(&b, 0.0f), add, {1}), {0});
+    ExecutionHandle exe = Compile(cpu, OrDie(b.Build(), "build softmax"));
+    std::vector<GlobalData*> s_args = {s_data[0].get()};
+    Literal out = ExecuteAndFetch(cpu, exe, s_args);
+    std::vector<int64_t> idx;
+    std::vector<double> want;
+    for (int64_t r : SampleIndices(rows, 16, 7)) {
+      const float* row = s.data<float>().data() + r * cols;
+      double mx = *std::max_element(row, row + cols), sum = 0;
+      for (int64_t j = 0; j < cols; ++j) sum += std::exp(row[j] - mx);
+      for (int64_t j = 0; j < cols; ++j) idx.push_back(r * cols + j), want.push_back(std::exp(row[j] - mx) / sum);
+    }
+    CheckClose("softmax_f32_4096x1024", out.data<float>(), want, idx, 1e-5);
+    double seconds = BestExecuteSeconds(cpu, exe, s_args, 2, 10);
+    double bytes = 2.0 * rows * cols * sizeof(float);
+    Report("softmax_f32_4096x1024", bytes / seconds / 1e9, "GB/s", "read_bandwidth", read_gbs, true);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Matmul: GFLOP/s vs Eigen on a ThreadPoolDevice, and vs the FMA peak.
+
+void BenchMatmul(const Target& cpu, int threads) {
+  FmaPeak peak = MeasureFmaPeak(threads);
+  if (peak.gflops > 0) {
+    std::printf("# fma peak: %s register-only FMA loop, %d thread(s) vs 1 thread\n", peak.isa.c_str(), threads);
+    Report("fma_peak_f32", peak.gflops, "GFLOP/s", "fma_peak_f32_1thread", peak.gflops_one_thread, true);
+  } else {
+    std::printf("# fma peak: skipped, this CPU has neither AVX-512F nor AVX2+FMA\n");
+  }
+  const bool eigen_ok = bench::EigenMatMulReference::Supported();
+  if (!eigen_ok) std::printf("# matmul: Eigen reference skipped, it is built for AVX2+FMA and this CPU lacks them\n");
+  std::unique_ptr<bench::EigenMatMulReference> eigen;
+  if (eigen_ok) eigen = std::make_unique<bench::EigenMatMulReference>(threads);
+  for (int64_t n : {1024, 2048}) {
+    const std::string name = "matmul_f32_" + std::to_string(n);
+    const Shape shape = ShapeUtil::MakeShape(F32, {n, n});
+    Literal a = RandomLiteral(shape, 8), c = RandomLiteral(shape, 9);
+    auto data = TransferAll(cpu.client, {&a, &c});
+    std::vector<GlobalData*> args = Pointers(data);
+    XlaBuilder b(name);
+    Dot(Parameter(&b, 0, shape, "a"), Parameter(&b, 1, shape, "b"));
+    ExecutionHandle exe = Compile(cpu, OrDie(b.Build(), "build " + name));
+    const int reps = n <= 1024 ? 5 : 3;
+    const double flops = 2.0 * n * n * n;
+    Literal out = ExecuteAndFetch(cpu, exe, args);
+    double xla_gflops = flops / BestExecuteSeconds(cpu, exe, args, 1, reps) / 1e9;
+    if (eigen) {
+      std::vector<float> ref(n * n);
+      eigen->Run(a.data<float>().data(), c.data<float>().data(), ref.data(), n);
+      std::vector<int64_t> idx = SampleIndices(n * n, 4096, 10);
+      std::vector<double> want;
+      for (int64_t i : idx) want.push_back(ref[i]);
+      CheckClose(name, out.data<float>(), want, idx, 1e-3);
+      double eigen_seconds = BestSeconds(reps, [&] { eigen->Run(a.data<float>().data(), c.data<float>().data(), ref.data(), n); });
+      Report(name, xla_gflops, "GFLOP/s", "eigen_contraction_threadpool", flops / eigen_seconds / 1e9, true);
+    }
+    if (peak.gflops > 0) Report(name + "_of_peak", xla_gflops, "GFLOP/s", "fma_peak_f32", peak.gflops, true);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// MLP training step: forward, hand-written backward and SGD update as one
+// computation; its correctness is checked on a small instance against a
+// plain C++ step (whose gradients are themselves checked by finite
+// differences) before the full size is timed.
+
+struct MlpDims {
+  int64_t batch, in, h1, h2, out;
+};
+
+// Parameters: x[B,in], y[B,out] (one-hot), w1, b1, w2, b2, w3, b3. Returns
+// (w1', b1', w2', b2', w3', b3', loss), loss = mean cross-entropy.
+XlaComputation BuildMlpStep(const MlpDims& d, float lr) {
+  XlaBuilder b("mlp_train_step");
+  XlaComputation add = ScalarComputation(&b, "add", Add);
+  XlaComputation max = ScalarComputation(&b, "max", Max);
+  auto f32 = [](std::vector<int64_t> dims) { return ShapeUtil::MakeShape(F32, dims); };
+  XlaOp x = Parameter(&b, 0, f32({d.batch, d.in}), "x");
+  XlaOp y = Parameter(&b, 1, f32({d.batch, d.out}), "y");
+  XlaOp w1 = Parameter(&b, 2, f32({d.in, d.h1}), "w1"), b1 = Parameter(&b, 3, f32({d.h1}), "b1");
+  XlaOp w2 = Parameter(&b, 4, f32({d.h1, d.h2}), "w2"), b2 = Parameter(&b, 5, f32({d.h2}), "b2");
+  XlaOp w3 = Parameter(&b, 6, f32({d.h2, d.out}), "w3"), b3 = Parameter(&b, 7, f32({d.out}), "b3");
+  XlaOp zero = ConstantR0<float>(&b, 0.0f);
+  auto dot = [](XlaOp lhs, XlaOp rhs, int64_t lhs_contract, int64_t rhs_contract) {
+    DotDimensionNumbers dnums;
+    dnums.add_lhs_contracting_dimensions(lhs_contract);
+    dnums.add_rhs_contracting_dimensions(rhs_contract);
+    return DotGeneral(lhs, rhs, dnums);
+  };
+  auto sum_rows = [&](XlaOp v) { return Reduce(v, zero, add, {0}); };
+  // Forward.
+  XlaOp z1 = Add(dot(x, w1, 1, 0), b1, {1});
+  XlaOp a1 = Max(z1, zero);
+  XlaOp z2 = Add(dot(a1, w2, 1, 0), b2, {1});
+  XlaOp a2 = Max(z2, zero);
+  XlaOp logits = Add(dot(a2, w3, 1, 0), b3, {1});
+  XlaOp shifted = Sub(logits, Reduce(logits, MinValue(&b, F32), max, {1}), {0});
+  XlaOp exps = Exp(shifted);
+  XlaOp sums = Reduce(exps, zero, add, {1});
+  XlaOp log_probs = Sub(shifted, Log(sums), {0});
+  const float inv_batch = 1.0f / d.batch;
+  XlaOp loss = Mul(Neg(ReduceAll(Mul(y, log_probs), zero, add)), ConstantR0<float>(&b, inv_batch));
+  // Backward: d(loss)/d(logits) = (softmax - y) / B.
+  XlaOp g3 = Mul(Sub(Div(exps, sums, {0}), y), ConstantR0<float>(&b, inv_batch));
+  XlaOp dw3 = dot(a2, g3, 0, 0), db3 = sum_rows(g3);
+  XlaOp g2 = Select(Gt(z2, Broadcast(zero, {d.batch, d.h2})), dot(g3, w3, 1, 1), Broadcast(zero, {d.batch, d.h2}));
+  XlaOp dw2 = dot(a1, g2, 0, 0), db2 = sum_rows(g2);
+  XlaOp g1 = Select(Gt(z1, Broadcast(zero, {d.batch, d.h1})), dot(g2, w2, 1, 1), Broadcast(zero, {d.batch, d.h1}));
+  XlaOp dw1 = dot(x, g1, 0, 0), db1 = sum_rows(g1);
+  // SGD update.
+  XlaOp rate = ConstantR0<float>(&b, lr);
+  auto step = [&](XlaOp w, XlaOp g) { return Sub(w, Mul(rate, g)); };
+  Tuple(&b, {step(w1, dw1), step(b1, db1), step(w2, dw2), step(b2, db2), step(w3, dw3), step(b3, db3), loss});
+  return OrDie(b.Build(), "build mlp_train_step");
+}
+
+// Inputs in parameter order: x, one-hot y, w1, b1, w2, b2, w3, b3.
+std::vector<Literal> MlpInputs(const MlpDims& d, uint32_t seed) {
+  std::vector<Literal> in;
+  in.push_back(RandomLiteral(ShapeUtil::MakeShape(F32, {d.batch, d.in}), seed));
+  Literal y(ShapeUtil::MakeShape(F32, {d.batch, d.out}));
+  std::mt19937 rng(seed + 1);
+  for (int64_t i = 0; i < d.batch; ++i) y.data<float>()[i * d.out + rng() % d.out] = 1.0f;
+  in.push_back(std::move(y));
+  const int64_t sizes[] = {d.in, d.h1, d.h2, d.out};
+  for (int l = 0; l < 3; ++l) {
+    float scale = 1.0f / std::sqrt(static_cast<float>(sizes[l]));
+    in.push_back(RandomLiteral(ShapeUtil::MakeShape(F32, {sizes[l], sizes[l + 1]}), seed + 2 + 2 * l, -scale, scale));
+    in.push_back(RandomLiteral(ShapeUtil::MakeShape(F32, {sizes[l + 1]}), seed + 3 + 2 * l, -0.1f, 0.1f));
+  }
+  return in;
+}
+
+// The same step in double precision: loss and the six gradients (in
+// parameter order w1, b1, w2, b2, w3, b3).
+struct MlpReference {
+  double loss;
+  std::vector<std::vector<double>> grads;
+};
+
+MlpReference ReferenceMlpStep(const MlpDims& d, const std::vector<std::vector<double>>& p) {
+  const std::vector<double>&x = p[0], &y = p[1];
+  const int64_t B = d.batch, sizes[] = {d.in, d.h1, d.h2, d.out};
+  // Activations per layer: acts[0] = x, z[l] = pre-activation of layer l.
+  std::vector<std::vector<double>> acts = {x}, z(3);
+  for (int l = 0; l < 3; ++l) {
+    const std::vector<double>&w = p[2 + 2 * l], &bias = p[3 + 2 * l];
+    int64_t n_in = sizes[l], n_out = sizes[l + 1];
+    z[l].assign(B * n_out, 0.0);
+    for (int64_t i = 0; i < B; ++i) {
+      for (int64_t j = 0; j < n_out; ++j) {
+        double acc = bias[j];
+        for (int64_t k = 0; k < n_in; ++k) acc += acts[l][i * n_in + k] * w[k * n_out + j];
+        z[l][i * n_out + j] = acc;
+      }
+    }
+    std::vector<double> a = z[l];
+    if (l < 2) {
+      for (double& v : a) v = std::max(v, 0.0);
+    }
+    acts.push_back(a);
+  }
+  MlpReference ref{0.0, std::vector<std::vector<double>>(6)};
+  std::vector<double> g(B * d.out);
+  for (int64_t i = 0; i < B; ++i) {
+    const double* row = &z[2][i * d.out];
+    double mx = *std::max_element(row, row + d.out), sum = 0;
+    for (int64_t j = 0; j < d.out; ++j) sum += std::exp(row[j] - mx);
+    for (int64_t j = 0; j < d.out; ++j) {
+      double log_p = row[j] - mx - std::log(sum);
+      ref.loss -= y[i * d.out + j] * log_p / B;
+      g[i * d.out + j] = (std::exp(log_p) - y[i * d.out + j]) / B;
+    }
+  }
+  for (int l = 2; l >= 0; --l) {
+    int64_t n_in = sizes[l], n_out = sizes[l + 1];
+    std::vector<double>&dw = ref.grads[2 * l], &db = ref.grads[2 * l + 1];
+    dw.assign(n_in * n_out, 0.0);
+    db.assign(n_out, 0.0);
+    for (int64_t i = 0; i < B; ++i) {
+      for (int64_t j = 0; j < n_out; ++j) {
+        db[j] += g[i * n_out + j];
+        for (int64_t k = 0; k < n_in; ++k) dw[k * n_out + j] += acts[l][i * n_in + k] * g[i * n_out + j];
+      }
+    }
+    if (l == 0) break;
+    std::vector<double> prev(B * n_in, 0.0);
+    const std::vector<double>& w = p[2 + 2 * l];
+    for (int64_t i = 0; i < B; ++i) {
+      for (int64_t k = 0; k < n_in; ++k) {
+        double acc = 0;
+        for (int64_t j = 0; j < n_out; ++j) acc += g[i * n_out + j] * w[k * n_out + j];
+        prev[i * n_in + k] = z[l - 1][i * n_in + k] > 0 ? acc : 0.0;
+      }
+    }
+    g = std::move(prev);
+  }
+  return ref;
+}
+
+void VerifyMlpStep(const Target& cpu) {
+  const MlpDims d{8, 24, 20, 16, 10};
+  const float lr = 0.01f;
+  std::vector<Literal> inputs = MlpInputs(d, 100);
+  std::vector<std::vector<double>> p;
+  for (const Literal& l : inputs) p.emplace_back(l.data<float>().begin(), l.data<float>().end());
+  MlpReference ref = ReferenceMlpStep(d, p);
+  // The reference's gradients against central differences of its loss.
+  std::mt19937 rng(11);
+  for (int t = 0; t < 6; ++t) {
+    for (int probe = 0; probe < 4; ++probe) {
+      size_t i = rng() % p[2 + t].size();
+      const double eps = 1e-6, saved = p[2 + t][i];
+      p[2 + t][i] = saved + eps;
+      double up = ReferenceMlpStep(d, p).loss;
+      p[2 + t][i] = saved - eps;
+      double down = ReferenceMlpStep(d, p).loss;
+      p[2 + t][i] = saved;
+      double numeric = (up - down) / (2 * eps);
+      if (std::fabs(numeric - ref.grads[t][i]) > 1e-6 + 1e-4 * std::fabs(numeric)) {
+        Die("mlp reference gradient " + std::to_string(t) + " disagrees with finite differences");
+      }
+    }
+  }
+  // The XLA step: recover its gradients from the update, (w - w') / lr.
+  std::vector<const Literal*> pointers;
+  for (const Literal& l : inputs) pointers.push_back(&l);
+  auto data = TransferAll(cpu.client, pointers);
+  Literal out = ExecuteAndFetch(cpu, Compile(cpu, BuildMlpStep(d, lr)), Pointers(data));
+  const std::vector<Literal>& parts = out.tuple_elements();
+  if (parts.size() != 7) Die("mlp_train_step returned " + std::to_string(parts.size()) + " values, want 7");
+  double loss = parts[6].data<float>()[0];
+  if (std::fabs(loss - ref.loss) > 1e-5 * (1 + std::fabs(ref.loss))) {
+    Die("mlp_train_step: loss " + std::to_string(loss) + ", reference " + std::to_string(ref.loss));
+  }
+  for (int t = 0; t < 6; ++t) {
+    const std::vector<double>& want = ref.grads[t];
+    double scale = 0;
+    for (double v : want) scale = std::max(scale, std::fabs(v));
+    absl::Span<const float> before = inputs[2 + t].data<float>(), after = parts[t].data<float>();
+    for (size_t i = 0; i < want.size(); ++i) {
+      double got = (static_cast<double>(before[i]) - after[i]) / lr;
+      if (std::fabs(got - want[i]) > 1e-4 + 1e-3 * scale) {
+        Die("mlp_train_step: gradient of parameter " + std::to_string(2 + t) + " at " + std::to_string(i) + " is " +
+            std::to_string(got) + ", reference " + std::to_string(want[i]));
+      }
+    }
+  }
+  std::printf("# mlp_train_step: checked against a plain C++ step (batch %lld, %lld-%lld-%lld-%lld): loss and all "
+              "gradients agree\n",
+              static_cast<long long>(d.batch), static_cast<long long>(d.in), static_cast<long long>(d.h1),
+              static_cast<long long>(d.h2), static_cast<long long>(d.out));
+}
+
+// Runs the PyTorch script; returns its best ms per step, or a negative value
+// after printing why the reference was skipped.
+double TorchStepMs(const std::string& script, int threads, int reps) {
+  if (access(script.c_str(), R_OK) != 0) {
+    std::printf("# mlp_train_step: PyTorch reference skipped: script %s not found\n", script.c_str());
+    return -1;
+  }
+  std::string command = "/usr/bin/python3 '" + script + "' --threads=" + std::to_string(threads) +
+                        " --reps=" + std::to_string(reps) + " 2>&1";
+  std::fflush(stdout);
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    std::printf("# mlp_train_step: PyTorch reference skipped: cannot run /usr/bin/python3\n");
+    return -1;
+  }
+  double ms = -1;
+  std::string output;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), pipe) != nullptr) {
+    std::string text = line;
+    if (text.rfind("torch_ms=", 0) == 0) {
+      ms = std::atof(text.c_str() + 9);
+    } else if (text.rfind("#", 0) == 0) {
+      std::printf("%s", text.c_str());
+    } else {
+      output += text;
+    }
+  }
+  int status = pclose(pipe);
+  if (ms <= 0) {
+    while (!output.empty() && output.back() == '\n') output.pop_back();
+    if (output.rfind("skip: ", 0) == 0) output = output.substr(6);
+    if (output.empty()) output = "no output";
+    if (status != 0) output += " (exit status " + std::to_string(status) + ")";
+    std::printf("# mlp_train_step: PyTorch reference skipped: %s\n", output.c_str());
+  }
+  return ms;
+}
+
+void BenchMlp(const Target& cpu, int threads, const std::string& torch_script) {
+  VerifyMlpStep(cpu);
+  const MlpDims d{256, 784, 512, 512, 10};
+  const int reps = 20;
+  std::vector<Literal> inputs = MlpInputs(d, 200);
+  std::vector<const Literal*> pointers;
+  for (const Literal& l : inputs) pointers.push_back(&l);
+  auto data = TransferAll(cpu.client, pointers);
+  ExecutionHandle exe = Compile(cpu, BuildMlpStep(d, 0.01f));
+  double xla_ms = BestExecuteSeconds(cpu, exe, Pointers(data), 3, reps) * 1e3;
+  double torch_ms = TorchStepMs(torch_script, threads, reps);
+  if (torch_ms > 0) {
+    Report("mlp_train_step", xla_ms, "ms", "pytorch_step", torch_ms, false);
+  } else {
+    bench::ReportWithoutReference("mlp_train_step", xla_ms, "ms");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Compile time of generated modules with exactly N entry instructions.
+// Reference: the same modules through the interpreter backend, whose compile
+// is the service path alone (proto to HloModule, verification, cache key)
+// with no optimization or code generation; the ratio is the share of the
+// cpu backend's compile time that is not its own work.
+
+// A chain of elementwise ops over f32[32,128], with a reduce + broadcast
+// every few ops. `variant` changes a constant so that every compile misses
+// the service's compilation cache.
+XlaComputation BuildChain(int64_t instructions, int variant) {
+  XlaBuilder b("chain_" + std::to_string(instructions));
+  XlaComputation add = ScalarComputation(&b, "add", Add);
+  const Shape shape = ShapeUtil::MakeShape(F32, {32, 128});
+  XlaOp x = Parameter(&b, 0, shape, "x");
+  XlaOp scale = Broadcast(ConstantR0<float>(&b, 0.5f + 0.001f * variant), {32, 128});
+  XlaOp zero = ConstantR0<float>(&b, 0.0f);
+  int64_t count = 4;  // x, the constant, its broadcast, zero
+  XlaOp v = x;
+  for (int64_t i = 0; count < instructions; ++i) {
+    if (i % 8 == 7 && instructions - count >= 3) {
+      v = Sub(v, BroadcastInDim(Reduce(v, zero, add, {1}), {32, 128}, {0}));
+      count += 3;
+      continue;
+    }
+    switch (i % 5) {
+      case 0: v = Add(v, x); break;
+      case 1: v = Mul(v, scale); break;
+      case 2: v = Tanh(v); break;
+      case 3: v = Sub(v, x); break;
+      default: v = Max(v, x); break;
+    }
+    ++count;
+  }
+  XlaComputation computation = OrDie(b.Build(v), "build chain");
+  for (const HloComputationProto& c : computation.proto().computations()) {
+    if (c.id() == computation.proto().entry_computation_id() && c.instructions_size() != instructions) {
+      Die("chain module has " + std::to_string(c.instructions_size()) + " instructions, want " +
+          std::to_string(instructions));
+    }
+  }
+  return computation;
+}
+
+void BenchCompile(const Target& cpu, const Target& interpreter) {
+  int variant = 0;
+  for (int64_t n : {10, 100, 1000}) {
+    const int reps = n >= 1000 ? 3 : 5;
+    auto compile_ms = [&](const Target& target) {
+      double best = 1e30;
+      for (int r = 0; r < reps + 1; ++r) {  // the first is a warm-up
+        XlaComputation computation = BuildChain(n, ++variant);
+        bool cache_hit = false;
+        ExecutionHandle exe;
+        double s = BestSeconds(1, [&] { exe = Compile(target, computation, &cache_hit); });
+        if (cache_hit) Die("compile_ms: unexpected compilation-cache hit");
+        CheckOk(target.client->UnregisterExecutable(exe), "unregister executable");
+        if (r > 0) best = std::min(best, s * 1e3);
+      }
+      return best;
+    };
+    double cpu_ms = compile_ms(cpu);
+    double interpreter_ms = compile_ms(interpreter);
+    Report("compile_ms_" + std::to_string(n), cpu_ms, "ms", "interpreter_compile_ms", interpreter_ms, false);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Per-call overhead: a 4-element add with arguments on the service.
+
+void BenchOverhead(const Target& cpu, const Target& interpreter) {
+  auto overhead_us = [](const Target& target) {
+    XlaBuilder b("tiny_add");
+    Add(Parameter(&b, 0, ShapeUtil::MakeShape(F32, {4}), "x"), Parameter(&b, 1, ShapeUtil::MakeShape(F32, {4}), "y"));
+    ExecutionHandle exe = Compile(target, OrDie(b.Build(), "build tiny_add"));
+    Literal x = Literal::CreateR1<float>({1, 2, 3, 4}), y = Literal::CreateR1<float>({5, 6, 7, 8});
+    auto data = TransferAll(target.client, {&x, &y});
+    std::vector<GlobalData*> args = Pointers(data);
+    Literal out = ExecuteAndFetch(target, exe, args);
+    if (out != Literal::CreateR1<float>({6, 8, 10, 12})) Die("tiny_add on " + target.backend + ": wrong result");
+    const int runs = 2000;
+    auto batch = [&] {
+      for (int i = 0; i < runs; ++i) OrDie(target.client->Execute(exe, args), "execute tiny_add");
+    };
+    batch();  // warm-up
+    return BestSeconds(5, batch) / runs * 1e6;
+  };
+  Report("execute_overhead_us", overhead_us(cpu), "us", "interpreter_execute_us", overhead_us(interpreter), false);
+}
+
+// ---------------------------------------------------------------------------
+
+std::string DefaultTorchScript() {
+  // Next to the binary in its Bazel runfiles, else relative to the source root.
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (len > 0) {
+    exe[len] = '\0';
+    std::string candidate = std::string(exe) + ".runfiles/xla_project/tools/bench/torch_mlp_step.py";
+    if (access(candidate.c_str(), R_OK) == 0) return candidate;
+  }
+  return "tools/bench/torch_mlp_step.py";
+}
+
+int Main(int argc, char** argv) {
+  int threads = AffinityCores();
+  std::string torch_script = DefaultTorchScript();
+  std::set<std::string> groups;
+  const std::set<std::string> known = {"elementwise", "reduce", "matmul", "mlp", "compile", "overhead"};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--threads=", 0) == 0) {
+      threads = std::atoi(arg.c_str() + 10);
+      if (threads < 1) Die("--threads wants a positive count");
+    } else if (arg.rfind("--torch_script=", 0) == 0) {
+      torch_script = arg.substr(15);
+    } else if (known.count(arg)) {
+      groups.insert(arg);
+    } else {
+      Die("unknown argument '" + arg + "' (groups: elementwise reduce matmul mlp compile overhead)");
+    }
+  }
+  if (groups.empty()) groups = known;
+  std::printf("# cpu_bench: %d thread(s) (affinity cores %d), CPU: %s\n", threads, AffinityCores(),
+              CpuModel().c_str());
+  std::printf("# timing: best of N runs after warm-up runs (steady_clock); XLA runs are Execute calls with "
+              "arguments already on the service, result released\n");
+  std::fflush(stdout);
+  Target cpu = MakeTarget("cpu", threads);
+  Target interpreter = MakeTarget("interpreter", threads);
+  if (groups.count("elementwise")) BenchElementwise(cpu, threads);
+  if (groups.count("reduce")) BenchReduce(cpu, threads);
+  if (groups.count("matmul")) BenchMatmul(cpu, threads);
+  if (groups.count("mlp")) BenchMlp(cpu, threads, torch_script);
+  if (groups.count("compile")) BenchCompile(cpu, interpreter);
+  if (groups.count("overhead")) BenchOverhead(cpu, interpreter);
+  return 0;
+}
+
+}  // namespace
+}  // namespace xla
+
+int main(int argc, char** argv) { return xla::Main(argc, argv); }

@@ -31,6 +31,8 @@ const std::vector<std::string>& TestBackends() {
   static const auto* backends = [] {
     auto* list = new std::vector<std::string>{
         "interpreter",
+        // The CPU (LLVM JIT) backend, in process like the interpreter.
+        "cpu",
         // The same service over gRPC: a real xla_service daemon process.
         "grpc:interpreter",
     };

@@ -11,6 +11,8 @@
 //                branch, as the evaluator) selects a block by br/switch; each
 //                branch computation writes the conditional's leaves.
 //   call:        the callee emitted inline on the operands' leaves.
+//   select:      of tuples by a scalar pred: a branch copying the chosen
+//                operand's leaves into the select's.
 //
 // Computations are emitted inline at their call site (IrEmitter::
 // EmitComputation), each with arena space of its own (no reuse yet).
@@ -68,6 +70,32 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     }
   }
   switch (hlo.opcode()) {
+    case HloOpcode::kSelect: {
+      const HloInstruction* pred = hlo.operand(0);
+      if (!ShapeUtil::IsScalar(pred->shape()) || pred->shape().element_type() != PRED) {
+        return InvalidArgument("CPU backend: %s: selecting tuples needs a pred scalar", hlo.name());
+      }
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> sel, operand_leaves(pred));
+      ElementalIrEmitter elemental(&b_, module_, [](const HloInstruction*) { return nullptr; });
+      llvm::Value* p = elemental.LoadElement(sel.at(0), pred->shape(), {});
+      auto* merge = llvm::BasicBlock::Create(ctx, hlo.name() + ".merge", fn);
+      llvm::BasicBlock* blocks[2] = {llvm::BasicBlock::Create(ctx, hlo.name() + ".true", fn, merge),
+                                     llvm::BasicBlock::Create(ctx, hlo.name() + ".false", fn, merge)};
+      b_.CreateCondBr(p, blocks[0], blocks[1]);
+      for (int i = 0; i < 2; ++i) {
+        b_.SetInsertPoint(blocks[i]);
+        const HloInstruction* operand = hlo.operand(1 + i);
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> in, operand_leaves(operand));
+        const std::vector<Shape> in_shapes = tree_shapes(*trees_.at(operand));
+        if (in.size() != out.size()) return InvalidArgument("CPU backend: %s: operand shapes differ", hlo.name());
+        for (size_t j = 0; j < out.size(); ++j) {
+          RETURN_IF_ERROR(EmitCopy(in[j], in_shapes[j], out[j], out_shapes[j], absl::StrCat(hlo.name(), ".copy")));
+        }
+        b_.CreateBr(merge);
+      }
+      b_.SetInsertPoint(merge);
+      return absl::OkStatus();
+    }
     case HloOpcode::kCall: {
       std::vector<llvm::Value*> args;
       for (const HloInstruction* o : hlo.operands()) {

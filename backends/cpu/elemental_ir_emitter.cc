@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/complex_ir_emitter.h"
 #include "backends/cpu/polynomial_math.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
@@ -26,6 +27,11 @@ bool IsSmallFloat(PrimitiveType t) { return t == F16 || t == BF16; }
 PrimitiveType RegisterType(PrimitiveType t) { return IsSmallFloat(t) ? F32 : t; }
 bool IsSigned(PrimitiveType t) { return primitive_util::IsSignedIntegralType(t); }
 bool IsInt(PrimitiveType t) { return primitive_util::IsIntegralType(t); }
+bool IsComplex(PrimitiveType t) { return t == C64 || t == C128; }
+// Unary ops whose result is the component type of a complex operand.
+bool IsComplexToReal(HloOpcode op, PrimitiveType in_type) {
+  return IsComplex(in_type) && (op == HloOpcode::kAbs || op == HloOpcode::kReal || op == HloOpcode::kImag);
+}
 
 absl::Status NotImplemented(const HloInstruction& hlo, absl::string_view what) {
   return absl::UnimplementedError(
@@ -42,6 +48,7 @@ bool IsSupportedElementType(PrimitiveType type) {
   switch (type) {
     case PRED: case S8: case S16: case S32: case S64:
     case U8: case U16: case U32: case U64: case F32: case F64: case F16: case BF16:
+    case C64: case C128:
       return true;
     default:
       return false;
@@ -63,6 +70,7 @@ llvm::Type* IrValueType(PrimitiveType type, llvm::LLVMContext& ctx) {
     case S64: case U64: return llvm::Type::getInt64Ty(ctx);
     case F32: case F16: case BF16: return llvm::Type::getFloatTy(ctx);
     case F64: return llvm::Type::getDoubleTy(ctx);
+    case C64: case C128: return ComplexIrType(type, ctx);
     default: return nullptr;
   }
 }
@@ -100,7 +108,7 @@ bool IsFusibleOpcode(HloOpcode opcode) {
     case HloOpcode::kDynamicSlice: case HloOpcode::kBitcastConvert: case HloOpcode::kMap:
       return true;
     default:
-      return IsElementwiseUnary(opcode) || (IsElementwiseBinary(opcode) && opcode != HloOpcode::kComplex);
+      return IsElementwiseUnary(opcode) || IsElementwiseBinary(opcode);
   }
 }
 
@@ -145,6 +153,9 @@ void ElementalIrEmitter::StoreElement(llvm::Value* value, llvm::Value* base, con
 llvm::Value* ElementalIrEmitter::EmitLiteralElement(const Literal& literal, int64_t linear) {
   const PrimitiveType type = literal.element_type();
   const int width = primitive_util::ByteWidth(type);
+  if (IsComplex(type)) {
+    return ComplexIrEmitter(b_, module_).Constant(type, static_cast<const char*>(literal.untyped_data()) + linear * width);
+  }
   uint64_t raw = 0;
   std::memcpy(&raw, static_cast<const char*>(literal.untyped_data()) + linear * width, width);
   llvm::LLVMContext& ctx = b_->getContext();
@@ -197,6 +208,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitUnaryOp(const HloInstructio
                                                              llvm::Value* x) {
   const HloOpcode op = hlo.opcode();
   if (op == HloOpcode::kCopy) return x;
+  if (IsComplex(type)) return ComplexIrEmitter(b_, module_).EmitUnaryOp(hlo, type, x);
   if (type == PRED) {
     if (op == HloOpcode::kNot) return b_->CreateNot(x);
     return OpNotImplemented(hlo, type);
@@ -272,6 +284,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitUnaryOp(const HloInstructio
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBinaryOp(const HloInstruction& hlo, PrimitiveType type,
                                                               llvm::Value* a, llvm::Value* b, bool reassociate) {
   const HloOpcode op = hlo.opcode();
+  if (IsComplex(type)) return ComplexIrEmitter(b_, module_).EmitBinaryOp(hlo, type, a, b);
   if (type == PRED) {
     switch (op) {
       case HloOpcode::kAdd: case HloOpcode::kMaximum: case HloOpcode::kOr: return b_->CreateOr(a, b);
@@ -374,11 +387,28 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBinaryOp(const HloInstructi
   }
 }
 
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitComplexFromParts(const HloInstruction& hlo, llvm::Value* re,
+                                                                      llvm::Value* im) {
+  const PrimitiveType part = hlo.operand(0)->shape().element_type();
+  const PrimitiveType type = hlo.shape().element_type();
+  if (!(part == F32 && type == C64) && !(part == F64 && type == C128)) {
+    return InvalidArgument("CPU backend: %s: complex needs f32->c64 or f64->c128", hlo.name());
+  }
+  return ComplexIrEmitter(b_, module_).Make(re, im);
+}
+
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitCompare(const HloInstruction& hlo, PrimitiveType type,
                                                              llvm::Value* a, llvm::Value* b) {
   ASSIGN_OR_RETURN(ComparisonDirection dir, StringToComparisonDirection(hlo.attributes().comparison_direction()));
   const ComparisonType ctype = hlo.comparison_type();
   using P = llvm::CmpInst::Predicate;
+  if (IsComplex(type)) {
+    if (ctype != ComparisonType::kFloat) {
+      return InvalidArgument("CPU backend: %s: comparison type %s is not valid for %s", hlo.name(),
+                             ComparisonTypeString(ctype), primitive_util::LowercaseName(type));
+    }
+    return ComplexIrEmitter(b_, module_).EmitCompare(hlo, a, b);
+  }
   if (IsFloat(type) && ctype == ComparisonType::kFloat) {
     P p;
     switch (dir) {
@@ -426,6 +456,19 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitCompare(const HloInstructio
 }
 
 llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x) {
+  if (IsComplex(from) || IsComplex(to)) {
+    // As the evaluator's ConvertValue: complex -> real takes the real part;
+    // real -> complex has imaginary part 0.
+    ComplexIrEmitter complex(b_, module_);
+    if (from == to) return x;
+    if (IsComplex(from) && IsComplex(to)) {
+      llvm::Type* part = IrValueType(primitive_util::ComplexComponentType(to), b_->getContext());
+      return complex.Make(b_->CreateFPCast(complex.Real(x), part), b_->CreateFPCast(complex.Imag(x), part));
+    }
+    if (IsComplex(from)) return EmitConvert(primitive_util::ComplexComponentType(from), to, complex.Real(x));
+    const PrimitiveType part = primitive_util::ComplexComponentType(to);
+    return complex.Make(EmitConvert(from, part, x), Zero(part));
+  }
   // Small floats are floats in registers; the caller rounds the result to
   // the instruction's type (GenerateElement does).
   from = RegisterType(from);
@@ -493,6 +536,9 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInst
       ASSIGN_OR_RETURN(llvm::Value * lo, EmitElement(lo_hlo, lo_hlo->shape().rank() == 0 ? IrIndex{} : index));
       ASSIGN_OR_RETURN(llvm::Value * x, EmitElement(hlo->operand(1), index));
       ASSIGN_OR_RETURN(llvm::Value * hi, EmitElement(hi_hlo, hi_hlo->shape().rank() == 0 ? IrIndex{} : index));
+      if (IsComplex(type)) {
+        return InvalidArgument("CPU backend: %s: clamp is not defined for complex types", hlo->name());
+      }
       if (IsFloat(type)) {
         llvm::Value* m = b_->CreateIntrinsic(llvm::Intrinsic::maximum, {x->getType()}, {x, lo});
         return b_->CreateIntrinsic(llvm::Intrinsic::minimum, {x->getType()}, {m, hi});
@@ -567,13 +613,16 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInst
   }
   if (IsElementwiseUnary(op) || op == HloOpcode::kCopy) {
     const PrimitiveType in_type = hlo->operand(0)->shape().element_type();
-    if (in_type != type && op != HloOpcode::kIsFinite) return OpNotImplemented(*hlo, in_type);
+    if (in_type != type && op != HloOpcode::kIsFinite && !IsComplexToReal(op, in_type)) {
+      return OpNotImplemented(*hlo, in_type);
+    }
     ASSIGN_OR_RETURN(llvm::Value * x, EmitElement(hlo->operand(0), index));
     return EmitUnaryOp(*hlo, in_type, x);
   }
-  if (IsElementwiseBinary(op) && op != HloOpcode::kComplex) {
+  if (IsElementwiseBinary(op)) {
     ASSIGN_OR_RETURN(llvm::Value * a, EmitElement(hlo->operand(0), index));
     ASSIGN_OR_RETURN(llvm::Value * b, EmitElement(hlo->operand(1), index));
+    if (op == HloOpcode::kComplex) return EmitComplexFromParts(*hlo, a, b);
     return EmitBinaryOp(*hlo, type, a, b);
   }
   return NotImplemented(*hlo, HloOpcodeString(op));
@@ -612,6 +661,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitClampedStarts(
 }
 
 llvm::Value* ElementalIrEmitter::ToBits(PrimitiveType type, llvm::Value* v) {
+  if (IsComplex(type)) return ComplexIrEmitter(b_, module_).ToBits(v);
   switch (type) {
     case PRED: return b_->CreateZExt(v, b_->getInt8Ty());
     case F32: return b_->CreateBitCast(v, b_->getInt32Ty());
@@ -623,6 +673,7 @@ llvm::Value* ElementalIrEmitter::ToBits(PrimitiveType type, llvm::Value* v) {
 }
 
 llvm::Value* ElementalIrEmitter::FromBits(PrimitiveType type, llvm::Value* bits) {
+  if (IsComplex(type)) return ComplexIrEmitter(b_, module_).FromBits(type, bits);
   switch (type) {
     case PRED: return b_->CreateICmpNE(bits, b_->getInt8(0));
     case F32: return b_->CreateBitCast(bits, b_->getFloatTy());
@@ -637,7 +688,6 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const
                                                                            const IrIndex& index) {
   const HloInstruction* operand = hlo->operand(0);
   const PrimitiveType from = operand->shape().element_type(), to = hlo->shape().element_type();
-  if (from == PRED || to == PRED) return OpNotImplemented(*hlo, PRED);
   const int wi = primitive_util::ByteWidth(from), wo = primitive_util::ByteWidth(to);
   // The bits of the operand at `in`: straight from its buffer when it has
   // one (exact even for NaN payloads), else from the generated value.
@@ -645,7 +695,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const
     if (llvm::Value* buffer = buffers_(operand)) {
       llvm::Type* storage = IrStorageType(from, b_->getContext());
       llvm::Value* ptr = b_->CreateInBoundsGEP(storage, buffer, {LinearIndex(operand->shape(), in)});
-      return b_->CreateBitCast(b_->CreateLoad(storage, ptr), b_->getIntNTy(8 * wi));
+      return b_->CreateLoad(b_->getIntNTy(8 * wi), ptr);
     }
     ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(operand, in));
     return ToBits(from, v);
@@ -914,6 +964,9 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruc
     llvm::Value* v;
     if (type == PRED) {
       v = b_->CreateOr(a, b_->CreateAnd(l, r));
+    } else if (IsComplex(type)) {
+      ComplexIrEmitter complex(b_, module_);
+      v = complex.Add(a, complex.Multiply(type, l, r));
     } else if (IsFloat(type)) {
       v = b_->CreateFAdd(a, b_->CreateFMul(l, r));
     } else {
@@ -938,10 +991,30 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitScalarComputation(const Hlo
 absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitScalarComputationValues(
     const HloComputation& computation, absl::Span<llvm::Value* const> args, bool reassociate) {
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> values;
+  // Tuples inside the computation are plumbing: the tuple instruction each
+  // tuple-shaped value stands for (get-tuple-element resolves through it).
+  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> tuple_of;
   const HloInstruction* root = computation.root_instruction();
   for (const HloInstruction* hlo : computation.instructions()) {
     const Shape& shape = hlo->shape();
     if (hlo == root && hlo->opcode() == HloOpcode::kTuple) continue;
+    if (hlo->opcode() == HloOpcode::kTuple) {
+      tuple_of[hlo] = hlo;
+      continue;
+    }
+    if (hlo->opcode() == HloOpcode::kGetTupleElement) {
+      auto it = tuple_of.find(hlo->operand(0));
+      if (it == tuple_of.end() || hlo->tuple_index() < 0 || hlo->tuple_index() >= it->second->operand_count()) {
+        return NotImplemented(*hlo, "get-tuple-element of this value in a reducer");
+      }
+      const HloInstruction* element = it->second->operand(hlo->tuple_index());
+      if (element->shape().IsTuple()) {
+        tuple_of[hlo] = tuple_of.at(element);
+      } else {
+        values[hlo] = values.at(element);
+      }
+      continue;
+    }
     if (!ShapeUtil::IsScalar(shape)) return NotImplemented(*hlo, "non-scalar instruction in a reducer");
     RETURN_IF_ERROR(CheckSupportedElementType(shape.element_type(), *hlo));
     std::vector<llvm::Value*> ops;
@@ -959,11 +1032,14 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitScalarComputat
     } else if (op == HloOpcode::kSelect) {
       v = b_->CreateSelect(ops[0], ops[1], ops[2]);
     } else if (IsElementwiseUnary(op) || op == HloOpcode::kCopy) {
-      if (hlo->operand(0)->shape().element_type() != shape.element_type() && op != HloOpcode::kIsFinite) {
+      if (hlo->operand(0)->shape().element_type() != shape.element_type() && op != HloOpcode::kIsFinite &&
+          !IsComplexToReal(op, hlo->operand(0)->shape().element_type())) {
         return OpNotImplemented(*hlo, hlo->operand(0)->shape().element_type());
       }
       ASSIGN_OR_RETURN(v, EmitUnaryOp(*hlo, hlo->operand(0)->shape().element_type(), ops[0]));
-    } else if (IsElementwiseBinary(op) && op != HloOpcode::kComplex) {
+    } else if (op == HloOpcode::kComplex) {
+      ASSIGN_OR_RETURN(v, EmitComplexFromParts(*hlo, ops[0], ops[1]));
+    } else if (IsElementwiseBinary(op)) {
       ASSIGN_OR_RETURN(v, EmitBinaryOp(*hlo, shape.element_type(), ops[0], ops[1], reassociate));
     } else {
       return NotImplemented(*hlo, absl::StrCat(HloOpcodeString(op), " in a reducer"));
@@ -972,7 +1048,10 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitScalarComputat
   }
   std::vector<llvm::Value*> out;
   if (root->opcode() == HloOpcode::kTuple) {
-    for (const HloInstruction* o : root->operands()) out.push_back(values.at(o));
+    for (const HloInstruction* o : root->operands()) {
+      if (!o->shape().IsArray()) return NotImplemented(*root, "nested tuple root in a reducer");
+      out.push_back(values.at(o));
+    }
   } else {
     out.push_back(values.at(root));
   }

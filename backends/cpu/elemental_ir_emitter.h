@@ -11,6 +11,7 @@
 // float max/min with -0 < +0, saturating float->int converts with NaN -> 0.
 // PRED values are i1 in registers and one byte in memory. F16/BF16 values
 // are float in registers, rounded back to their type after every op.
+// C64/C128 values are {re, im} structs (complex_ir_emitter.h).
 #ifndef BACKENDS_CPU_ELEMENTAL_IR_EMITTER_H_
 #define BACKENDS_CPU_ELEMENTAL_IR_EMITTER_H_
 
@@ -81,6 +82,8 @@ class ElementalIrEmitter {
   absl::StatusOr<llvm::Value*> EmitCompare(const HloInstruction& hlo, PrimitiveType type, llvm::Value* a,
                                            llvm::Value* b);
   llvm::Value* EmitConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
+  // complex(re, im): f32 -> c64 or f64 -> c128.
+  absl::StatusOr<llvm::Value*> EmitComplexFromParts(const HloInstruction& hlo, llvm::Value* re, llvm::Value* im);
   // Element `linear` of a literal, as a register value.
   llvm::Value* EmitLiteralElement(const Literal& literal, int64_t linear);
   // For F16/BF16 (held as float): `v` rounded to the type; else `v`.

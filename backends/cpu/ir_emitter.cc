@@ -32,9 +32,10 @@ bool IsPlumbing(const HloInstruction& hlo) {
   return hlo.opcode() == HloOpcode::kTuple || hlo.opcode() == HloOpcode::kGetTupleElement;
 }
 
+// A select of whole tuples by a scalar pred is a branch between copies.
 bool IsControlFlow(const HloInstruction& hlo) {
   return hlo.opcode() == HloOpcode::kWhile || hlo.opcode() == HloOpcode::kConditional ||
-         hlo.opcode() == HloOpcode::kCall;
+         hlo.opcode() == HloOpcode::kCall || (hlo.opcode() == HloOpcode::kSelect && hlo.shape().IsTuple());
 }
 
 // A variadic reduce: its result is a tuple with one array per operand pair.
@@ -283,7 +284,12 @@ llvm::Value* IrEmitter::SlotAddress(const Slot& slot, const HloInstruction* hlo)
     case Slot::kGlobal: {
       const Literal& literal = hlo->literal();
       llvm::Type* elem = IrStorageType(literal.element_type(), module_->getContext());
-      const int64_t n = literal.element_count();
+      int64_t n = literal.element_count();
+      if (primitive_util::IsComplexType(literal.element_type())) {
+        // Constant data arrays hold scalars: complex as interleaved parts.
+        elem = elem->getStructElementType(0);
+        n *= 2;
+      }
       llvm::Constant* init = llvm::ConstantDataArray::getRaw(
           llvm::StringRef(static_cast<const char*>(literal.untyped_data()), literal.size_bytes()), n, elem);
       auto* global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,

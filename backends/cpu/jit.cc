@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime_complex.h"
 #include "backends/cpu/runtime_math.h"
 #include "backends/cpu/runtime_matmul.h"
 #include "backends/cpu/runtime_parallel.h"
@@ -51,6 +52,7 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   add("__xla_cpu_runtime_ParallelFor", &__xla_cpu_runtime_ParallelFor);
   add("__xla_cpu_runtime_PowS64", &__xla_cpu_runtime_PowS64);
   add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);
+  for (const RuntimeSymbol& s : ComplexRuntimeSymbols()) add(s.name, s.address);
   add("memcpy", static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy));
   add("memmove", static_cast<void* (*)(void*, const void*, size_t)>(&std::memmove));
   add("memset", static_cast<void* (*)(void*, int, size_t)>(&std::memset));

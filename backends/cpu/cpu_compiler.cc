@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_compiler.h"
 
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/cpu_pipeline.h"
 #include "backends/cpu/cpu_thread_pool.h"
@@ -38,15 +39,20 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
     f.addFnAttr("target-features", jit->cpu_features());
   }
   const int64_t arena_bytes = emitter.ArenaBytes();
+  RETURN_IF_ERROR(DumpToFile(options, module->name() + ".buffer-assignment.txt",
+                             absl::StrCat("arena bytes: ", arena_bytes, "\n", emitter.BufferAssignmentText())));
   if (!options.xla_dump_to().empty()) {
     std::string ir;
     llvm::raw_string_ostream os(ir);
     llvm_module->print(os, nullptr);
     RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-no-opt.ll", ir));
   }
-  std::string optimized_ir;
-  ASSIGN_OR_RETURN(void* entry, jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir));
+  std::string optimized_ir, assembly;
+  const bool dump = !options.xla_dump_to().empty();
+  ASSIGN_OR_RETURN(void* entry, jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir,
+                                               dump ? &assembly : nullptr));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
+  RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
                                          std::move(optimized_ir), threads);

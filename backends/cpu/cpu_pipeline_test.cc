@@ -1,5 +1,7 @@
 // The CPU pipeline: pass order, disabling, and --xla_dump_to output.
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "backends/backend.h"
 #include "backends/cpu/cpu_pipeline.h"
@@ -60,6 +62,44 @@ TEST(CpuPipelineTest, DumpsHloAndIr) {
   }
   EXPECT_GT(hlo, 0);
   EXPECT_EQ(ll, 2);
+  auto read = [&](const std::string& file) {
+    std::ifstream in(dir + "/" + file);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  EXPECT_NE(read("pipe.s").find("xla_cpu_entry:"), std::string::npos);
+  EXPECT_NE(read("pipe.buffer-assignment.txt").find("arena bytes: "), std::string::npos);
+}
+
+// A chain whose links are each read twice (so each is materialized): with
+// liveness-based reuse, three 4 KiB buffers take two slots of the arena.
+TEST(CpuPipelineTest, DeadBuffersAreReusedAndTheAssignmentIsDumped) {
+  constexpr char kChain[] = R"(HloModule chain
+ENTRY e {
+  x = f32[1024] parameter(0)
+  a = f32[1024] exponential(x)
+  a2 = f32[1024] add(a, a)
+  b = f32[1024] multiply(a2, a2)
+  c = f32[1024] subtract(b, b)
+  ROOT r = f32[1024] negate(c)
+}
+)";
+  const std::string dir = ::testing::TempDir() + "/cpu_dump_chain";
+  std::filesystem::remove_all(dir);
+  DebugOptions options;
+  options.set_xla_dump_to(dir);
+  options.add_xla_disable_hlo_passes("cse");
+  options.add_xla_disable_hlo_passes("algsimp");
+  auto module = ParseHloModule(kChain);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto backend = BackendRegistry::Create("cpu");
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto executable = (*backend)->compiler()->Compile(std::move(*module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::ifstream in(dir + "/chain.buffer-assignment.txt");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // a, a2, b (4096 bytes each) are materialized; c is fused into r.
+  EXPECT_NE(text.find("arena bytes: 8192\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("8192 bytes for 3 buffers of 12288 bytes"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/buffer_assignment.h"
 #include "backends/cpu/parallel_loop_emitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -121,6 +122,7 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
 
 absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCopies* result_copies) {
   int64_t num_param_leaves = 0;
+  std::vector<ValueTree*> arena_leaves;  // offsets placed by liveness at the end
   const HloInstruction* root = computation.root_instruction();
   std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
   // Instructions reachable from the root; others are not emitted.
@@ -194,8 +196,9 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
           tree->is_tuple = true;
           for (const Shape& s : shape.tuple_shapes()) tree->elements.push_back(arena_tree(s));
         } else {
-          tree->slot = NewArenaSlot(ShapeUtil::ByteSizeOfElements(shape));
+          tree->slot = {Slot::kArena, 0};  // offset placed below
           tree->producer = h;
+          arena_leaves.push_back(tree.get());
         }
         return tree;
       };
@@ -237,9 +240,68 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
     if (!materialize_.contains(h) || !materialize_.at(h)) continue;
     ValueTree* tree = trees_.at(h).get();
     if (tree->slot.kind != Slot::kNone) continue;
-    tree->slot = NewArenaSlot(ShapeUtil::ByteSizeOfElements(h->shape()));
+    tree->slot = {Slot::kArena, 0};
+    arena_leaves.push_back(tree);
   }
+  PlaceArenaLeaves(computation, order, arena_leaves);
   return absl::OkStatus();
+}
+
+void IrEmitter::PlaceArenaLeaves(const HloComputation& computation, const std::vector<HloInstruction*>& order,
+                                 const std::vector<ValueTree*>& arena_leaves) {
+  // Steps: instructions in emission order; the result copies come last.
+  absl::flat_hash_map<const HloInstruction*, int64_t> step;
+  for (size_t i = 0; i < order.size(); ++i) step[order[i]] = static_cast<int64_t>(i);
+  const int64_t last_step = static_cast<int64_t>(order.size());
+  absl::flat_hash_map<const ValueTree*, int64_t> last_read;
+  std::function<void(const ValueTree&, int64_t)> read_tree = [&](const ValueTree& tree, int64_t at) {
+    if (tree.is_tuple) {
+      for (const auto& e : tree.elements) read_tree(*e, at);
+      return;
+    }
+    int64_t& end = last_read[&tree];
+    end = std::max(end, at);
+  };
+  // What an emitted instruction reads: its operands' buffers, looking
+  // through operands fused into its loop.
+  std::function<void(const HloInstruction*, int64_t)> read = [&](const HloInstruction* o, int64_t at) {
+    auto m = materialize_.find(o);
+    if (m != materialize_.end() && !m->second) {
+      for (const HloInstruction* oo : o->operands()) read(oo, at);
+      return;
+    }
+    if (auto t = trees_.find(o); t != trees_.end()) read_tree(*t->second, at);
+  };
+  for (const HloInstruction* h : order) {
+    if (!trees_.contains(h)) continue;
+    const bool emitted = IsControlFlow(*h) || IsTupleReduce(*h) || (materialize_.contains(h) && materialize_.at(h));
+    if (!emitted) continue;
+    for (const HloInstruction* o : h->operands()) read(o, step.at(h));
+  }
+  read_tree(*trees_.at(computation.root_instruction()), last_step);
+
+  std::vector<BufferInterval> intervals;
+  for (const ValueTree* leaf : arena_leaves) {
+    BufferInterval interval;
+    interval.start = leaf->producer != nullptr ? step.at(leaf->producer) : 0;
+    interval.end = std::max(interval.start, last_read.contains(leaf) ? last_read.at(leaf) : interval.start);
+    interval.bytes = ShapeUtil::ByteSizeOfElements(leaf->shape);
+    intervals.push_back(interval);
+  }
+  const ArenaLayout layout = AssignArenaOffsets(intervals, kAlignment);
+  // Nested computations, emitted later, are placed above this one's peak.
+  const int64_t base = arena_bytes_;
+  arena_bytes_ = base + layout.peak_bytes;
+  absl::StrAppend(&buffer_assignment_, "computation ", computation.name(), ": arena [", base, ", ", arena_bytes_,
+                  "), ", layout.peak_bytes, " bytes for ", intervals.size(), " buffers of ", layout.total_bytes,
+                  " bytes\n");
+  for (size_t i = 0; i < arena_leaves.size(); ++i) {
+    ValueTree* leaf = arena_leaves[i];
+    leaf->slot = {Slot::kArena, base + layout.offsets[i]};
+    absl::StrAppend(&buffer_assignment_, "  ", leaf->producer != nullptr ? leaf->producer->name() : "?", " ",
+                    leaf->shape.ToString(true), " ", intervals[i].bytes, " bytes at ", leaf->slot.index,
+                    ", live [", intervals[i].start, ", ", intervals[i].end, "]\n");
+  }
 }
 
 IrEmitter::Slot IrEmitter::NewArenaSlot(int64_t bytes) {

@@ -13,7 +13,8 @@
 //             distinct buffer in the root's layout (row-major if none),
 //             written by the function.
 //   arena   - ArenaBytes() of 64-byte aligned scratch for the materialized
-//             intermediate values (one arena per run; no buffer reuse yet).
+//             intermediate values (one arena per run); values whose live
+//             ranges do not overlap share bytes (buffer_assignment.h).
 //   device  - the run's Eigen::ThreadPoolDevice (null: run on this thread),
 //             passed to parallel loops and the matmul runtime.
 //
@@ -50,6 +51,8 @@ class IrEmitter {
   absl::Status EmitEntryFunction(const HloComputation& computation, const std::string& name);
 
   int64_t ArenaBytes() const { return arena_bytes_; }
+  // Where each intermediate buffer lives and when (for --xla_dump_to).
+  const std::string& BufferAssignmentText() const { return buffer_assignment_; }
 
  private:
   // Where an array value lives.
@@ -75,6 +78,11 @@ class IrEmitter {
 
   absl::Status CheckInstruction(const HloInstruction& hlo);
   absl::Status AssignSlots(const HloComputation& computation, ResultCopies* result_copies);
+  // Gives `arena_leaves` (values of `computation`, in `order`) arena offsets:
+  // buffers whose live ranges do not overlap share space
+  // (buffer_assignment.h). Placed above everything assigned so far.
+  void PlaceArenaLeaves(const HloComputation& computation, const std::vector<HloInstruction*>& order,
+                        const std::vector<ValueTree*>& arena_leaves);
   // Emits `computation` at the insertion point, its parameter leaves (depth-
   // first) read from `params` and its result leaves written to `results`
   // (control_flow_emitter.cc uses this for while/conditional/call bodies;
@@ -112,6 +120,7 @@ class IrEmitter {
   llvm::Value* device_ = nullptr;
   int threads_;
   int64_t arena_bytes_ = 0;
+  std::string buffer_assignment_;
   // Leaf addresses of the computation being emitted.
   std::vector<llvm::Value*> param_leaves_, result_leaves_;
   absl::flat_hash_map<const ValueTree*, llvm::Value*> leaf_addresses_;

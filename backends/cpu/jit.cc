@@ -17,6 +17,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "xla/status_macros.h"
 
 namespace xla {
 namespace cpu {
@@ -143,7 +145,7 @@ absl::Status CpuJit::Optimize(llvm::Module& module) {
 
 absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
                                         std::unique_ptr<llvm::Module> module, const std::string& function,
-                                        std::string* optimized_ir) {
+                                        std::string* optimized_ir, std::string* assembly) {
   {
     std::string errors;
     llvm::raw_string_ostream os(errors);
@@ -155,6 +157,11 @@ absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> conte
   if (optimized_ir != nullptr) {
     llvm::raw_string_ostream os(*optimized_ir);
     module->print(os, nullptr);
+  }
+  if (assembly != nullptr) {
+    // Code generation rewrites the IR it runs on: a copy is emitted.
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
+    ASSIGN_OR_RETURN(*assembly, EmitAssembly(*copy));
   }
   if (llvm::Error e = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
     return absl::InternalError("CPU backend: adding the module: " + ErrorString(std::move(e)));

@@ -31,9 +31,10 @@ class CpuJit {
 
   // Runs the O3 pipeline on `module` (owned by `context`), adds it to the JIT
   // and returns the address of `function`. Optimized IR is written to
-  // *optimized_ir when it is non-null.
+  // *optimized_ir and the host assembly to *assembly when they are non-null.
   absl::StatusOr<void*> AddModule(std::unique_ptr<llvm::LLVMContext> context, std::unique_ptr<llvm::Module> module,
-                                  const std::string& function, std::string* optimized_ir = nullptr);
+                                  const std::string& function, std::string* optimized_ir = nullptr,
+                                  std::string* assembly = nullptr);
 
   // Assembly of `module` for the host (for dumps and tests).
   absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);

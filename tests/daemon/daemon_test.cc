@@ -338,7 +338,7 @@ TEST_F(DaemonTest, CompilationCacheIsSharedAcrossSessions) {
   EXPECT_GE(info.cache_entries(), 1);
   EXPECT_GE(info.compilations(), 1);
   EXPECT_EQ(info.version(), "0.1");
-  EXPECT_EQ(info.default_backend(), "interpreter");
+  EXPECT_EQ(info.default_backend(), "cpu");
   EXPECT_FALSE(info.host_cpu_features().empty());
   EXPECT_EQ(info.max_session_bytes(), int64_t{4294967296});
 }

@@ -1,38 +1,67 @@
 #include "backends/cpu/runtime_matmul.h"
 
+#include "backends/cpu/runtime_matmul_kernels.h"
+
 #define EIGEN_USE_THREADS
 #include "unsupported/Eigen/CXX11/Tensor"
 
+namespace xla {
+namespace cpu {
+
+bool HostSupportsAvx2MatMul() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
+bool HostSupportsAvx512MatMul() {
+  return HostSupportsAvx2MatMul() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+}
+
+const MatMulKernels& SelectedMatMulKernels() {
+  static const MatMulKernels kernels = HostSupportsAvx512MatMul() ? Avx512MatMulKernels()
+                                       : HostSupportsAvx2MatMul() ? Avx2MatMulKernels()
+                                                                  : BaselineMatMulKernels();
+  return kernels;
+}
+
 namespace {
 
+// The backend's pool (a baseline Eigen::ThreadPool) as a TaskScheduler.
+class PoolScheduler final : public TaskScheduler {
+ public:
+  explicit PoolScheduler(Eigen::ThreadPoolInterface* pool) : pool_(pool) {}
+  void Schedule(std::function<void()> fn) override { pool_->Schedule(std::move(fn)); }
+  int NumThreads() const override { return pool_->NumThreads(); }
+  int CurrentThreadId() const override { return pool_->CurrentThreadId(); }
+
+ private:
+  Eigen::ThreadPoolInterface* pool_;
+};
+
 template <typename T>
-void MatMul(const void* device, T* out, const T* lhs, const T* rhs, int64_t m, int64_t n, int64_t k, bool transpose_lhs,
-            bool transpose_rhs) {
-  using Index = Eigen::Index;
-  Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor>> a(lhs, transpose_lhs ? k : m, transpose_lhs ? m : k);
-  Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor>> b(rhs, transpose_rhs ? n : k, transpose_rhs ? k : n);
-  Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor>> c(out, m, n);
-  Eigen::array<Eigen::IndexPair<Index>, 1> dims = {
-      Eigen::IndexPair<Index>(transpose_lhs ? 0 : 1, transpose_rhs ? 1 : 0)};
-  if (device != nullptr) {
-    c.device(*static_cast<const Eigen::ThreadPoolDevice*>(device)) = a.contract(b, dims);
-  } else {
-    c = a.contract(b, dims);
+void Run(MatMulKernel<T> kernel, const void* device, T* out, const T* lhs, const T* rhs, int64_t m, int64_t n,
+         int64_t k, int32_t transpose_lhs, int32_t transpose_rhs) {
+  const auto* pool_device = static_cast<const Eigen::ThreadPoolDevice*>(device);
+  if (pool_device == nullptr) {
+    kernel(nullptr, out, lhs, rhs, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
+    return;
   }
+  PoolScheduler scheduler(pool_device->getPool());
+  kernel(&scheduler, out, lhs, rhs, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
 }
 
 }  // namespace
+}  // namespace cpu
+}  // namespace xla
 
 extern "C" {
 
-void __xla_cpu_runtime_MatMulF32(const void* device, float* out, const float* lhs, const float* rhs, int64_t m, int64_t n, int64_t k,
-                                 int32_t transpose_lhs, int32_t transpose_rhs) {
-  MatMul(device, out, lhs, rhs, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
+void __xla_cpu_runtime_MatMulF32(const void* device, float* out, const float* lhs, const float* rhs, int64_t m,
+                                 int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs) {
+  xla::cpu::Run(xla::cpu::SelectedMatMulKernels().f32, device, out, lhs, rhs, m, n, k, transpose_lhs, transpose_rhs);
 }
 
-void __xla_cpu_runtime_MatMulF64(const void* device, double* out, const double* lhs, const double* rhs, int64_t m, int64_t n,
-                                 int64_t k, int32_t transpose_lhs, int32_t transpose_rhs) {
-  MatMul(device, out, lhs, rhs, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
+void __xla_cpu_runtime_MatMulF64(const void* device, double* out, const double* lhs, const double* rhs, int64_t m,
+                                 int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs) {
+  xla::cpu::Run(xla::cpu::SelectedMatMulKernels().f64, device, out, lhs, rhs, m, n, k, transpose_lhs, transpose_rhs);
 }
 
 }  // extern "C"

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/buffer_assignment.h"
 #include "backends/cpu/parallel_loop_emitter.h"
+#include "backends/cpu/reduction_emitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -415,6 +416,9 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
   llvm::Value* out = addresses_.at(&hlo);
+  if (KeepsMinorDimension(hlo)) {
+    return EmitMinorKeepingReduce(&b_, module_, device_, hlo, out, [this](const HloInstruction* h) { return BufferOf(h); });
+  }
   return EmitParallelLoopNest(
       &b_, device_, hlo.shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo),
       [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {

@@ -1,5 +1,6 @@
 #include "backends/cpu/parallel_loop_emitter.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -12,21 +13,12 @@
 namespace xla {
 namespace cpu {
 
-absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
-                                  const std::string& name, const ElementCost& cost, int64_t inner_work,
-                                  const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body) {
-  const ValueRemap identity = [](llvm::Value* v) { return v; };
-  const std::vector<int64_t>& dims = shape.dimensions();
-  const auto& minor_to_major = shape.layout().minor_to_major();
-  const int64_t elements = ShapeUtil::ElementsIn(shape);
-  if (device == nullptr || shape.rank() == 0 || elements * std::max<int64_t>(inner_work, 1) < kMinParallelWork ||
-      dims[minor_to_major.back()] < 2) {
-    return EmitLoopNestForShape(b, shape, name, [&](const IrIndex& index) { return body(index, identity); });
+absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
+                               const ElementCost& cost, int64_t total_work, const RangeBody& body) {
+  if (device == nullptr || n < 2 || total_work < kMinParallelWork) {
+    const ValueRemap identity = [](llvm::Value* v) { return v; };
+    return body(b->getInt64(0), b->getInt64(n), identity);
   }
-  const int64_t outer_dim = minor_to_major.back();
-  const int64_t outer_count = dims[outer_dim];
-  const double inner_elements = static_cast<double>(elements / outer_count);
-
   llvm::LLVMContext& ctx = b->getContext();
   llvm::Module* module = b->GetInsertBlock()->getModule();
   llvm::Type* ptr = b->getPtrTy();
@@ -59,14 +51,7 @@ absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, con
       return it->second;
     };
     b->SetInsertPoint(loops);
-    std::vector<int64_t> inner_minor_to_major(minor_to_major.begin(), minor_to_major.end() - 1);
-    RETURN_IF_ERROR(EmitForLoop(b, fn->getArg(1), fn->getArg(2), name + ".outer", [&](llvm::Value* outer) {
-      return EmitLoopNest(b, dims, inner_minor_to_major, name, [&](const IrIndex& inner) {
-        IrIndex index = inner;
-        index[outer_dim] = outer;
-        return body(index, remap);
-      });
-    }));
+    RETURN_IF_ERROR(body(fn->getArg(1), fn->getArg(2), remap));
     b->CreateRetVoid();
   }
 
@@ -82,12 +67,42 @@ absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, con
   llvm::FunctionCallee parallel_for = module->getOrInsertFunction(
       "__xla_cpu_runtime_ParallelFor",
       llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, i64, f64, f64, f64}, false));
-  b->CreateCall(parallel_for,
-                {device, fn, array, b->getInt64(outer_count),
-                 llvm::ConstantFP::get(f64, cost.bytes_loaded * inner_elements),
-                 llvm::ConstantFP::get(f64, cost.bytes_stored * inner_elements),
-                 llvm::ConstantFP::get(f64, cost.cycles * inner_elements * std::max<int64_t>(inner_work, 1))});
+  b->CreateCall(parallel_for, {device, fn, array, b->getInt64(n), llvm::ConstantFP::get(f64, cost.bytes_loaded),
+                               llvm::ConstantFP::get(f64, cost.bytes_stored), llvm::ConstantFP::get(f64, cost.cycles)});
   return absl::OkStatus();
+}
+
+absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
+                                  const std::string& name, const ElementCost& cost, int64_t inner_work,
+                                  const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body) {
+  if (shape.rank() == 0) {
+    const ValueRemap identity = [](llvm::Value* v) { return v; };
+    return EmitLoopNestForShape(b, shape, name, [&](const IrIndex& index) { return body(index, identity); });
+  }
+  const std::vector<int64_t>& dims = shape.dimensions();
+  const auto& minor_to_major = shape.layout().minor_to_major();
+  const int64_t elements = ShapeUtil::ElementsIn(shape);
+  const int64_t outer_dim = minor_to_major.back();
+  const int64_t outer_count = dims[outer_dim];
+  const int64_t work = std::max<int64_t>(inner_work, 1);
+  // Per item of the range: one row of the inner dimensions.
+  const double inner_elements = outer_count > 0 ? static_cast<double>(elements / outer_count) : 0.0;
+  ElementCost row_cost;
+  row_cost.bytes_loaded = cost.bytes_loaded * inner_elements;
+  row_cost.bytes_stored = cost.bytes_stored * inner_elements;
+  row_cost.cycles = cost.cycles * inner_elements * static_cast<double>(work);
+  const std::vector<int64_t> inner_minor_to_major(minor_to_major.begin(), minor_to_major.end() - 1);
+  return EmitParallelRange(
+      b, device, outer_count, name, row_cost, elements * work,
+      [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) {
+        return EmitForLoop(b, begin, end, name + ".outer", [&](llvm::Value* outer) {
+          return EmitLoopNest(b, dims, inner_minor_to_major, name, [&](const IrIndex& inner) {
+            IrIndex index = inner;
+            index[outer_dim] = outer;
+            return body(index, remap);
+          });
+        });
+      });
 }
 
 }  // namespace cpu

@@ -1,8 +1,8 @@
-// Parallel loop nests: a loop nest over a large array shape is outlined into
-// a function `void f(void** captured, i64 begin, i64 end)` that runs the
-// indices whose outermost (major) dimension is in [begin, end), and the
-// enclosing function calls __xla_cpu_runtime_ParallelFor with it (see
-// runtime_parallel.h). Values of the enclosing function that the body uses
+// Parallel loops: the work of a large range of items (e.g. the rows of an
+// array's outermost dimension) is outlined into a function
+// `void f(void** captured, i64 begin, i64 end)` that runs items [begin, end),
+// and the enclosing function calls __xla_cpu_runtime_ParallelFor with it
+// (see runtime_parallel.h). Values of the enclosing function that the body uses
 // (buffer addresses) reach the outlined function through `captured`, an
 // array of pointers the caller fills: the body asks for them through a
 // ValueRemap, so only what it really reads is passed.
@@ -36,12 +36,24 @@ struct ElementCost {
 // handing them to the pool costs more than it saves.
 constexpr int64_t kMinParallelWork = 1 << 16;
 
+// The body of a parallel range: emits the work of items [begin, end) (i64
+// values) at the builder's insertion point, reading buffers through `remap`.
+using RangeBody = std::function<absl::Status(llvm::Value* begin, llvm::Value* end, const ValueRemap& remap)>;
+
+// Emits the work of items [0, n) at the builder's insertion point. When
+// `device` (the run's thread-pool pointer, an i8* value) is non-null, n >= 2
+// and `total_work` (elements touched by all items) is at least
+// `kMinParallelWork`, the body is outlined into `name`.parallel and run in
+// blocks on the pool, with `cost` per item; else it is emitted inline once
+// for [0, n).
+absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
+                               const ElementCost& cost, int64_t total_work, const RangeBody& body);
+
 // Emits the loop nest over `shape` (in its layout order) at the builder's
-// insertion point. When `device` (the run's thread-pool pointer, an i8* value)
-// is non-null and `shape` has at least `kMinParallelWork` / `inner_work`
-// elements and an outermost dimension of 2 or more, the nest is outlined and
-// run in parallel; else it is emitted inline. `inner_work` is the work per
-// element (e.g. the number of elements a reduction reads).
+// insertion point: a parallel range over the outermost (major) layout
+// dimension, each item running the inner loops. `cost` is per element;
+// `inner_work` is the work per element (e.g. the number of elements a
+// reduction reads); the total work is elements x inner_work.
 absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
                                   const std::string& name, const ElementCost& cost, int64_t inner_work,
                                   const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body);

@@ -70,16 +70,20 @@ TEST(CpuPipelineTest, DumpsHloAndIr) {
   EXPECT_NE(read("pipe.buffer-assignment.txt").find("arena bytes: "), std::string::npos);
 }
 
-// A chain whose links are each read twice (so each is materialized): with
-// liveness-based reuse, three 4 KiB buffers take two slots of the arena.
+// A chain whose links are each read twice (so each is materialized), the
+// second time reversed (so no two links share a row loop, row_fusion.h):
+// with liveness-based reuse, three 4 KiB buffers take two slots.
 TEST(CpuPipelineTest, DeadBuffersAreReusedAndTheAssignmentIsDumped) {
   constexpr char kChain[] = R"(HloModule chain
 ENTRY e {
   x = f32[1024] parameter(0)
   a = f32[1024] exponential(x)
-  a2 = f32[1024] add(a, a)
-  b = f32[1024] multiply(a2, a2)
-  c = f32[1024] subtract(b, b)
+  ra = f32[1024] reverse(a), dimensions={0}
+  a2 = f32[1024] add(a, ra)
+  ra2 = f32[1024] reverse(a2), dimensions={0}
+  b = f32[1024] multiply(a2, ra2)
+  rb = f32[1024] reverse(b), dimensions={0}
+  c = f32[1024] subtract(b, rb)
   ROOT r = f32[1024] negate(c)
 }
 )";

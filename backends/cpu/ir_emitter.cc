@@ -7,6 +7,7 @@
 #include "backends/cpu/buffer_assignment.h"
 #include "backends/cpu/parallel_loop_emitter.h"
 #include "backends/cpu/reduction_emitter.h"
+#include "backends/cpu/row_fusion.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -244,8 +245,75 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
     tree->slot = {Slot::kArena, 0};
     arena_leaves.push_back(tree);
   }
+  FindComputationRowGroups(order);
   PlaceArenaLeaves(computation, order, arena_leaves);
   return absl::OkStatus();
+}
+
+bool IrEmitter::IsLoopEmitted(const HloInstruction& hlo) const {
+  auto it = materialize_.find(&hlo);
+  return it != materialize_.end() && it->second && !CanUseRuntimeMatMul(hlo) &&
+         hlo.opcode() != HloOpcode::kDynamicUpdateSlice && !KeepsMinorDimension(hlo) &&
+         !ShapeUtil::HasZeroElements(hlo.shape());
+}
+
+void IrEmitter::FindComputationRowGroups(const std::vector<HloInstruction*>& order) {
+  std::vector<const HloInstruction*> emitted;
+  for (const HloInstruction* h : order) {
+    if (!trees_.contains(h)) continue;
+    const bool materialized = materialize_.contains(h) && materialize_.at(h);
+    if (IsControlFlow(*h) || IsTupleReduce(*h) || materialized) emitted.push_back(h);
+  }
+  std::vector<RowGroup> groups = FindRowGroups(
+      emitted, [this](const HloInstruction* h) { return IsLoopEmitted(*h); },
+      [this](const HloInstruction* h) {
+        auto it = materialize_.find(h);
+        return it != materialize_.end() && !it->second;
+      });
+  for (RowGroup& group : groups) {
+    for (const HloInstruction* m : group.members) row_group_of_[m] = row_groups_.size();
+    row_groups_.push_back(std::move(group));
+  }
+}
+
+absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
+  ElementCost cost;
+  cost.bytes_loaded = cost.bytes_stored = cost.cycles = 0;
+  int64_t total_work = 0;
+  std::string name = "rows";
+  for (const HloInstruction* m : group.members) {
+    const double per_row = static_cast<double>(ShapeUtil::ElementsIn(m->shape()) / group.rows);
+    const ElementCost c = EstimateElementCost(*m);
+    cost.bytes_loaded += c.bytes_loaded * per_row;
+    cost.bytes_stored += c.bytes_stored * per_row;
+    cost.cycles += c.cycles * per_row * InnerWork(*m);
+    total_work += ShapeUtil::ElementsIn(m->shape()) * InnerWork(*m);
+    absl::StrAppend(&name, ".", m->name());
+  }
+  // Per row, not per element: the range runs over rows.
+  return EmitParallelRange(
+      &b_, device_, group.rows, name, cost, total_work,
+      [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
+        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        return EmitForLoop(&b_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
+          for (const HloInstruction* m : group.members) {
+            const Shape& shape = m->shape();
+            const int64_t row_dim = RowDimension(shape);
+            const auto& minor_to_major = shape.layout().minor_to_major();
+            const std::vector<int64_t> inner(minor_to_major.begin(), minor_to_major.end() - 1);
+            llvm::Value* out = remap(addresses_.at(m));
+            RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, m->name(),
+                                         [&](const IrIndex& inner_index) -> absl::Status {
+                                           IrIndex index = inner_index;
+                                           index[row_dim] = row;
+                                           ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(m, index));
+                                           local.StoreElement(v, out, shape, index);
+                                           return absl::OkStatus();
+                                         }));
+          }
+          return absl::OkStatus();
+        });
+      });
 }
 
 void IrEmitter::PlaceArenaLeaves(const HloComputation& computation, const std::vector<HloInstruction*>& order,
@@ -254,6 +322,23 @@ void IrEmitter::PlaceArenaLeaves(const HloComputation& computation, const std::v
   absl::flat_hash_map<const HloInstruction*, int64_t> step;
   for (size_t i = 0; i < order.size(); ++i) step[order[i]] = static_cast<int64_t>(i);
   const int64_t last_step = static_cast<int64_t>(order.size());
+  // A row group's members interleave: each is defined when the group starts
+  // and reads until it ends.
+  absl::flat_hash_map<const HloInstruction*, int64_t> def_step, read_step;
+  for (const RowGroup& group : row_groups_) {
+    for (const HloInstruction* m : group.members) {
+      def_step[m] = step.at(group.members.front());
+      read_step[m] = step.at(group.members.back());
+    }
+  }
+  auto defined_at = [&](const HloInstruction* h) {
+    auto it = def_step.find(h);
+    return it != def_step.end() ? it->second : step.at(h);
+  };
+  auto reads_at = [&](const HloInstruction* h) {
+    auto it = read_step.find(h);
+    return it != read_step.end() ? it->second : step.at(h);
+  };
   absl::flat_hash_map<const ValueTree*, int64_t> last_read;
   std::function<void(const ValueTree&, int64_t)> read_tree = [&](const ValueTree& tree, int64_t at) {
     if (tree.is_tuple) {
@@ -277,14 +362,14 @@ void IrEmitter::PlaceArenaLeaves(const HloComputation& computation, const std::v
     if (!trees_.contains(h)) continue;
     const bool emitted = IsControlFlow(*h) || IsTupleReduce(*h) || (materialize_.contains(h) && materialize_.at(h));
     if (!emitted) continue;
-    for (const HloInstruction* o : h->operands()) read(o, step.at(h));
+    for (const HloInstruction* o : h->operands()) read(o, reads_at(h));
   }
   read_tree(*trees_.at(computation.root_instruction()), last_step);
 
   std::vector<BufferInterval> intervals;
   for (const ValueTree* leaf : arena_leaves) {
     BufferInterval interval;
-    interval.start = leaf->producer != nullptr ? step.at(leaf->producer) : 0;
+    interval.start = leaf->producer != nullptr ? defined_at(leaf->producer) : 0;
     interval.end = std::max(interval.start, last_read.contains(leaf) ? last_read.at(leaf) : interval.start);
     interval.bytes = ShapeUtil::ByteSizeOfElements(leaf->shape);
     intervals.push_back(interval);
@@ -532,6 +617,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
     trees_.erase(h);
     materialize_.erase(h);
     addresses_.erase(h);
+    row_group_of_.erase(h);
   }
   ResultCopies result_copies;
   RETURN_IF_ERROR(AssignSlots(computation, &result_copies));
@@ -578,6 +664,12 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
     }
     auto it = materialize_.find(h);
     if (it == materialize_.end() || !it->second) continue;
+    if (auto group = row_group_of_.find(h); group != row_group_of_.end()) {
+      // The whole group is emitted at its first member.
+      const RowGroup& row_group = row_groups_[group->second];
+      if (row_group.members.front() == h) RETURN_IF_ERROR(EmitRowGroup(row_group));
+      continue;
+    }
     RETURN_IF_ERROR(EmitInstruction(*h, elemental));
   }
   // Result leaves held elsewhere (parameters, constants, repeated values).

@@ -34,6 +34,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "backends/cpu/elemental_ir_emitter.h"
+#include "backends/cpu/row_fusion.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "xla/hlo/hlo_computation.h"
@@ -99,6 +100,12 @@ class IrEmitter {
   absl::Status EmitCopy(llvm::Value* src, const Shape& src_shape, llvm::Value* dst, const Shape& dst_shape,
                         const std::string& name);
   absl::Status EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // Whether EmitInstruction emits `hlo` as a plain loop nest over its shape.
+  bool IsLoopEmitted(const HloInstruction& hlo) const;
+  // Row groups (row_fusion.h) of a computation's instructions, in `order`.
+  void FindComputationRowGroups(const std::vector<HloInstruction*>& order);
+  // One loop over the group's rows computing every member's row in turn.
+  absl::Status EmitRowGroup(const RowGroup& group);
   // Dot of rank-2 (optionally batched) f32/f64 row-major operands through
   // the Eigen runtime; false when the dot does not qualify.
   bool CanUseRuntimeMatMul(const HloInstruction& hlo) const;
@@ -126,6 +133,9 @@ class IrEmitter {
   absl::flat_hash_map<const ValueTree*, llvm::Value*> leaf_addresses_;
   absl::flat_hash_map<const HloInstruction*, std::shared_ptr<ValueTree>> trees_;
   absl::flat_hash_map<const HloInstruction*, bool> materialize_;
+  // Row groups found so far and the group of each member.
+  std::vector<RowGroup> row_groups_;
+  absl::flat_hash_map<const HloInstruction*, size_t> row_group_of_;
   // Base pointers computed in the entry block, per array instruction.
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> addresses_;
 };

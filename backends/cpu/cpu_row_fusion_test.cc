@@ -1,0 +1,179 @@
+// Row fusion (row_fusion.h): instructions sharing their outermost dimension
+// run in one loop over it when each reads only the same row of the others.
+// Results must equal the evaluator's (and be identical across thread
+// counts); the IR shows which groups formed.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/row_fusion.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/hlo_parser.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+DebugOptions WithThreads(int threads) {
+  DebugOptions options;
+  options.set_xla_cpu_threads(threads);
+  return options;
+}
+
+std::vector<Literal> RandomArgs(const std::string& text, uint64_t seed) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> args;
+  if (!module.ok()) return args;
+  std::mt19937_64 rng(seed);
+  for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
+    args.push_back(cpu_test::RandomLiteral(p->shape(), rng, 3.0, 50));
+  }
+  return args;
+}
+
+std::string OptimizedIr(const std::string& text, int threads) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return "";
+  auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(threads));
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  if (!executable.ok()) return "";
+  return static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+}
+
+void ExpectMatchesEvaluator(const std::string& text, const ErrorSpec& tolerance) {
+  std::vector<Literal> args = RandomArgs(text, 11);
+  auto serial = cpu_test::RunOnCpu(text, args, WithThreads(1));
+  ASSERT_TRUE(serial.ok()) << serial.status();
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(absl::StrCat("threads=", threads));
+    cpu_test::CompareWithEvaluator(text, args, tolerance, WithThreads(threads));
+    auto parallel = cpu_test::RunOnCpu(text, args, WithThreads(threads));
+    ASSERT_TRUE(parallel.ok()) << parallel.status();
+    EXPECT_TRUE(literal_comparison::Equal(*serial, *parallel).ok());
+  }
+}
+
+std::string Softmax(const std::string& type, const std::string& layout) {
+  return absl::StrCat(R"(HloModule softmax
+add {
+  a = )", type, R"([] parameter(0)
+  b = )", type, R"([] parameter(1)
+  ROOT s = )", type, R"([] add(a, b)
+}
+mx {
+  a = )", type, R"([] parameter(0)
+  b = )", type, R"([] parameter(1)
+  ROOT s = )", type, R"([] maximum(a, b)
+}
+ENTRY e {
+  x = )", type, "[300,257]", layout, R"( parameter(0)
+  ninf = )", type, R"([] constant(-inf)
+  m = )", type, R"([300] reduce(x, ninf), dimensions={1}, to_apply=mx
+  mb = )", type, "[300,257]", layout, R"( broadcast(m), dimensions={0}
+  d = )", type, "[300,257]", layout, R"( subtract(x, mb)
+  ex = )", type, "[300,257]", layout, R"( exponential(d)
+  z = )", type, R"([] constant(0)
+  s = )", type, R"([300] reduce(ex, z), dimensions={1}, to_apply=add
+  sb = )", type, "[300,257]", layout, R"( broadcast(s), dimensions={0}
+  ROOT r = )", type, "[300,257]", layout, R"( divide(ex, sb)
+})");
+}
+
+TEST(CpuRowFusionTest, SoftmaxRunsAsOneRowLoop) {
+  const std::string text = Softmax("f32", "{1,0}");
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});
+  const std::string ir = OptimizedIr(text, 2);
+  // m, ex, s and r in one group, outlined once.
+  EXPECT_NE(ir.find("rows.m.ex.s.r"), std::string::npos) << ir.substr(0, 3000);
+}
+
+TEST(CpuRowFusionTest, SoftmaxInHalfPrecisionAndDouble) {
+  ExpectMatchesEvaluator(Softmax("f64", "{1,0}"), ErrorSpec{1e-13, 1e-12});
+  ExpectMatchesEvaluator(Softmax("f16", "{1,0}"), ErrorSpec{1e-2, 1e-2});
+}
+
+TEST(CpuRowFusionTest, ColumnMajorLayoutsGroupAlongTheirMajorDimension) {
+  // With {0,1} the major dimension is 1: rows are the 257 columns, which the
+  // row reductions over dimension 1 do not keep, so no group forms; results
+  // must still be right.
+  const std::string text = Softmax("f32", "{0,1}");
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});
+  EXPECT_EQ(OptimizedIr(text, 2).find("rows."), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, LayerNormGroupsMeanVarianceAndOutput) {
+  const std::string text = R"(HloModule layernorm
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[256,300] parameter(0)
+  g = f32[300] parameter(1)
+  z = f32[] constant(0)
+  n = f32[] constant(300)
+  sum = f32[256] reduce(x, z), dimensions={1}, to_apply=add
+  nb = f32[256] broadcast(n), dimensions={}
+  mean = f32[256] divide(sum, nb)
+  mb = f32[256,300] broadcast(mean), dimensions={0}
+  c = f32[256,300] subtract(x, mb)
+  c2 = f32[256,300] multiply(c, c)
+  var = f32[256] reduce(c2, z), dimensions={1}, to_apply=add
+  vn = f32[256] divide(var, nb)
+  eps = f32[] constant(1e-5)
+  eb = f32[256] broadcast(eps), dimensions={}
+  ve = f32[256] add(vn, eb)
+  rs = f32[256] rsqrt(ve)
+  rb = f32[256,300] broadcast(rs), dimensions={0}
+  gb = f32[256,300] broadcast(g), dimensions={1}
+  y = f32[256,300] multiply(c, rb)
+  ROOT o = f32[256,300] multiply(y, gb)
+})";
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-5, 1e-5});
+  EXPECT_NE(OptimizedIr(text, 2).find("rows."), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, ReadingAnotherRowOfAMemberSplitsTheGroup) {
+  // b reads a transposed: row r of b needs column r of a, i.e. every row.
+  const std::string text = R"(HloModule transposed
+ENTRY e {
+  x = f32[300,300] parameter(0)
+  a = f32[300,300] exponential(x)
+  t = f32[300,300] transpose(a), dimensions={1,0}
+  b = f32[300,300] add(a, t)
+  ROOT r = f32[300,300] multiply(b, b)
+})";
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-6});
+  EXPECT_EQ(OptimizedIr(text, 2).find("rows.a.b"), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, BroadcastingAWholeMemberAcrossRowsSplitsTheGroup) {
+  // y's row r needs all of v (v broadcast along y's minor dimension).
+  const std::string text = R"(HloModule across
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[300,300] parameter(0)
+  z = f32[] constant(0)
+  v = f32[300] reduce(x, z), dimensions={1}, to_apply=add
+  vb = f32[300,300] broadcast(v), dimensions={1}
+  ROOT y = f32[300,300] add(x, vb)
+})";
+  // Row sums of 300 values are vectorized (reassociated): absolute error
+  // around 1e-5 where x + v cancels.
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-4, 1e-4});
+  EXPECT_EQ(OptimizedIr(text, 2).find("rows.v.y"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

@@ -21,35 +21,9 @@ namespace cpu {
 namespace {
 
 using cpu_test::CompareWithEvaluator;
-using cpu_test::RandomLiteral;
-
-DebugOptions WithThreads(int threads) {
-  DebugOptions options;
-  options.set_xla_cpu_threads(threads);
-  return options;
-}
-
-std::vector<Literal> RandomArgs(const std::string& text, uint64_t seed) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  std::vector<Literal> args;
-  if (!module.ok()) return args;
-  std::mt19937_64 rng(seed);
-  for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
-    args.push_back(RandomLiteral(p->shape(), rng, 4.0, 100));
-  }
-  return args;
-}
-
-std::string OptimizedIr(const std::string& text, int threads) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return "";
-  auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(threads));
-  EXPECT_TRUE(executable.ok()) << executable.status();
-  if (!executable.ok()) return "";
-  return static_cast<CpuExecutable*>(executable->get())->optimized_ir();
-}
+using cpu_test::OptimizedIr;
+using cpu_test::RandomArguments;
+using cpu_test::WithThreads;
 
 struct Case {
   std::string name;
@@ -195,7 +169,7 @@ ENTRY e {
 TEST(CpuParallelTest, MatchesEvaluatorWithAnyThreadCount) {
   uint64_t seed = 1;
   for (const Case& c : Cases()) {
-    std::vector<Literal> args = RandomArgs(c.text, ++seed);
+    std::vector<Literal> args = RandomArguments(c.text, ++seed);
     auto serial = cpu_test::RunOnCpu(c.text, args, WithThreads(1));
     ASSERT_TRUE(serial.ok()) << c.name << ": " << serial.status();
     for (int threads : {1, 2, 3}) {
@@ -237,14 +211,14 @@ ENTRY e {
   ROOT r = f32[1,200000] negate(x)
 })";
   EXPECT_EQ(OptimizedIr(text, 2).find("__xla_cpu_runtime_ParallelFor"), std::string::npos);
-  CompareWithEvaluator(text, RandomArgs(text, 99), ErrorSpec{0, 0}, WithThreads(2));
+  CompareWithEvaluator(text, RandomArguments(text, 99), ErrorSpec{0, 0}, WithThreads(2));
 }
 
 TEST(CpuParallelTest, ConcurrentRunsOfOneExecutableShareThePool) {
   const Case c = Cases()[5];  // softmax
   auto module = ParseHloModule(c.text);
   ASSERT_TRUE(module.ok()) << module.status();
-  std::vector<Literal> args = RandomArgs(c.text, 7);
+  std::vector<Literal> args = RandomArguments(c.text, 7);
   std::vector<const Literal*> arg_ptrs;
   for (const Literal& a : args) arg_ptrs.push_back(&a);
   auto expected = HloEvaluator().Evaluate(**module, arg_ptrs);

@@ -23,35 +23,9 @@ namespace cpu {
 namespace {
 
 using cpu_test::CompareWithEvaluator;
-using cpu_test::RandomLiteral;
-
-DebugOptions WithThreads(int threads) {
-  DebugOptions options;
-  options.set_xla_cpu_threads(threads);
-  return options;
-}
-
-std::vector<Literal> RandomArgs(const std::string& text, uint64_t seed, double range = 4.0) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  std::vector<Literal> args;
-  if (!module.ok()) return args;
-  std::mt19937_64 rng(seed);
-  for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
-    args.push_back(RandomLiteral(p->shape(), rng, range, 100));
-  }
-  return args;
-}
-
-std::string OptimizedIr(const std::string& text, int threads) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return "";
-  auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(threads));
-  EXPECT_TRUE(executable.ok()) << executable.status();
-  if (!executable.ok()) return "";
-  return static_cast<CpuExecutable*>(executable->get())->optimized_ir();
-}
+using cpu_test::OptimizedIr;
+using cpu_test::RandomArguments;
+using cpu_test::WithThreads;
 
 // A scalar reducer computation `red` of `type` applying `op` (an HLO opcode).
 std::string Reducer(const std::string& type, const std::string& op) {
@@ -84,7 +58,7 @@ std::string ReduceModule(const std::string& type, const std::string& op, const s
 }
 
 void ExpectWithThreads(const std::string& text, uint64_t seed, double range, const ErrorSpec& tolerance) {
-  std::vector<Literal> args = RandomArgs(text, seed, range);
+  std::vector<Literal> args = RandomArguments(text, seed, range);
   for (int threads : {1, 2}) {
     SCOPED_TRACE(absl::StrCat("threads=", threads, "\n", text));
     CompareWithEvaluator(text, args, tolerance, WithThreads(threads));
@@ -222,7 +196,7 @@ TEST(CpuReduceTest, ColumnSumVectorizesAndSplitsAcrossThreads) {
 // Run with --gtest_also_run_disabled_tests.
 TEST(CpuReduceTest, DISABLED_ColumnSumTiming) {
   const std::string text = ReduceModule("f32", "add", "4096,4096", "", "0", "4096");
-  std::vector<Literal> args = RandomArgs(text, 7);
+  std::vector<Literal> args = RandomArguments(text, 7);
   auto arg = DeviceBuffer::FromLiteral(args[0]);
   ASSERT_TRUE(arg.ok()) << arg.status();
   for (int threads : {1, 2}) {

@@ -17,36 +17,12 @@ namespace xla {
 namespace cpu {
 namespace {
 
-DebugOptions WithThreads(int threads) {
-  DebugOptions options;
-  options.set_xla_cpu_threads(threads);
-  return options;
-}
-
-std::vector<Literal> RandomArgs(const std::string& text, uint64_t seed) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  std::vector<Literal> args;
-  if (!module.ok()) return args;
-  std::mt19937_64 rng(seed);
-  for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
-    args.push_back(cpu_test::RandomLiteral(p->shape(), rng, 3.0, 50));
-  }
-  return args;
-}
-
-std::string OptimizedIr(const std::string& text, int threads) {
-  auto module = ParseHloModule(text);
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return "";
-  auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(threads));
-  EXPECT_TRUE(executable.ok()) << executable.status();
-  if (!executable.ok()) return "";
-  return static_cast<CpuExecutable*>(executable->get())->optimized_ir();
-}
+using cpu_test::OptimizedIr;
+using cpu_test::RandomArguments;
+using cpu_test::WithThreads;
 
 void ExpectMatchesEvaluator(const std::string& text, const ErrorSpec& tolerance) {
-  std::vector<Literal> args = RandomArgs(text, 11);
+  std::vector<Literal> args = RandomArguments(text, 11);
   auto serial = cpu_test::RunOnCpu(text, args, WithThreads(1));
   ASSERT_TRUE(serial.ok()) << serial.status();
   for (int threads : {1, 2}) {

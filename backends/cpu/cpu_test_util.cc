@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_test_util.h"
 
+#include "backends/cpu/cpu_executable.h"
 #include "gtest/gtest.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
@@ -72,6 +73,34 @@ Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, in
     }
   });
   return lit;
+}
+
+DebugOptions WithThreads(int threads) {
+  DebugOptions options;
+  options.set_xla_cpu_threads(threads);
+  return options;
+}
+
+std::vector<Literal> RandomArguments(const std::string& text, uint64_t seed, double range, int64_t small) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  std::vector<Literal> args;
+  if (!module.ok()) return args;
+  std::mt19937_64 rng(seed);
+  for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
+    args.push_back(RandomLiteral(p->shape(), rng, range, small));
+  }
+  return args;
+}
+
+std::string OptimizedIr(const std::string& text, int threads) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return "";
+  auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(threads));
+  EXPECT_TRUE(executable.ok()) << executable.status();
+  if (!executable.ok()) return "";
+  return static_cast<cpu::CpuExecutable*>(executable->get())->optimized_ir();
 }
 
 }  // namespace cpu_test

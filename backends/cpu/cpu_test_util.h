@@ -32,6 +32,17 @@ void CompareWithEvaluator(const std::string& text, const std::vector<Literal>& a
 // `small` > 0 (for division- and shift-friendly values); pred as coin flips.
 Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, int64_t small = 0);
 
+// DebugOptions asking for `threads` CPU worker threads.
+DebugOptions WithThreads(int threads);
+
+// RandomLiteral values for every parameter of the entry of `text`.
+std::vector<Literal> RandomArguments(const std::string& text, uint64_t seed, double range = 4.0,
+                                     int64_t small = 100);
+
+// The optimized LLVM IR of `text` compiled with `threads` workers ("" and a
+// test failure if it does not compile).
+std::string OptimizedIr(const std::string& text, int threads);
+
 }  // namespace cpu_test
 }  // namespace xla
 

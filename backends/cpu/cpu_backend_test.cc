@@ -1064,6 +1064,75 @@ ENTRY e {
   }
 }
 
+// The GELU loop body at full vector width is short: tanh's exp carries no
+// range clamps or NaN selects of its own (NaN takes the polynomial branch),
+// one division per tanh, no calls. (The loop is bound by its dependency
+// chain, not by memory, so each of these costs bandwidth.)
+TEST(CpuBackendTest, GeluTanhVectorBodyIsLean) {
+  auto executable = CompileOnCpu(R"(HloModule gelu
+ENTRY e {
+  x = f32[4096] parameter(0)
+  half = f32[] constant(0.5)
+  one = f32[] constant(1)
+  c = f32[] constant(0.79788456)
+  k = f32[] constant(0.044715)
+  x2 = f32[4096] multiply(x, x)
+  x3 = f32[4096] multiply(x2, x)
+  kb = f32[4096] broadcast(k), dimensions={}
+  kx3 = f32[4096] multiply(kb, x3)
+  inner = f32[4096] add(x, kx3)
+  cb = f32[4096] broadcast(c), dimensions={}
+  sc = f32[4096] multiply(cb, inner)
+  t = f32[4096] tanh(sc)
+  ob = f32[4096] broadcast(one), dimensions={}
+  hb = f32[4096] broadcast(half), dimensions={}
+  hx = f32[4096] multiply(hb, x)
+  t1 = f32[4096] add(ob, t)
+  ROOT g = f32[4096] multiply(hx, t1)
+}
+)");
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+  std::string body;
+  for (size_t pos = ir.find("\nvector.body"); pos != std::string::npos; pos = ir.find("\nvector.body", pos + 1)) {
+    body += ir.substr(pos, ir.find("\n\n", pos + 1) - pos);
+  }
+  ASSERT_FALSE(body.empty()) << "GELU loop not vectorized:\n" << ir;
+  EXPECT_TRUE(body.find("<8 x float>") != std::string::npos || body.find("<16 x float>") != std::string::npos) << body;
+  auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t pos = body.find(what); pos != std::string::npos; pos = body.find(what, pos + 1)) ++n;
+    return n;
+  };
+  const int tanhs = count("@llvm.roundeven.");  // one exp per tanh
+  EXPECT_GE(tanhs, 1) << body;
+  EXPECT_EQ(count("fdiv "), tanhs) << body;
+  EXPECT_EQ(count("fcmp uno"), 0) << body;
+  EXPECT_EQ(count("@llvm.maxnum."), 0) << body;
+  EXPECT_EQ(count("call "), count("@llvm.")) << "a call other than an intrinsic\n" << body;
+}
+
+// A materialized 32x128 broadcast (two users) stays a loop: loops with
+// constant trip counts above 16 are not fully unrolled into thousands of
+// stores (jit.cc), which made O3 spend most of a compile in DSE.
+TEST(CpuBackendTest, LargeConstantTripLoopsAreNotFullyUnrolled) {
+  auto executable = CompileOnCpu(R"(HloModule m
+ENTRY e {
+  x = f32[32,128] parameter(0)
+  c = f32[] constant(0.5)
+  s = f32[32,128] broadcast(c), dimensions={}
+  a = f32[32,128] multiply(x, s)
+  t = f32[32,128] tanh(a)
+  ROOT r = f32[32,128] multiply(t, s)
+}
+)");
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+  int stores = 0;
+  for (size_t pos = ir.find(" store "); pos != std::string::npos; pos = ir.find(" store ", pos + 1)) ++stores;
+  EXPECT_LT(stores, 64) << ir;
+}
+
 TEST(CpuBackendTest, RegisteredAsTheDefaultBackend) {
   auto names = BackendRegistry::Names();
   EXPECT_NE(std::find(names.begin(), names.end(), "cpu"), names.end());

@@ -39,23 +39,35 @@ llvm::Value* PropagateNaN(llvm::IRBuilder<>* b, llvm::Value* x, llvm::Value* res
   return b->CreateSelect(b->CreateFCmpUNO(x, x), x, result);
 }
 
-}  // namespace
+// Estrin's scheme for a degree-5 polynomial c[0]*z^5 + ... + c[5]: three
+// independent FMAs, then two on z^2 (same operation count as Horner, about
+// half its dependency chain).
+llvm::Value* Estrin5(llvm::IRBuilder<>* b, llvm::Value* z, llvm::Value* zz, const double (&c)[6]) {
+  llvm::Value* lo = FMulAdd(b, C(z, c[4]), z, C(z, c[5]));
+  llvm::Value* mid = FMulAdd(b, C(z, c[2]), z, C(z, c[3]));
+  llvm::Value* hi = FMulAdd(b, C(z, c[0]), z, C(z, c[1]));
+  return FMulAdd(b, FMulAdd(b, hi, zz, mid), zz, lo);
+}
 
-// exp: n = round(x*log2(e)), r = x - n*ln2 (two-constant Cody-Waite, exact
-// products), e^r by Cephes' polynomial (f32, degree 7) or Pade form (f64),
-// times 2^n built as two exponent-field powers 2^(n/2) * 2^(n - n/2) so that
-// overflow gives inf and subnormal results are rounded once. x is clamped so
-// n stays in range; NaN propagates by a select.
-// Measured: f32 max 0.96 ulp, f64 max 1.64 ulp (subnormal results counted in
-// units of the subnormal spacing).
-llvm::Value* EmitFastExp(llvm::IRBuilder<>* b, llvm::Value* x) {
-  const bool f64 = IsF64(x);
+// The exp kernel for x already clamped to a finite range where
+// n = round(x*log2(e)) fits (see EmitFastExp): r = x - n*ln2 (two-constant
+// Cody-Waite, exact products), e^r by Cephes' polynomial (f32, degree 7,
+// Estrin) or Pade form (f64), times 2^n. Returns e^x + `addend` (0 or 1),
+// the addition fused into the scaling (exact product, one rounding).
+// `split_scale`: 2^n as two exponent-field powers 2^(n/2) * 2^(n - n/2), so
+// that overflow gives inf and subnormal results are rounded once; without
+// it one power (for callers whose n stays well inside the exponent range).
+// `half_x`, when given, is x/2 exactly: n is computed from it so that the
+// multiply does not wait for the doubling.
+llvm::Value* ExpOfClamped(llvm::IRBuilder<>* b, llvm::Value* xc, bool split_scale, double addend = 0.0,
+                          llvm::Value* half_x = nullptr) {
+  const bool f64 = IsF64(xc);
   llvm::Type* ity = f64 ? b->getInt64Ty() : b->getInt32Ty();
-  llvm::Value* xc = Binary(b, llvm::Intrinsic::maxnum, x, C(x, f64 ? -746.0 : -104.0));
-  xc = Binary(b, llvm::Intrinsic::minnum, xc, C(x, f64 ? 710.0 : 89.0));
-  llvm::Value* n = Unary(b, llvm::Intrinsic::roundeven, b->CreateFMul(xc, C(x, 1.4426950408889634)));
-  llvm::Value* r = FMulAdd(b, n, C(x, f64 ? -6.93145751953125E-1 : -0.693359375), xc);
-  r = FMulAdd(b, n, C(x, f64 ? -1.42860682030941723212E-6 : 2.12194440e-4), r);
+  llvm::Value* scaled = half_x != nullptr ? b->CreateFMul(half_x, C(xc, 2 * 1.4426950408889634))
+                                          : b->CreateFMul(xc, C(xc, 1.4426950408889634));
+  llvm::Value* n = Unary(b, llvm::Intrinsic::roundeven, scaled);
+  llvm::Value* r = FMulAdd(b, n, C(xc, f64 ? -6.93145751953125E-1 : -0.693359375), xc);
+  r = FMulAdd(b, n, C(xc, f64 ? -1.42860682030941723212E-6 : 2.12194440e-4), r);
   llvm::Value* er;
   if (f64) {
     llvm::Value* rr = b->CreateFMul(r, r);
@@ -64,23 +76,39 @@ llvm::Value* EmitFastExp(llvm::IRBuilder<>* b, llvm::Value* x) {
     llvm::Value* q = Horner(b, rr, {3.00198505138664455042E-6, 2.52448340349684104192E-3,
                                     2.27265548208155028766E-1, 2.00000000000000000009E0});
     er = b->CreateFDiv(px, b->CreateFSub(q, px));
-    er = FMulAdd(b, C(x, 2.0), er, C(x, 1.0));
+    er = FMulAdd(b, C(xc, 2.0), er, C(xc, 1.0));
   } else {
-    llvm::Value* p = Horner(b, r, {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
-                                   1.6666665459E-1, 5.0000001201E-1});
-    er = b->CreateFAdd(FMulAdd(b, p, b->CreateFMul(r, r), r), C(x, 1.0));
+    llvm::Value* rr = b->CreateFMul(r, r);
+    llvm::Value* p = Estrin5(b, r, rr, {1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
+                                        1.6666665459E-1, 5.0000001201E-1});
+    er = b->CreateFAdd(FMulAdd(b, p, rr, r), C(xc, 1.0));
   }
   const int mantissa_bits = f64 ? 52 : 23;
   const int bias = f64 ? 1023 : 127;
-  llvm::Value* ni = b->CreateFPToSI(n, ity);
-  llvm::Value* n1 = b->CreateAShr(ni, 1);
-  llvm::Value* n2 = b->CreateSub(ni, n1);
   auto pow2 = [&](llvm::Value* k) {
     return b->CreateBitCast(b->CreateShl(b->CreateAdd(k, llvm::ConstantInt::get(ity, bias)), mantissa_bits),
-                            x->getType());
+                            xc->getType());
   };
-  llvm::Value* result = b->CreateFMul(b->CreateFMul(er, pow2(n1)), pow2(n2));
-  return PropagateNaN(b, x, result);
+  llvm::Value* ni = b->CreateFPToSI(n, ity);
+  if (split_scale) {
+    llvm::Value* n1 = b->CreateAShr(ni, 1);
+    er = b->CreateFMul(er, pow2(n1));
+    ni = b->CreateSub(ni, n1);
+  }
+  return addend == 0.0 ? b->CreateFMul(er, pow2(ni)) : FMulAdd(b, er, pow2(ni), C(xc, addend));
+}
+
+}  // namespace
+
+// exp: x clamped so n = round(x*log2(e)) stays in range, then ExpOfClamped
+// with the split scale; NaN propagates by a select.
+// Measured: f32 max 0.96 ulp, f64 max 1.64 ulp (subnormal results counted in
+// units of the subnormal spacing).
+llvm::Value* EmitFastExp(llvm::IRBuilder<>* b, llvm::Value* x) {
+  const bool f64 = IsF64(x);
+  llvm::Value* xc = Binary(b, llvm::Intrinsic::maxnum, x, C(x, f64 ? -746.0 : -104.0));
+  xc = Binary(b, llvm::Intrinsic::minnum, xc, C(x, f64 ? 710.0 : 89.0));
+  return PropagateNaN(b, x, ExpOfClamped(b, xc, /*split_scale=*/true));
 }
 
 // log: x = m * 2^e with m in [sqrt(1/2), sqrt(2)) (subnormals scaled first),
@@ -144,7 +172,11 @@ llvm::Value* EmitFastLog(llvm::IRBuilder<>* b, llvm::Value* x) {
 // tanh: for |x| < 0.625 Cephes' odd polynomial (f32) or rational function
 // (f64) x + x^3 P(x^2)[/Q(x^2)], exact sign and -0; beyond,
 // sign(x) * (1 - 2/(e^(2|x|)+1)) with |x| clamped (to 20 / 40) where the
-// result rounds to 1 anyway, so +-inf give +-1.
+// result rounds to 1 anyway, so +-inf give +-1. The exp there needs no range
+// clamps, NaN select or split scale (its argument is in [1.25, 80], never
+// NaN: minnum(NaN, c) is c), and NaN inputs take the small branch (an
+// unordered compare), whose arithmetic propagates them: that keeps the
+// dependency chain short (GELU-style loops are bound by it, not by memory).
 // Measured: f32 max 1.27 ulp, f64 max 1.33 ulp.
 llvm::Value* EmitFastTanh(llvm::IRBuilder<>* b, llvm::Value* x) {
   const bool f64 = IsF64(x);
@@ -162,10 +194,11 @@ llvm::Value* EmitFastTanh(llvm::IRBuilder<>* b, llvm::Value* x) {
     small = FMulAdd(b, b->CreateFMul(x, z), p, x);
   }
   llvm::Value* clamped = Binary(b, llvm::Intrinsic::minnum, ax, C(x, f64 ? 40.0 : 20.0));
-  llvm::Value* e = EmitFastExp(b, b->CreateFAdd(clamped, clamped));
-  llvm::Value* large = b->CreateFSub(C(x, 1.0), b->CreateFDiv(C(x, 2.0), b->CreateFAdd(e, C(x, 1.0))));
+  llvm::Value* e_plus_1 = ExpOfClamped(b, b->CreateFAdd(clamped, clamped), /*split_scale=*/false, /*addend=*/1.0,
+                                       /*half_x=*/clamped);
+  llvm::Value* large = b->CreateFSub(C(x, 1.0), b->CreateFDiv(C(x, 2.0), e_plus_1));
   large = Binary(b, llvm::Intrinsic::copysign, large, x);
-  return PropagateNaN(b, x, b->CreateSelect(b->CreateFCmpOLT(ax, C(x, 0.625)), small, large));
+  return b->CreateSelect(b->CreateFCmpULT(ax, C(x, 0.625)), small, large);
 }
 
 // logistic(x) = 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) for x < 0

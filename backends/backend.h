@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "backends/device_buffer.h"
+#include "backends/execution_control.h"
 #include "proto/xla.pb.h"
 #include "xla/hlo/hlo_module.h"
 #include "xla/literal.h"
@@ -26,9 +27,10 @@ class Executable {
 
   // Runs the entry computation. Arguments have been checked against the
   // entry's parameter shapes by the caller. Thread-safe: many runs may
-  // proceed at once.
+  // proceed at once. With `control`, a run past its deadline (or cancelled)
+  // stops at the next loop check and returns its StopStatus().
   virtual absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
-      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) = 0;
+      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control = nullptr) = 0;
 
   const HloModule& module() const { return *module_; }
   ProgramShape program_shape() const { return module_->entry_computation()->ComputeProgramShape(); }

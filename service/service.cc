@@ -36,9 +36,10 @@ int64_t WorkingSetBytes(const HloModule& module) {
 
 // Host allocation failures inside a backend become a status, not a crash.
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> ExecuteCatchingOutOfMemory(
-    Executable& executable, absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) {
+    Executable& executable, absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
+    const ExecutionControl* control) {
   try {
-    return executable.Execute(arguments);
+    return executable.Execute(arguments, control);
   } catch (const std::bad_alloc&) {
     return ResourceExhausted("execution ran out of host memory");
   }
@@ -255,6 +256,10 @@ absl::Status Service::GetComputationShape(SessionId session, const GetComputatio
   return absl::OkStatus();
 }
 
+absl::Time Service::RunDeadline() const {
+  return limits_.max_run_seconds > 0 ? absl::Now() + absl::Seconds(limits_.max_run_seconds) : absl::InfiniteFuture();
+}
+
 absl::StatusOr<DebugOptions> Service::EffectiveDebugOptions(const DebugOptions& requested) const {
   DebugOptions options = requested;
   if (!options.xla_dump_to().empty() && !limits_.allow_request_dump_to) {
@@ -367,7 +372,10 @@ absl::Status Service::Run(SessionId session, Executable& executable, const googl
                    allocations_.Reserve(session, WorkingSetBytes(executable.module()),
                                         absl::StrCat("running '", entry->name(), "' (its values)")));
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::shared_ptr<DeviceBuffer>> run = ExecuteCatchingOutOfMemory(executable, buffers);
+  // The operator's bound on a run's time: a runaway loop must not hold a
+  // serving thread forever.
+  const ExecutionControl control(RunDeadline());
+  absl::StatusOr<std::shared_ptr<DeviceBuffer>> run = ExecuteCatchingOutOfMemory(executable, buffers, &control);
   RETURN_IF_ERROR(run.status());
   std::shared_ptr<DeviceBuffer> output = std::move(*run);
   result->mutable_profile()->set_compute_time_ns(NanosSince(start));
@@ -415,12 +423,15 @@ absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConst
   ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
                    allocations_.Reserve(session, WorkingSetBytes(*module), "ComputeConstant (its values)"));
   HloEvaluator evaluator(/*max_loop_iterations=*/1 << 24);
+  const ExecutionControl control(RunDeadline());
+  evaluator.set_should_stop([&control] { return control.ShouldStop(); });
   absl::StatusOr<Literal> evaluated;
   try {
     evaluated = evaluator.Evaluate(*module, {});
   } catch (const std::bad_alloc&) {
     evaluated = ResourceExhausted("ComputeConstant: out of host memory");
   }
+  if (control.stopped()) return control.StopStatus();
   ASSIGN_OR_RETURN(Literal literal, std::move(evaluated));
   if (arg.has_output_layout() && literal.shape().IsArray()) {
     Shape with_layout = literal.shape();

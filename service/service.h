@@ -38,6 +38,9 @@ struct ServiceLimits {
   // Whether a request may name its own xla_dump_to directory. A daemon
   // must not let remote clients write files where they like.
   bool allow_request_dump_to = true;
+  // A run taking longer than this stops with DEADLINE_EXCEEDED at its next
+  // loop check (backends/execution_control.h). 0: no limit.
+  double max_run_seconds = 0;
 };
 
 class Service {
@@ -113,6 +116,8 @@ class Service {
   // Verified module -> executable, through the cache.
   absl::StatusOr<std::shared_ptr<Executable>> CompileModule(std::unique_ptr<HloModule> module,
                                                             const ExecutionOptions& options, bool* cache_hit);
+  // When a run starting now must stop (max_run_seconds).
+  absl::Time RunDeadline() const;
   // A request's debug options with the service's limits applied.
   absl::StatusOr<DebugOptions> EffectiveDebugOptions(const DebugOptions& requested) const;
   absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(SessionId s, const ExecutionHandle& handle) const;

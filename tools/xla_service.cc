@@ -28,6 +28,8 @@ ABSL_FLAG(int64_t, max_session_bytes, int64_t{4} << 30, "Device memory quota per
 ABSL_FLAG(int64_t, cache_bytes, int64_t{256} << 20,
           "Bound of the compilation cache (least recently used executables are evicted), in bytes.");
 ABSL_FLAG(int, threads, 64, "Maximum number of threads serving requests.");
+ABSL_FLAG(double, max_run_seconds, 300,
+          "A run taking longer stops with DEADLINE_EXCEEDED at its next loop check (0: no limit).");
 ABSL_FLAG(int, xla_cpu_threads, 0,
           "Worker threads of the CPU backend per run; requests asking for more (or for the default) get this "
           "many. 0: the cores in this process's CPU affinity mask.");
@@ -89,6 +91,8 @@ int Main() {
   limits.cache_bytes = absl::GetFlag(FLAGS_cache_bytes);
   if (absl::GetFlag(FLAGS_xla_cpu_threads) < 0) return Fail("--xla_cpu_threads must be >= 0");
   limits.max_cpu_threads = absl::GetFlag(FLAGS_xla_cpu_threads);
+  if (absl::GetFlag(FLAGS_max_run_seconds) < 0) return Fail("--max_run_seconds must be >= 0");
+  limits.max_run_seconds = absl::GetFlag(FLAGS_max_run_seconds);
   limits.dump_to = absl::GetFlag(FLAGS_xla_dump_to);
   limits.allow_request_dump_to = false;
   absl::StatusOr<std::unique_ptr<Service>> created = Service::Create(absl::GetFlag(FLAGS_backend), limits);

@@ -120,8 +120,23 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
       auto* header = llvm::BasicBlock::Create(ctx, hlo.name() + ".header", fn);
       auto* body = llvm::BasicBlock::Create(ctx, hlo.name() + ".body", fn);
       auto* exit = llvm::BasicBlock::Create(ctx, hlo.name() + ".exit", fn);
+      // Every 1024th iteration asks the run's ExecutionControl whether to
+      // stop (deadline or cancel); stopping returns from the entry function.
+      llvm::IRBuilder<> entry_builder(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+      llvm::AllocaInst* trips = entry_builder.CreateAlloca(b_.getInt64Ty(), nullptr, hlo.name() + ".trips");
+      b_.CreateStore(b_.getInt64(0), trips);
       b_.CreateBr(header);
       b_.SetInsertPoint(header);
+      llvm::Value* trip = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), trips), b_.getInt64(1));
+      b_.CreateStore(trip, trips);
+      auto* ask = llvm::BasicBlock::Create(ctx, hlo.name() + ".ask", fn, body);
+      auto* cond = llvm::BasicBlock::Create(ctx, hlo.name() + ".cond", fn, body);
+      b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(trip, b_.getInt64(1023)), b_.getInt64(0)), ask, cond);
+      b_.SetInsertPoint(ask);
+      llvm::FunctionCallee should_stop = module_->getOrInsertFunction(
+          "__xla_runtime_ShouldStop", llvm::FunctionType::get(b_.getInt1Ty(), {b_.getPtrTy()}, false));
+      b_.CreateCondBr(b_.CreateCall(should_stop, {control_}), AbortBlock(), cond);
+      b_.SetInsertPoint(cond);
       RETURN_IF_ERROR(EmitComputation(*hlo.while_condition(), out, {pred}));
       b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), pred), b_.getInt8(0)), body, exit);
       b_.SetInsertPoint(body);

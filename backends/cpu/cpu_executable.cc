@@ -45,7 +45,7 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<
       device_(SharedThreadPoolDevice(threads)) {}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
-    absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) {
+    absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control) {
   const HloComputation* entry = module().entry_computation();
   if (static_cast<int64_t>(arguments.size()) != entry->num_parameters()) {
     return InvalidArgument("CPU backend: %d arguments for %d parameters", arguments.size(), entry->num_parameters());
@@ -74,7 +74,8 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   auto free_arena = [&pool, arena_size](char* p) { pool.Free(p, arena_size); };
   std::unique_ptr<char, decltype(free_arena)> arena(static_cast<char*>(pool.Allocate(arena_size)), free_arena);
   if (arena == nullptr) return ResourceExhausted("CPU backend: could not allocate a %d-byte arena", arena_size);
-  entry_(params.data(), results.data(), arena.get(), device_);
+  entry_(params.data(), results.data(), arena.get(), device_, control);
+  if (control != nullptr && control->stopped()) return control->StopStatus();
   return result;
 }
 

@@ -15,14 +15,16 @@ namespace cpu {
 
 class CpuExecutable : public Executable {
  public:
-  using EntryFunction = void (*)(void** params, void** results, char* arena, const void* device);
+  using EntryFunction = void (*)(void** params, void** results, char* arena, const void* device,
+                                 const void* control);
 
   // `threads`: the workers each run uses (the shared pool of that size).
   CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
                 int64_t arena_bytes, std::string optimized_ir, int threads);
 
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
-      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) override;
+      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
+      const ExecutionControl* control = nullptr) override;
   int64_t SizeInBytes() const override { return static_cast<int64_t>(optimized_ir_.size()) + arena_bytes_; }
 
   // The LLVM IR after optimization (for dumps and vectorization tests).

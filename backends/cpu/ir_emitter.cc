@@ -390,6 +390,16 @@ void IrEmitter::PlaceArenaLeaves(const HloComputation& computation, const std::v
   }
 }
 
+llvm::BasicBlock* IrEmitter::AbortBlock() {
+  if (abort_block_ == nullptr) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    abort_block_ = llvm::BasicBlock::Create(module_->getContext(), "stopped", fn);
+    llvm::IRBuilder<> builder(abort_block_);
+    builder.CreateRetVoid();
+  }
+  return abort_block_;
+}
+
 IrEmitter::Slot IrEmitter::NewArenaSlot(int64_t bytes) {
   Slot slot{Slot::kArena, arena_bytes_};
   arena_bytes_ += (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
@@ -571,7 +581,7 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
 absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {
   llvm::LLVMContext& ctx = module_->getContext();
   llvm::Type* ptr = b_.getPtrTy();
-  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr}, false);
+  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, ptr}, false);
   llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, name, module_);
   fn->setDoesNotThrow();
   for (int i = 0; i < 3; ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
@@ -579,6 +589,8 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
     device_ = fn->getArg(3);
     device_->setName("device");
   }
+  control_ = fn->getArg(4);
+  control_->setName("control");
   params_ = fn->getArg(0);
   results_ = fn->getArg(1);
   arena_ = fn->getArg(2);

@@ -4,7 +4,8 @@
 //
 // ABI of the emitted function:
 //
-//   void <name>(void** params, void** results, char* arena, const void* device)
+//   void <name>(void** params, void** results, char* arena, const void* device,
+//               const void* control)
 //
 //   params  - the array leaves of the entry parameters, parameter by
 //             parameter, each tuple parameter flattened depth-first; each a
@@ -17,6 +18,8 @@
 //             ranges do not overlap share bytes (buffer_assignment.h).
 //   device  - the run's Eigen::ThreadPoolDevice (null: run on this thread),
 //             passed to parallel loops and the matmul runtime.
+//   control - the run's ExecutionControl (may be null), asked by While loops
+//             whether to stop; stopping returns early (results undefined).
 //
 // An instruction is materialized when it has more than one use, is not
 // fusible (reduce, dot), feeds a tuple, or is a result leaf (then its buffer
@@ -92,6 +95,8 @@ class IrEmitter {
                                std::vector<llvm::Value*> results);
   // While, conditional and call (control_flow_emitter.cc).
   absl::Status EmitControlFlow(const HloInstruction& hlo);
+  // A block of the entry function that returns at once (a stopped run).
+  llvm::BasicBlock* AbortBlock();
   // A fresh 64-byte aligned arena slot of `bytes`.
   Slot NewArenaSlot(int64_t bytes);
   // Addresses of the array leaves of `tree`, depth-first.
@@ -125,6 +130,8 @@ class IrEmitter {
   llvm::Value* arena_ = nullptr;
   // The thread-pool argument, or null when compiled for one thread.
   llvm::Value* device_ = nullptr;
+  llvm::Value* control_ = nullptr;  // the ExecutionControl argument
+  llvm::BasicBlock* abort_block_ = nullptr;
   int threads_;
   int64_t arena_bytes_ = 0;
   std::string buffer_assignment_;

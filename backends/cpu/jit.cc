@@ -9,6 +9,7 @@
 #include "backends/cpu/runtime_math.h"
 #include "backends/cpu/runtime_matmul.h"
 #include "backends/cpu/runtime_parallel.h"
+#include "backends/execution_control.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -62,6 +63,7 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   add("__xla_cpu_runtime_MatMulF32", &__xla_cpu_runtime_MatMulF32);
   add("__xla_cpu_runtime_MatMulF64", &__xla_cpu_runtime_MatMulF64);
   add("__xla_cpu_runtime_ParallelFor", &__xla_cpu_runtime_ParallelFor);
+  add("__xla_runtime_ShouldStop", &__xla_runtime_ShouldStop);
   add("__xla_cpu_runtime_PowS64", &__xla_cpu_runtime_PowS64);
   add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);
   for (const RuntimeSymbol& s : ComplexRuntimeSymbols()) add(s.name, s.address);

@@ -6,7 +6,7 @@
 namespace xla {
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> InterpreterExecutable::Execute(
-    absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) {
+    absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control) {
   std::vector<Literal> literals;
   literals.reserve(arguments.size());
   for (const auto& arg : arguments) literals.push_back(arg->ToLiteral());
@@ -15,8 +15,11 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> InterpreterExecutable::Execute(
   // A fresh evaluator per run keeps concurrent runs independent. The loop
   // bound turns a runaway While into an error instead of a hung service.
   HloEvaluator evaluator(/*max_loop_iterations=*/int64_t{1} << 24);
-  ASSIGN_OR_RETURN(Literal result, evaluator.Evaluate(module(), ptrs));
-  return DeviceBuffer::FromLiteral(result);
+  if (control != nullptr) evaluator.set_should_stop([control] { return control->ShouldStop(); });
+  absl::StatusOr<Literal> result = evaluator.Evaluate(module(), ptrs);
+  if (control != nullptr && control->stopped()) return control->StopStatus();
+  if (!result.ok()) return result.status();
+  return DeviceBuffer::FromLiteral(*result);
 }
 
 absl::StatusOr<std::unique_ptr<Executable>> InterpreterCompiler::Compile(std::unique_ptr<HloModule> module,

@@ -16,7 +16,8 @@ class InterpreterExecutable : public Executable {
   // The interpreter keeps the module; its proto size is the executable's size.
   int64_t SizeInBytes() const override { return module().ToProto().ByteSizeLong(); }
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
-      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments) override;
+      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
+      const ExecutionControl* control = nullptr) override;
 };
 
 class InterpreterCompiler : public Compiler {

@@ -1,5 +1,6 @@
 // Tests against a real xla_service daemon started as a separate process on
 // 127.0.0.1, driven by GrpcClient, raw gRPC calls, and the Python client.
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -419,6 +420,35 @@ TEST(DaemonLimitsTest, SessionQuotaIsResourceExhaustedAndTheSessionStaysUsable) 
   Broadcast(ConstantR0<float>(&b, 1), {1 << 19});
   auto result = client->ExecuteAndTransfer(b.Build().value(), {});
   EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted) << result.status();
+  EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));
+}
+
+TEST(DaemonLimitsTest, RunawayLoopsStopAtTheRunDeadlineAndTheDaemonKeepsServing) {
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=1"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  // A While whose condition is always true, on the default (CPU) backend.
+  auto forever = client->CompileHloText(R"(HloModule forever
+cond {
+  p = s64[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s64[] parameter(0)
+  one = s64[] constant(1)
+  ROOT n = s64[] add(p, one)
+}
+ENTRY e {
+  z = s64[] constant(0)
+  ROOT w = s64[] while(z), condition=cond, body=body
+}
+)");
+  ASSERT_TRUE(forever.ok()) << forever.status();
+  auto start = std::chrono::steady_clock::now();
+  auto run = client->Execute(*forever, {});
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kDeadlineExceeded) << run.status();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  auto small = client->TransferToServer(Iota(1000, 1));
+  ASSERT_TRUE(small.ok()) << small.status();
   EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));
 }
 

@@ -424,6 +424,9 @@ absl::StatusOr<Literal> HloEvaluator::EvaluateWhile(const HloInstruction& instru
       return ResourceExhausted("HloEvaluator: %s: loop exceeded the limit of %d iterations",
                                InstrLabel(instruction), max_loop_iterations_);
     }
+    if (should_stop_ && should_stop_()) {
+      return absl::AbortedError(absl::StrCat("HloEvaluator: ", InstrLabel(instruction), ": stopped by the caller"));
+    }
     ASSIGN_OR_RETURN(state, EvaluateRowMajor(body, absl::MakeConstSpan(&arg, 1)));
     ++iterations;
   }

@@ -6,6 +6,7 @@
 #define XLA_EVALUATOR_HLO_EVALUATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -22,6 +23,8 @@ class HloEvaluator {
   // `max_loop_iterations` bounds every While (negative: unbounded), so a
   // runaway loop becomes an error instead of a hang.
   explicit HloEvaluator(int64_t max_loop_iterations = -1) : max_loop_iterations_(max_loop_iterations) {}
+  // Asked before every While iteration; true ends the evaluation (ABORTED).
+  void set_should_stop(std::function<bool()> should_stop) { should_stop_ = std::move(should_stop); }
 
   // Runs the entry computation. Arguments must match the parameter shapes
   // (layouts may differ); the result is in the root's layout.
@@ -53,6 +56,7 @@ class HloEvaluator {
   absl::StatusOr<const Plan*> GetPlan(const HloComputation& computation);
 
   int64_t max_loop_iterations_;
+  std::function<bool()> should_stop_;
   absl::flat_hash_map<const HloComputation*, std::shared_ptr<const Plan>> plans_;
   // Nesting of called computations; bounded so a cyclic hand-built module
   // gives an error instead of a stack overflow.

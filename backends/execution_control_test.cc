@@ -1,0 +1,91 @@
+// ExecutionControl stops runaway loops on both backends: a run past its
+// deadline returns DEADLINE_EXCEEDED, a cancelled one CANCELLED, and a run
+// that finishes in time is unaffected.
+#include "backends/execution_control.h"
+
+#include <chrono>
+
+#include "backends/backend.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/hlo_parser.h"
+
+namespace xla {
+namespace {
+
+// Counts forever unless `limit` is reached (limit < 0: never).
+constexpr char kLoop[] = R"(HloModule loop
+cond {
+  p = (s64[], s64[]) parameter(0)
+  i = s64[] get-tuple-element(p), index=0
+  n = s64[] get-tuple-element(p), index=1
+  zero = s64[] constant(0)
+  unbounded = pred[] compare(n, zero), direction=LT
+  below = pred[] compare(i, n), direction=LT
+  ROOT c = pred[] or(unbounded, below)
+}
+body {
+  p = (s64[], s64[]) parameter(0)
+  i = s64[] get-tuple-element(p), index=0
+  n = s64[] get-tuple-element(p), index=1
+  one = s64[] constant(1)
+  i1 = s64[] add(i, one)
+  ROOT t = (s64[], s64[]) tuple(i1, n)
+}
+ENTRY e {
+  limit = s64[] parameter(0)
+  zero = s64[] constant(0)
+  t = (s64[], s64[]) tuple(zero, limit)
+  w = (s64[], s64[]) while(t), condition=cond, body=body
+  ROOT r = s64[] get-tuple-element(w), index=0
+}
+)";
+
+class ExecutionControlTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  absl::StatusOr<std::shared_ptr<DeviceBuffer>> Run(int64_t limit, const ExecutionControl* control) {
+    auto backend = BackendRegistry::Create(GetParam());
+    if (!backend.ok()) return backend.status();
+    auto module = ParseHloModule(kLoop);
+    if (!module.ok()) return module.status();
+    auto executable = (*backend)->compiler()->Compile(std::move(*module), DebugOptions());
+    if (!executable.ok()) return executable.status();
+    auto arg = DeviceBuffer::FromLiteral(Literal::CreateR0<int64_t>(limit));
+    if (!arg.ok()) return arg.status();
+    std::vector<std::shared_ptr<const DeviceBuffer>> args = {*arg};
+    return (*executable)->Execute(args, control);
+  }
+};
+
+TEST_P(ExecutionControlTest, RunawayLoopStopsAtTheDeadline) {
+  const ExecutionControl control(absl::Now() + absl::Milliseconds(200));
+  const auto start = std::chrono::steady_clock::now();
+  auto result = Run(-1, &control);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
+  EXPECT_TRUE(control.stopped());
+  // Generous: the point is that it ends at all.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+}
+
+TEST_P(ExecutionControlTest, CancelledRunStops) {
+  ExecutionControl control;
+  control.Cancel();
+  auto result = Run(-1, &control);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+}
+
+TEST_P(ExecutionControlTest, RunsThatFinishInTimeAreUnaffected) {
+  const ExecutionControl control(absl::Now() + absl::Hours(1));
+  auto result = Run(5000, &control);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ((*result)->ToLiteral().data<int64_t>()[0], 5000);
+  EXPECT_FALSE(control.stopped());
+  auto uncontrolled = Run(3, nullptr);
+  ASSERT_TRUE(uncontrolled.ok()) << uncontrolled.status();
+  EXPECT_EQ((*uncontrolled)->ToLiteral().data<int64_t>()[0], 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ExecutionControlTest, ::testing::Values("cpu", "interpreter"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace xla

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/alias_analysis.h"
 #include "backends/cpu/complex_ir_emitter.h"
 #include "backends/cpu/polynomial_math.h"
 #include "llvm/ADT/APFloat.h"
@@ -128,7 +129,8 @@ llvm::Value* ElementalIrEmitter::LinearIndex(const Shape& shape, const IrIndex& 
 llvm::Value* ElementalIrEmitter::LoadElement(llvm::Value* base, const Shape& shape, const IrIndex& index) {
   llvm::Type* storage = IrStorageType(shape.element_type(), b_->getContext());
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, {LinearIndex(shape, index)});
-  llvm::Value* v = b_->CreateLoad(storage, ptr);
+  llvm::LoadInst* v = b_->CreateLoad(storage, ptr);
+  TagBufferAccess(v, base);
   switch (shape.element_type()) {
     case PRED: return b_->CreateICmpNE(v, b_->getInt8(0));
     case F16: return b_->CreateFPExt(v, b_->getFloatTy());
@@ -147,7 +149,7 @@ void ElementalIrEmitter::StoreElement(llvm::Value* value, llvm::Value* base, con
     value = b_->CreateTrunc(b_->CreateLShr(b_->CreateBitCast(value, b_->getInt32Ty()), 16), storage);
   }
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, {LinearIndex(shape, index)});
-  b_->CreateStore(value, ptr);
+  TagBufferAccess(b_->CreateStore(value, ptr), base);
 }
 
 llvm::Value* ElementalIrEmitter::EmitLiteralElement(const Literal& literal, int64_t linear) {

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/alias_analysis.h"
 #include "backends/cpu/buffer_assignment.h"
 #include "backends/cpu/parallel_loop_emitter.h"
 #include "backends/cpu/reduction_emitter.h"
@@ -383,7 +384,7 @@ void IrEmitter::PlaceArenaLeaves(const HloComputation& computation, const std::v
                   " bytes\n");
   for (size_t i = 0; i < arena_leaves.size(); ++i) {
     ValueTree* leaf = arena_leaves[i];
-    leaf->slot = {Slot::kArena, base + layout.offsets[i]};
+    leaf->slot = {Slot::kArena, base + layout.offsets[i], intervals[i].bytes};
     absl::StrAppend(&buffer_assignment_, "  ", leaf->producer != nullptr ? leaf->producer->name() : "?", " ",
                     leaf->shape.ToString(true), " ", intervals[i].bytes, " bytes at ", leaf->slot.index,
                     ", live [", intervals[i].start, ", ", intervals[i].end, "]\n");
@@ -401,8 +402,9 @@ llvm::BasicBlock* IrEmitter::AbortBlock() {
 }
 
 IrEmitter::Slot IrEmitter::NewArenaSlot(int64_t bytes) {
-  Slot slot{Slot::kArena, arena_bytes_};
-  arena_bytes_ += (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  const int64_t reserved = (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  Slot slot{Slot::kArena, arena_bytes_, reserved};
+  arena_bytes_ += reserved;
   return slot;
 }
 
@@ -437,8 +439,11 @@ llvm::Value* IrEmitter::SlotAddress(const Slot& slot, const HloInstruction* hlo)
       return param_leaves_.at(slot.index);
     case Slot::kResult:
       return result_leaves_.at(slot.index);
-    case Slot::kArena:
-      return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), arena_, slot.index, hlo ? hlo->name() : "");
+    case Slot::kArena: {
+      llvm::Value* address = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), arena_, slot.index, hlo ? hlo->name() : "");
+      MarkBufferRegion(address, BufferRegion::Arena(slot.index, slot.index + slot.bytes));
+      return address;
+    }
     case Slot::kGlobal: {
       const Literal& literal = hlo->literal();
       llvm::Type* elem = IrStorageType(literal.element_type(), module_->getContext());
@@ -604,12 +609,15 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
   std::vector<llvm::Value*> params, results;
   for (size_t i = 0; i < param_shapes.size(); ++i) {
     params.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params_, i), absl::StrCat("param", i)));
+    MarkBufferRegion(params.back(), BufferRegion::Param(i));
   }
   for (size_t i = 0; i < result_shapes.size(); ++i) {
     results.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, results_, i), absl::StrCat("result", i)));
+    MarkBufferRegion(results.back(), BufferRegion::Result(i));
   }
   RETURN_IF_ERROR(EmitComputation(computation, std::move(params), std::move(results)));
   b_.CreateRetVoid();
+  AttachAliasScopes(*module_);
   return absl::OkStatus();
 }
 

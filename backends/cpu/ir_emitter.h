@@ -64,6 +64,7 @@ class IrEmitter {
     enum Kind { kNone, kParam, kResult, kArena, kGlobal };
     Kind kind = kNone;
     int64_t index = 0;  // param/result leaf number or arena offset
+    int64_t bytes = 0;  // arena: bytes the slot spans (0: unknown)
   };
   // The slots of a value: one for an array, a tree for a tuple.
   struct ValueTree {

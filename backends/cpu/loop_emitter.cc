@@ -2,11 +2,49 @@
 
 #include "absl/strings/str_cat.h"
 #include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Metadata.h"
 #include "xla/status_macros.h"
 
 namespace xla {
 namespace cpu {
+
+namespace {
+
+// Loops emitted so far on this thread: a loop whose body emitted none is
+// innermost.
+thread_local int64_t loops_emitted = 0;
+
+// Rough latency-bound work of one iteration: the value-computing
+// instructions (memory, address and control instructions excluded).
+int64_t BodyCost(const llvm::BasicBlock& first, const llvm::BasicBlock* skip) {
+  int64_t cost = 0;
+  for (auto it = first.getIterator(), end = first.getParent()->end(); it != end; ++it) {
+    if (&*it == skip) continue;
+    for (const llvm::Instruction& inst : *it) {
+      if (llvm::isa<llvm::BinaryOperator, llvm::UnaryOperator, llvm::CastInst, llvm::CmpInst, llvm::SelectInst,
+                    llvm::IntrinsicInst>(inst)) {
+        ++cost;
+      }
+    }
+  }
+  return cost;
+}
+
+// Interleave count for an innermost loop of `cost` per iteration: loops
+// this long (e.g. a fused tanh polynomial) are bound by one iteration's
+// dependency chain, so running 2-4 independent vector iterations at once
+// keeps the FP units busy; cheaper ones are left to LLVM's cost model.
+int InterleaveCount(int64_t cost) {
+  if (cost >= kLongLoopBodyCost * 2) return 4;
+  if (cost >= kLongLoopBodyCost) return 2;
+  return 0;
+}
+
+}  // namespace
 
 absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body) {
@@ -29,11 +67,22 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
   b->CreateCondBr(b->CreateICmpSLT(iv, end), body_bb, exit);
 
   b->SetInsertPoint(body_bb);
+  const int64_t loops_before = loops_emitted++;
   RETURN_IF_ERROR(body(iv));
   // The body may have created blocks; the latch is wherever it ended.
   llvm::Value* next = b->CreateAdd(iv, b->getInt64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
   iv->addIncoming(next, b->GetInsertBlock());
-  b->CreateBr(header);
+  llvm::BranchInst* latch = b->CreateBr(header);
+  if (loops_emitted == loops_before + 1) {
+    // Blocks the body created follow `exit` (they are appended to fn).
+    if (const int count = InterleaveCount(BodyCost(*body_bb, exit)); count > 0) {
+      llvm::Metadata* hint[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
+                                llvm::ConstantAsMetadata::get(b->getInt32(count))};
+      llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx, {nullptr, llvm::MDNode::get(ctx, hint)});
+      loop_id->replaceOperandWith(0, loop_id);
+      latch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+    }
+  }
 
   b->SetInsertPoint(exit);
   return absl::OkStatus();

@@ -18,8 +18,15 @@ namespace cpu {
 // One i64 value per dimension of a shape, in dimension-number order.
 using IrIndex = std::vector<llvm::Value*>;
 
+// Value-computing instructions per iteration from which an innermost loop is
+// latency-bound enough to get an llvm.loop.interleave.count hint (2, or 4
+// from twice this); cheaper loops get no hint.
+constexpr int64_t kLongLoopBodyCost = 40;
+
 // Emits `for (i = 0; i < trip_count; ++i) body(i)` at the builder's insertion
 // point (i is i64); afterwards the builder is positioned after the loop.
+// Innermost loops whose body is long (kLongLoopBodyCost) carry an interleave
+// hint.
 absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body);
 // The same for `for (i = begin; i < end; ++i)` with i64 bounds.

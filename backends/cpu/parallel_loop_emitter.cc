@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "backends/cpu/alias_analysis.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
@@ -46,6 +47,7 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
       if (inserted) {
         llvm::Value* slot = entry_builder.CreateConstInBoundsGEP1_64(ptr, captured_array, captured.size());
         it->second = entry_builder.CreateLoad(ptr, slot, v->getName() + ".captured");
+        CopyBufferRegion(v, it->second);  // the same buffer: the same alias scope
         captured.push_back(v);
       }
       return it->second;

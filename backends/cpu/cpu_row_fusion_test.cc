@@ -2,6 +2,9 @@
 // run in one loop over it when each reads only the same row of the others.
 // Results must equal the evaluator's (and be identical across thread
 // counts); the IR shows which groups formed.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -148,6 +151,87 @@ ENTRY e {
   // around 1e-5 where x + v cancels.
   ExpectMatchesEvaluator(text, ErrorSpec{1e-4, 1e-4});
   EXPECT_EQ(OptimizedIr(text, 2).find("rows.v.y"), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, ValuesOnlyTheirGroupReadsGetOneRowOfStackNotABuffer) {
+  // ex is read only by s and r (same group): it needs no 4 MiB buffer.
+  // m and s are read only in the group too; the result r is a buffer.
+  const std::string text = absl::StrCat(
+      "HloModule sm\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n",
+      "mx {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\n", R"(ENTRY e {
+  x = f32[1024,1024] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[1024] reduce(x, ninf), dimensions={1}, to_apply=mx
+  mb = f32[1024,1024] broadcast(m), dimensions={0}
+  d = f32[1024,1024] subtract(x, mb)
+  ex = f32[1024,1024] exponential(d)
+  z = f32[] constant(0)
+  s = f32[1024] reduce(ex, z), dimensions={1}, to_apply=add
+  sb = f32[1024,1024] broadcast(s), dimensions={0}
+  ROOT r = f32[1024,1024] divide(ex, sb)
+})");
+  const std::string dir = ::testing::TempDir() + "/row_scratch";
+  std::filesystem::remove_all(dir);
+  DebugOptions options = WithThreads(2);
+  options.set_xla_dump_to(dir);
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::ifstream in(dir + "/sm.buffer-assignment.txt");
+  const std::string assignment((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(assignment.find("arena bytes: 0\n"), std::string::npos) << assignment;
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});
+}
+
+TEST(CpuRowFusionTest, GroupsInsideAndAroundAWhileLoop) {
+  // Groups in the entry before and after a While whose body has groups of
+  // its own (each computation's groups are its own).
+  const std::string text = R"(HloModule nested
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+body {
+  p = (s32[], f32[64,300]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[64,300] get-tuple-element(p), index=1
+  z = f32[] constant(0)
+  rs = f32[64] reduce(v, z), dimensions={1}, to_apply=sum
+  rb = f32[64,300] broadcast(rs), dimensions={0}
+  e = f32[64,300] tanh(v)
+  e2 = f32[64,300] add(e, e)
+  n = f32[64,300] subtract(e2, rb)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[64,300]) tuple(i1, n)
+}
+cond {
+  p = (s32[], f32[64,300]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  x = f32[64,300] parameter(0)
+  y = f32[300] parameter(1)
+  a = f32[64,300] negate(x)
+  a2 = f32[64,300] multiply(a, a)
+  z = f32[] constant(0)
+  rsum = f32[64] reduce(a2, z), dimensions={1}, to_apply=sum
+  rb = f32[64,300] broadcast(rsum), dimensions={0}
+  c = f32[64,300] divide(a2, rb)
+  zero = s32[] constant(0)
+  init = (s32[], f32[64,300]) tuple(zero, c)
+  loop = (s32[], f32[64,300]) while(init), condition=cond, body=body
+  final = f32[64,300] get-tuple-element(loop), index=1
+  f2 = f32[64,300] multiply(final, final)
+  fs = f32[64] reduce(f2, z), dimensions={1}, to_apply=sum
+  yb = f32[64,300] broadcast(y), dimensions={1}
+  ROOT r = (f32[64,300], f32[64], f32[64,300]) tuple(f2, fs, yb)
+})";
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-4, 1e-4});
 }
 
 }  // namespace

@@ -493,7 +493,10 @@ llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType t
 }
 
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitElement(const HloInstruction* hlo, const IrIndex& index) {
-  if (llvm::Value* buffer = buffers_(hlo)) return LoadElement(buffer, hlo->shape(), index);
+  if (llvm::Value* buffer = buffers_(hlo)) {
+    auto row = row_buffer_shapes_.find(hlo);
+    return LoadElement(buffer, row != row_buffer_shapes_.end() ? row->second : hlo->shape(), index);
+  }
   return GenerateElement(hlo, index);
 }
 

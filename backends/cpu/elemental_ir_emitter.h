@@ -47,6 +47,10 @@ class ElementalIrEmitter {
   ElementalIrEmitter(llvm::IRBuilder<>* b, llvm::Module* module, BufferLookup buffers)
       : b_(b), module_(module), buffers_(std::move(buffers)) {}
 
+  // `hlo`'s buffer holds only the current row: it is indexed as `row_shape`
+  // (its shape with the row dimension of size 1).
+  void SetRowBuffer(const HloInstruction* hlo, const Shape& row_shape) { row_buffer_shapes_[hlo] = row_shape; }
+
   // The element of `hlo` at `index`: a load if it is in a buffer, else
   // generated from its operands.
   absl::StatusOr<llvm::Value*> EmitElement(const HloInstruction* hlo, const IrIndex& index);
@@ -121,6 +125,8 @@ class ElementalIrEmitter {
   llvm::IRBuilder<>* b_;
   llvm::Module* module_;
   BufferLookup buffers_;
+  // Buffers holding one row of their instruction (row_fusion.h scratch).
+  absl::flat_hash_map<const HloInstruction*, Shape> row_buffer_shapes_;
 };
 
 }  // namespace cpu

@@ -246,8 +246,8 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
     tree->slot = {Slot::kArena, 0};
     arena_leaves.push_back(tree);
   }
-  FindComputationRowGroups(order);
-  PlaceArenaLeaves(computation, order, arena_leaves);
+  const size_t first_group = FindComputationRowGroups(order);
+  PlaceArenaLeaves(computation, order, arena_leaves, first_group);
   return absl::OkStatus();
 }
 
@@ -258,7 +258,8 @@ bool IrEmitter::IsLoopEmitted(const HloInstruction& hlo) const {
          !ShapeUtil::HasZeroElements(hlo.shape());
 }
 
-void IrEmitter::FindComputationRowGroups(const std::vector<HloInstruction*>& order) {
+size_t IrEmitter::FindComputationRowGroups(const std::vector<HloInstruction*>& order) {
+  const size_t first_group = row_groups_.size();
   std::vector<const HloInstruction*> emitted;
   for (const HloInstruction* h : order) {
     if (!trees_.contains(h)) continue;
@@ -274,6 +275,40 @@ void IrEmitter::FindComputationRowGroups(const std::vector<HloInstruction*>& ord
   for (RowGroup& group : groups) {
     for (const HloInstruction* m : group.members) row_group_of_[m] = row_groups_.size();
     row_groups_.push_back(std::move(group));
+  }
+  FindRowScratchMembers(emitted, first_group);
+  return first_group;
+}
+
+void IrEmitter::FindRowScratchMembers(const std::vector<const HloInstruction*>& emitted, size_t first_group) {
+  // Members read outside their group (by other emitted instructions, through
+  // fused operands, or as part of the result) need their whole buffer.
+  absl::flat_hash_set<const HloInstruction*> read_outside;
+  std::function<void(const HloInstruction*, int64_t)> read = [&](const HloInstruction* o, int64_t group) {
+    auto m = materialize_.find(o);
+    // Through fused operands and tuple plumbing to the buffers read.
+    if ((m != materialize_.end() && !m->second) || IsPlumbing(*o)) {
+      for (const HloInstruction* oo : o->operands()) read(oo, group);
+      return;
+    }
+    auto g = row_group_of_.find(o);
+    if (g != row_group_of_.end() && static_cast<int64_t>(g->second) != group) read_outside.insert(o);
+  };
+  for (const HloInstruction* h : emitted) {
+    auto g = row_group_of_.find(h);
+    const int64_t group = g != row_group_of_.end() ? static_cast<int64_t>(g->second) : -1;
+    for (const HloInstruction* o : h->operands()) read(o, group);
+  }
+  if (!emitted.empty()) read(emitted.front()->parent()->root_instruction(), -1);
+  for (const auto& [m, group] : row_group_of_) {
+    if (group < first_group) continue;  // an enclosing computation's
+    const ValueTree& tree = *trees_.at(m);
+    const int64_t row_bytes = ShapeUtil::ByteSizeOfElements(m->shape()) / row_groups_[group].rows;
+    // Only arena values (never results, which the root reads) with small
+    // rows: one row lives on the stack of the loop that computes it.
+    if (tree.slot.kind == Slot::kArena && !read_outside.contains(m) && row_bytes <= kMaxRowScratchBytes) {
+      row_scratch_.insert(m);
+    }
   }
 }
 
@@ -295,14 +330,36 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
   return EmitParallelRange(
       &b_, device_, group.rows, name, cost, total_work,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
-        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        // Scratch rows: a stack array per member, in the function that runs
+        // the rows (so each worker has its own).
+        absl::flat_hash_map<const HloInstruction*, llvm::Value*> scratch;
+        absl::flat_hash_map<const HloInstruction*, Shape> row_shapes;
+        llvm::Function* fn = b_.GetInsertBlock()->getParent();
+        llvm::IRBuilder<> entry_builder(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+        for (const HloInstruction* m : group.members) {
+          if (!row_scratch_.contains(m)) continue;
+          Shape row_shape = m->shape();
+          (*row_shape.mutable_dimensions())[RowDimension(row_shape)] = 1;
+          llvm::AllocaInst* alloca = entry_builder.CreateAlloca(
+              IrStorageType(m->shape().element_type(), module_->getContext()),
+              b_.getInt64(std::max<int64_t>(ShapeUtil::ElementsIn(row_shape), 1)), m->name() + ".row");
+          alloca->setAlignment(llvm::Align(kAlignment));
+          scratch[m] = alloca;
+          row_shapes[m] = row_shape;
+        }
+        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
+          auto it = scratch.find(h);
+          return it != scratch.end() ? it->second : remap(BufferOf(h));
+        });
+        for (const auto& [m, row_shape] : row_shapes) local.SetRowBuffer(m, row_shape);
         return EmitForLoop(&b_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
           for (const HloInstruction* m : group.members) {
-            const Shape& shape = m->shape();
-            const int64_t row_dim = RowDimension(shape);
+            const bool in_scratch = scratch.contains(m);
+            const Shape& shape = in_scratch ? row_shapes.at(m) : m->shape();
+            const int64_t row_dim = RowDimension(m->shape());
             const auto& minor_to_major = shape.layout().minor_to_major();
             const std::vector<int64_t> inner(minor_to_major.begin(), minor_to_major.end() - 1);
-            llvm::Value* out = remap(addresses_.at(m));
+            llvm::Value* out = in_scratch ? scratch.at(m) : remap(addresses_.at(m));
             RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, m->name(),
                                          [&](const IrIndex& inner_index) -> absl::Status {
                                            IrIndex index = inner_index;
@@ -318,7 +375,17 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
 }
 
 void IrEmitter::PlaceArenaLeaves(const HloComputation& computation, const std::vector<HloInstruction*>& order,
-                                 const std::vector<ValueTree*>& arena_leaves) {
+                                 std::vector<ValueTree*> arena_leaves, size_t first_group) {
+  // Row-scratch members live on the stack of their group's loop.
+  arena_leaves.erase(std::remove_if(arena_leaves.begin(), arena_leaves.end(),
+                                    [&](ValueTree* leaf) {
+                                      if (leaf->producer == nullptr || !row_scratch_.contains(leaf->producer)) {
+                                        return false;
+                                      }
+                                      leaf->slot = {};
+                                      return true;
+                                    }),
+                     arena_leaves.end());
   // Steps: instructions in emission order; the result copies come last.
   absl::flat_hash_map<const HloInstruction*, int64_t> step;
   for (size_t i = 0; i < order.size(); ++i) step[order[i]] = static_cast<int64_t>(i);
@@ -326,7 +393,8 @@ void IrEmitter::PlaceArenaLeaves(const HloComputation& computation, const std::v
   // A row group's members interleave: each is defined when the group starts
   // and reads until it ends.
   absl::flat_hash_map<const HloInstruction*, int64_t> def_step, read_step;
-  for (const RowGroup& group : row_groups_) {
+  for (size_t g = first_group; g < row_groups_.size(); ++g) {
+    const RowGroup& group = row_groups_[g];
     for (const HloInstruction* m : group.members) {
       def_step[m] = step.at(group.members.front());
       read_step[m] = step.at(group.members.back());
@@ -638,6 +706,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
     materialize_.erase(h);
     addresses_.erase(h);
     row_group_of_.erase(h);
+    row_scratch_.erase(h);
   }
   ResultCopies result_copies;
   RETURN_IF_ERROR(AssignSlots(computation, &result_copies));

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "backends/cpu/elemental_ir_emitter.h"
 #include "backends/cpu/row_fusion.h"
@@ -87,7 +88,11 @@ class IrEmitter {
   // buffers whose live ranges do not overlap share space
   // (buffer_assignment.h). Placed above everything assigned so far.
   void PlaceArenaLeaves(const HloComputation& computation, const std::vector<HloInstruction*>& order,
-                        const std::vector<ValueTree*>& arena_leaves);
+                        std::vector<ValueTree*> arena_leaves, size_t first_group);
+  // Group members only their own group reads, with rows of at most
+  // kMaxRowScratchBytes: they get one row of stack instead of a buffer.
+  void FindRowScratchMembers(const std::vector<const HloInstruction*>& emitted, size_t first_group);
+  static constexpr int64_t kMaxRowScratchBytes = 64 * 1024;
   // Emits `computation` at the insertion point, its parameter leaves (depth-
   // first) read from `params` and its result leaves written to `results`
   // (control_flow_emitter.cc uses this for while/conditional/call bodies;
@@ -109,7 +114,9 @@ class IrEmitter {
   // Whether EmitInstruction emits `hlo` as a plain loop nest over its shape.
   bool IsLoopEmitted(const HloInstruction& hlo) const;
   // Row groups (row_fusion.h) of a computation's instructions, in `order`.
-  void FindComputationRowGroups(const std::vector<HloInstruction*>& order);
+  // Returns the index of its first group in row_groups_ (the groups of
+  // enclosing computations come before).
+  size_t FindComputationRowGroups(const std::vector<HloInstruction*>& order);
   // One loop over the group's rows computing every member's row in turn.
   absl::Status EmitRowGroup(const RowGroup& group);
   // Dot of rank-2 (optionally batched) f32/f64 row-major operands through
@@ -144,6 +151,7 @@ class IrEmitter {
   // Row groups found so far and the group of each member.
   std::vector<RowGroup> row_groups_;
   absl::flat_hash_map<const HloInstruction*, size_t> row_group_of_;
+  absl::flat_hash_set<const HloInstruction*> row_scratch_;
   // Base pointers computed in the entry block, per array instruction.
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> addresses_;
 };

@@ -29,6 +29,8 @@ namespace cpu {
 namespace {
 
 using cpu_test::CpuBackendOrDie;
+using cpu_test::RandomLiteral;
+using cpu_test::UlpError;
 
 // --- Tolerances, all in one place ---------------------------------------------
 // Integers and pred always compare exactly (literal_comparison::Near does).
@@ -92,37 +94,6 @@ const std::vector<std::string> kIntTypes = {"s8", "s16", "s32", "s64", "u8", "u1
 const std::vector<std::string> kFloatTypes = {"f32", "f64", "f16", "bf16"};
 // Shapes exercised by elementwise tests (dimensions only).
 const std::vector<std::string> kShapes = {"[]", "[0]", "[17]", "[3,33]", "[2,0,5]", "[4,5,7]"};
-
-// Random values: floats in [-lo, hi]; integers as random bits, or in
-// [-small, small] when `small` > 0 (for division/shift-friendly values).
-Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, int64_t small) {
-  if (shape.IsTuple()) {
-    std::vector<Literal> elements;
-    for (const Shape& s : shape.tuple_shapes()) elements.push_back(RandomLiteral(s, rng, range, small));
-    return Literal::MakeTuple(std::move(elements));
-  }
-  Literal lit(shape);
-  primitive_util::ArrayTypeSwitch(shape.element_type(), [&](auto tag) {
-    using T = decltype(tag);
-    auto data = lit.data<T>();
-    for (auto& v : data) {
-      if constexpr (std::is_same_v<T, bool>) {
-        v = rng() & 1;
-      } else if constexpr (std::is_integral_v<T>) {
-        if (small > 0) {
-          v = static_cast<T>(static_cast<int64_t>(rng() % (2 * small + 1)) - small);
-        } else {
-          v = static_cast<T>(rng());
-        }
-      } else if constexpr (std::is_floating_point_v<T>) {
-        v = static_cast<T>(std::uniform_real_distribution<double>(-range, range)(rng));
-      } else if constexpr (primitive_util::is_float_v<T>) {  // f16, bf16
-        v = static_cast<T>(static_cast<float>(std::uniform_real_distribution<double>(-range, range)(rng)));
-      }
-    }
-  });
-  return lit;
-}
 
 struct RunOptions {
   ErrorSpec tol = kElementwiseTol;
@@ -211,18 +182,6 @@ TEST(CpuBackendTest, TranscendentalSpecialValues) {
 
 // Max ulp error of the polynomial transcendentals against long double libm,
 // over wide ranges (asserts kUlpBounds, prints the measured figures).
-template <typename T>
-double UlpError(T actual, long double reference) {
-  const T ref = static_cast<T>(reference);
-  if (std::isnan(ref) || std::isinf(ref) || std::isnan(actual) || std::isinf(actual)) {
-    if (std::isnan(ref) && std::isnan(actual)) return 0;
-    return actual == ref ? 0 : std::numeric_limits<double>::infinity();
-  }
-  const T mag = std::fabs(ref);
-  T spacing = std::nextafter(mag, std::numeric_limits<T>::infinity()) - mag;
-  if (std::isinf(spacing)) spacing = mag - std::nextafter(mag, T(0));
-  return static_cast<double>(std::fabs(static_cast<long double>(actual) - reference) / spacing);
-}
 
 long double Reference(const std::string& op, long double x) {
   if (op == "exponential") return std::exp(x);

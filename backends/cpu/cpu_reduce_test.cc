@@ -3,8 +3,6 @@
 // Each output element folds its elements in the evaluator's order, so every
 // case must match the evaluator exactly, with 1 and 2 threads, for every
 // element type, layout and fused producer.
-#include <chrono>
-#include <cstdio>
 #include <random>
 #include <regex>
 #include <string>
@@ -190,33 +188,6 @@ TEST(CpuReduceTest, ColumnSumVectorizesAndSplitsAcrossThreads) {
   const std::string serial = OptimizedIr(text, 1);
   EXPECT_EQ(serial.find("__xla_cpu_runtime_ParallelFor"), std::string::npos);
   EXPECT_TRUE(std::regex_search(serial, wide_add)) << serial;
-}
-
-// Prints the time of a 4096x4096 column sum; asserts nothing about it.
-// Run with --gtest_also_run_disabled_tests.
-TEST(CpuReduceTest, DISABLED_ColumnSumTiming) {
-  const std::string text = ReduceModule("f32", "add", "4096,4096", "", "0", "4096");
-  std::vector<Literal> args = RandomArguments(text, 7);
-  auto arg = DeviceBuffer::FromLiteral(args[0]);
-  ASSERT_TRUE(arg.ok()) << arg.status();
-  for (int threads : {1, 2}) {
-    auto module = ParseHloModule(text);
-    ASSERT_TRUE(module.ok()) << module.status();
-    auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(threads));
-    ASSERT_TRUE(executable.ok()) << executable.status();
-    std::vector<std::shared_ptr<const DeviceBuffer>> buffers = {*arg};
-    ASSERT_TRUE((*executable)->Execute(buffers).ok());  // warm up
-    double best = 1e30;
-    for (int i = 0; i < 10; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      auto result = (*executable)->Execute(buffers);
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      ASSERT_TRUE(result.ok()) << result.status();
-      best = std::min(best, s);
-    }
-    std::printf("colsum f32[4096,4096] threads=%d: %.3f ms, %.2f GB/s read\n", threads, best * 1e3,
-                4096.0 * 4096 * 4 / best / 1e9);
-  }
 }
 
 }  // namespace

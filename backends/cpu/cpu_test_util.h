@@ -3,6 +3,8 @@
 #ifndef BACKENDS_CPU_CPU_TEST_UTIL_H_
 #define BACKENDS_CPU_CPU_TEST_UTIL_H_
 
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <vector>
@@ -42,6 +44,21 @@ std::vector<Literal> RandomArguments(const std::string& text, uint64_t seed, dou
 // The optimized LLVM IR of `text` compiled with `threads` workers ("" and a
 // test failure if it does not compile).
 std::string OptimizedIr(const std::string& text, int threads);
+
+// Error of `actual` in ulp of T at `reference` (0 when both are NaN; infinite
+// when one is NaN/inf and the other is not the same).
+template <typename T>
+double UlpError(T actual, long double reference) {
+  const T ref = static_cast<T>(reference);
+  if (std::isnan(ref) || std::isinf(ref) || std::isnan(actual) || std::isinf(actual)) {
+    if (std::isnan(ref) && std::isnan(actual)) return 0;
+    return actual == ref ? 0 : std::numeric_limits<double>::infinity();
+  }
+  const T mag = std::fabs(ref);
+  T spacing = std::nextafter(mag, std::numeric_limits<T>::infinity()) - mag;
+  if (std::isinf(spacing)) spacing = mag - std::nextafter(mag, T(0));
+  return static_cast<double>(std::fabs(static_cast<long double>(actual) - reference) / spacing);
+}
 
 }  // namespace cpu_test
 }  // namespace xla

@@ -30,6 +30,7 @@ namespace cpu {
 namespace {
 
 using cpu_test::CpuBackendOrDie;
+using cpu_test::UlpError;
 
 struct MathOp {
   const char* hlo;
@@ -197,20 +198,6 @@ T Scalar(const std::string& op, T x, T y) {
   return std::erf(x);
 }
 
-// Error of `actual` in ulp of T at the reference (infinite when one is
-// NaN/inf and the other is not the same).
-template <typename T>
-double UlpError(T actual, long double reference) {
-  const T ref = static_cast<T>(reference);
-  if (std::isnan(ref) || std::isinf(ref) || std::isnan(actual) || std::isinf(actual)) {
-    if (std::isnan(ref) && std::isnan(actual)) return 0;
-    return actual == ref ? 0 : std::numeric_limits<double>::infinity();
-  }
-  const T mag = std::fabs(ref);
-  T spacing = std::nextafter(mag, std::numeric_limits<T>::infinity()) - mag;
-  if (std::isinf(spacing)) spacing = mag - std::nextafter(mag, T(0));
-  return static_cast<double>(std::fabs(static_cast<long double>(actual) - reference) / spacing);
-}
 
 template <typename T>
 std::vector<T> SpecialValues() {

@@ -585,7 +585,8 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
   llvm::Value* out = addresses_.at(&hlo);
   if (KeepsMinorDimension(hlo)) {
-    return EmitMinorKeepingReduce(&b_, module_, device_, hlo, out, [this](const HloInstruction* h) { return BufferOf(h); });
+    return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, out,
+                                  [this](const HloInstruction* h) { return BufferOf(h); });
   }
   return EmitParallelLoopNest(
       &b_, device_, hlo.shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo),

@@ -16,6 +16,8 @@ namespace {
 
 // Output bytes of one tile: updated once per reduced index, so kept in L2.
 constexpr int64_t kTileBytes = 64 * 1024;
+// Output bytes of the smallest share of work a thread gets.
+constexpr int64_t kMinChunkBytes = 1024;
 
 }  // namespace
 
@@ -27,7 +29,7 @@ bool KeepsMinorDimension(const HloInstruction& hlo) {
   return std::find(hlo.dimensions().begin(), hlo.dimensions().end(), minor) == hlo.dimensions().end();
 }
 
-absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, llvm::Value* device,
+absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, llvm::Value* device, int threads,
                                     const HloInstruction& hlo, llvm::Value* out,
                                     const ElementalIrEmitter::BufferLookup& buffers) {
   if (!KeepsMinorDimension(hlo)) {
@@ -71,10 +73,20 @@ absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, 
   // Rows of the outermost dimension per tile.
   const int64_t tile_rows = std::max<int64_t>(1, kTileBytes / std::max<int64_t>(row_elements * out_bytes, 1));
 
-  ElementCost row_cost;  // per row of the outermost output dimension
-  row_cost.bytes_loaded = static_cast<double>(row_elements * red_count * in_bytes);
-  row_cost.bytes_stored = static_cast<double>(row_elements * out_bytes);
-  row_cost.cycles = static_cast<double>(row_elements * std::max<int64_t>(red_count, 1));
+  // The parallel split gives each worker one contiguous share of the output
+  // rows (at least kMinChunkBytes): each reduced index then reads runs that
+  // long, which the hardware prefetcher streams well (many short runs at a
+  // large stride halved the bandwidth).
+  const int64_t row_bytes = std::max<int64_t>(row_elements * out_bytes, 1);
+  const int64_t chunk_rows = std::min<int64_t>(
+      std::max<int64_t>(outer_count, 1),
+      std::max<int64_t>({int64_t{1}, (outer_count + threads - 1) / std::max(threads, 1),
+                         kMinChunkBytes / row_bytes}));
+  const int64_t chunks = outer_count > 0 ? (outer_count + chunk_rows - 1) / chunk_rows : 0;
+  ElementCost chunk_cost;  // per chunk of rows of the outermost output dimension
+  chunk_cost.bytes_loaded = static_cast<double>(chunk_rows * row_elements * red_count * in_bytes);
+  chunk_cost.bytes_stored = static_cast<double>(chunk_rows * row_elements * out_bytes);
+  chunk_cost.cycles = static_cast<double>(chunk_rows * row_elements * std::max<int64_t>(red_count, 1));
 
   // Loops over the output rows [begin, end), inner dimensions in layout order.
   auto for_each_element = [&](llvm::Value* begin, llvm::Value* end, const std::string& name,
@@ -89,8 +101,12 @@ absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, 
   };
 
   return EmitParallelRange(
-      b, device, outer_count, hlo.name(), row_cost, elements * std::max<int64_t>(red_count, 1),
-      [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
+      b, device, chunks, hlo.name(), chunk_cost, elements * std::max<int64_t>(red_count, 1),
+      [&](llvm::Value* first_chunk, llvm::Value* end_chunk, const ValueRemap& remap) -> absl::Status {
+        llvm::Value* begin = b->CreateMul(first_chunk, b->getInt64(chunk_rows), "", true, true);
+        llvm::Value* end = b->CreateBinaryIntrinsic(
+            llvm::Intrinsic::smin, b->CreateMul(end_chunk, b->getInt64(chunk_rows), "", true, true),
+            b->getInt64(outer_count));
         // Buffers are read through `remap`: the range may be outlined.
         ElementalIrEmitter elemental(b, module, [&](const HloInstruction* h) { return remap(buffers(h)); });
         llvm::Value* out_base = remap(out);

@@ -35,7 +35,8 @@ bool KeepsMinorDimension(const HloInstruction& hlo);
 // builder's insertion point. `buffers` gives the address of materialized
 // values (as ElementalIrEmitter's lookup); `device` is the run's thread
 // pool, or null for one thread.
-absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, llvm::Value* device,
+// `threads`: the workers of a run; each gets one contiguous share of the output.
+absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, llvm::Value* device, int threads,
                                     const HloInstruction& hlo, llvm::Value* out,
                                     const ElementalIrEmitter::BufferLookup& buffers);
 

@@ -626,30 +626,7 @@ TEST(CpuBackendTest, ReduceEachDimension) {
 }
 
 TEST(CpuBackendTest, ReduceOfFusedProducerAndSoftmax) {
-  RunAndCompare(R"(HloModule softmax
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[13,37] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[13] reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mb = f32[13,37] broadcast(m), dimensions={0}
-  d = f32[13,37] subtract(x, mb)
-  ex = f32[13,37] exponential(d)
-  zero = f32[] constant(0)
-  s = f32[13] reduce(ex, zero), dimensions={1}, to_apply=add_f32
-  sb = f32[13,37] broadcast(s), dimensions={0}
-  ROOT y = f32[13,37] divide(ex, sb)
-}
-)",
+  RunAndCompare(cpu_test::SoftmaxHlo("f32", 13, 37),
                 {.tol = kReduceTol});
 }
 
@@ -980,30 +957,7 @@ ENTRY e {
   ROOT g = f32[4099] multiply(hx, t1)
 }
 )";
-  const std::string softmax = R"(HloModule softmax
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[64,1024] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[64] reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mb = f32[64,1024] broadcast(m), dimensions={0}
-  d = f32[64,1024] subtract(x, mb)
-  ex = f32[64,1024] exponential(d)
-  zero = f32[] constant(0)
-  s = f32[64] reduce(ex, zero), dimensions={1}, to_apply=add_f32
-  sb = f32[64,1024] broadcast(s), dimensions={0}
-  ROOT y = f32[64,1024] divide(ex, sb)
-}
-)";
+  const std::string softmax = cpu_test::SoftmaxHlo("f32", 64, 1024);
   const std::string others = R"(HloModule m
 ENTRY e {
   x = f32[1003] parameter(0)

@@ -38,29 +38,7 @@ void ExpectMatchesEvaluator(const std::string& text, const ErrorSpec& tolerance)
 }
 
 std::string Softmax(const std::string& type, const std::string& layout) {
-  return absl::StrCat(R"(HloModule softmax
-add {
-  a = )", type, R"([] parameter(0)
-  b = )", type, R"([] parameter(1)
-  ROOT s = )", type, R"([] add(a, b)
-}
-mx {
-  a = )", type, R"([] parameter(0)
-  b = )", type, R"([] parameter(1)
-  ROOT s = )", type, R"([] maximum(a, b)
-}
-ENTRY e {
-  x = )", type, "[300,257]", layout, R"( parameter(0)
-  ninf = )", type, R"([] constant(-inf)
-  m = )", type, R"([300] reduce(x, ninf), dimensions={1}, to_apply=mx
-  mb = )", type, "[300,257]", layout, R"( broadcast(m), dimensions={0}
-  d = )", type, "[300,257]", layout, R"( subtract(x, mb)
-  ex = )", type, "[300,257]", layout, R"( exponential(d)
-  z = )", type, R"([] constant(0)
-  s = )", type, R"([300] reduce(ex, z), dimensions={1}, to_apply=add
-  sb = )", type, "[300,257]", layout, R"( broadcast(s), dimensions={0}
-  ROOT r = )", type, "[300,257]", layout, R"( divide(ex, sb)
-})");
+  return cpu_test::SoftmaxHlo(type, 300, 257, layout);
 }
 
 TEST(CpuRowFusionTest, SoftmaxRunsAsOneRowLoop) {
@@ -156,20 +134,7 @@ ENTRY e {
 TEST(CpuRowFusionTest, ValuesOnlyTheirGroupReadsGetOneRowOfStackNotABuffer) {
   // ex is read only by s and r (same group): it needs no 4 MiB buffer.
   // m and s are read only in the group too; the result r is a buffer.
-  const std::string text = absl::StrCat(
-      "HloModule sm\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n",
-      "mx {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\n", R"(ENTRY e {
-  x = f32[1024,1024] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[1024] reduce(x, ninf), dimensions={1}, to_apply=mx
-  mb = f32[1024,1024] broadcast(m), dimensions={0}
-  d = f32[1024,1024] subtract(x, mb)
-  ex = f32[1024,1024] exponential(d)
-  z = f32[] constant(0)
-  s = f32[1024] reduce(ex, z), dimensions={1}, to_apply=add
-  sb = f32[1024,1024] broadcast(s), dimensions={0}
-  ROOT r = f32[1024,1024] divide(ex, sb)
-})");
+  const std::string text = cpu_test::SoftmaxHlo("f32", 1024, 1024);
   const std::string dir = ::testing::TempDir() + "/row_scratch";
   std::filesystem::remove_all(dir);
   DebugOptions options = WithThreads(2);
@@ -178,7 +143,7 @@ TEST(CpuRowFusionTest, ValuesOnlyTheirGroupReadsGetOneRowOfStackNotABuffer) {
   ASSERT_TRUE(module.ok()) << module.status();
   auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), options);
   ASSERT_TRUE(executable.ok()) << executable.status();
-  std::ifstream in(dir + "/sm.buffer-assignment.txt");
+  std::ifstream in(dir + "/softmax.buffer-assignment.txt");
   const std::string assignment((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(assignment.find("arena bytes: 0\n"), std::string::npos) << assignment;
   ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});

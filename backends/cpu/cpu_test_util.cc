@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_test_util.h"
 
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_executable.h"
 #include "gtest/gtest.h"
 #include "xla/evaluator/hlo_evaluator.h"
@@ -73,6 +74,27 @@ Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, in
     }
   });
   return lit;
+}
+
+std::string SoftmaxHlo(const std::string& type, int64_t rows, int64_t cols, const std::string& layout) {
+  const std::string matrix = absl::StrCat(type, "[", rows, ",", cols, "]", layout);
+  const std::string vector = absl::StrCat(type, "[", rows, "]");
+  const std::string scalar = absl::StrCat(type, "[]");
+  auto reducer = [&](const std::string& name, const std::string& op) {
+    return absl::StrCat(name, " {\n  a = ", scalar, " parameter(0)\n  b = ", scalar, " parameter(1)\n  ROOT s = ", scalar,
+                        " ", op, "(a, b)\n}\n");
+  };
+  return absl::StrCat("HloModule softmax\n", reducer("add", "add"), reducer("mx", "maximum"), "ENTRY e {\n",
+                      "  x = ", matrix, " parameter(0)\n",
+                      "  ninf = ", scalar, " constant(-inf)\n",
+                      "  m = ", vector, " reduce(x, ninf), dimensions={1}, to_apply=mx\n",
+                      "  mb = ", matrix, " broadcast(m), dimensions={0}\n",
+                      "  d = ", matrix, " subtract(x, mb)\n",
+                      "  ex = ", matrix, " exponential(d)\n",
+                      "  z = ", scalar, " constant(0)\n",
+                      "  s = ", vector, " reduce(ex, z), dimensions={1}, to_apply=add\n",
+                      "  sb = ", matrix, " broadcast(s), dimensions={0}\n",
+                      "  ROOT r = ", matrix, " divide(ex, sb)\n}\n");
 }
 
 DebugOptions WithThreads(int threads) {

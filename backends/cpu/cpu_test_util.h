@@ -34,6 +34,11 @@ void CompareWithEvaluator(const std::string& text, const std::vector<Literal>& a
 // `small` > 0 (for division- and shift-friendly values); pred as coin flips.
 Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, int64_t small = 0);
 
+// HLO text of a softmax over the last dimension of a `type`[rows, cols]
+// parameter in `layout` ("" for the default): row max m, ex = exp(x - m),
+// row sum s, ROOT r = ex / s (module "softmax").
+std::string SoftmaxHlo(const std::string& type, int64_t rows, int64_t cols, const std::string& layout = "");
+
 // DebugOptions asking for `threads` CPU worker threads.
 DebugOptions WithThreads(int threads);
 

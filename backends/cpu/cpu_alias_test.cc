@@ -97,33 +97,12 @@ ENTRY e {
   }
 }
 
-constexpr char kGelu[] = R"(HloModule gelu
-ENTRY e {
-  x = f32[65536] parameter(0)
-  h = f32[] constant(0.5)
-  one = f32[] constant(1)
-  k = f32[] constant(0.7978845608)
-  c = f32[] constant(0.044715)
-  hb = f32[65536] broadcast(h), dimensions={}
-  ob = f32[65536] broadcast(one), dimensions={}
-  kb = f32[65536] broadcast(k), dimensions={}
-  cb = f32[65536] broadcast(c), dimensions={}
-  x2 = f32[65536] multiply(x, x)
-  x3 = f32[65536] multiply(x2, x)
-  cx3 = f32[65536] multiply(cb, x3)
-  s = f32[65536] add(x, cx3)
-  ks = f32[65536] multiply(kb, s)
-  t = f32[65536] tanh(ks)
-  t1 = f32[65536] add(ob, t)
-  hx = f32[65536] multiply(hb, x)
-  ROOT r = f32[65536] multiply(hx, t1)
-}
-)";
+std::string Gelu() { return cpu_test::GeluHlo("[65536]"); }
 
 TEST(CpuAliasTest, LongLoopBodiesAreInterleavedAndShortOnesAreNot) {
   // GELU: the vector body computes two independent vectors per iteration
   // (tanh rounds its exponent once per vector).
-  const std::string gelu = OptimizedIr(kGelu, 1);
+  const std::string gelu = OptimizedIr(Gelu(), 1);
   ASSERT_FALSE(gelu.empty());
   const size_t body = gelu.find("\nvector.body");
   ASSERT_NE(body, std::string::npos) << gelu;
@@ -140,13 +119,13 @@ TEST(CpuAliasTest, LongLoopBodiesAreInterleavedAndShortOnesAreNot) {
     std::ifstream in(dir + "/" + name + ".ir-no-opt.ll");
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  const std::string gelu_ir = unoptimized(kGelu, "gelu");
+  const std::string gelu_ir = unoptimized(Gelu(), "gelu");
   ASSERT_FALSE(gelu_ir.empty());
   EXPECT_EQ(Count(gelu_ir, R"("llvm\.loop\.interleave\.count", i32 [24]\})"), 1) << gelu_ir;
   const std::string chain_ir = unoptimized(Chain(3, 8, 64), "chain");
   ASSERT_FALSE(chain_ir.empty());
   EXPECT_EQ(chain_ir.find("llvm.loop.interleave.count"), std::string::npos) << chain_ir;
-  CompareWithEvaluator(kGelu, RandomArguments(kGelu, 3), ErrorSpec{1e-6, 1e-6});
+  CompareWithEvaluator(Gelu(), RandomArguments(Gelu(), 3), ErrorSpec{1e-6, 1e-6});
 }
 
 }  // namespace

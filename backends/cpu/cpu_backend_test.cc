@@ -476,30 +476,7 @@ TEST(CpuBackendTest, ConstantsAndScalars) {
 
 TEST(CpuBackendTest, GeluTanhChain) {
   for (const std::string d : {"[]", "[17]", "[1000]", "[3,33]", "[0,4]"}) {
-    RunAndCompare(Subst(R"(HloModule gelu
-ENTRY e {
-  x = f32$D parameter(0)
-  half = f32[] constant(0.5)
-  one = f32[] constant(1)
-  c = f32[] constant(0.79788456)
-  k = f32[] constant(0.044715)
-  x2 = f32$D multiply(x, x)
-  x3 = f32$D multiply(x2, x)
-  kb = f32$D broadcast(k), dimensions={}
-  kx3 = f32$D multiply(kb, x3)
-  inner = f32$D add(x, kx3)
-  cb = f32$D broadcast(c), dimensions={}
-  scaled = f32$D multiply(cb, inner)
-  t = f32$D tanh(scaled)
-  ob = f32$D broadcast(one), dimensions={}
-  t1 = f32$D add(ob, t)
-  hb = f32$D broadcast(half), dimensions={}
-  hx = f32$D multiply(hb, x)
-  ROOT g = f32$D multiply(hx, t1)
-}
-)",
-                        "f32", d),
-                  {.range = 4});
+    RunAndCompare(cpu_test::GeluHlo(d), {.range = 4});
   }
 }
 
@@ -935,28 +912,7 @@ TEST(CpuBackendTest, RowReductionIsVectorized) {
 // GELU-tanh and softmax loops are vectorized, transcendentals included: no
 // scalar libm call is left in the optimized IR.
 TEST(CpuBackendTest, TranscendentalLoopsAreVectorized) {
-  const std::string gelu = R"(HloModule gelu
-ENTRY e {
-  x = f32[4099] parameter(0)
-  half = f32[] constant(0.5)
-  one = f32[] constant(1)
-  c = f32[] constant(0.79788456)
-  k = f32[] constant(0.044715)
-  x3 = f32[4099] multiply(x, x)
-  x3b = f32[4099] multiply(x3, x)
-  kb = f32[4099] broadcast(k), dimensions={}
-  kx3 = f32[4099] multiply(kb, x3b)
-  inner = f32[4099] add(x, kx3)
-  cb = f32[4099] broadcast(c), dimensions={}
-  sc = f32[4099] multiply(cb, inner)
-  t = f32[4099] tanh(sc)
-  ob = f32[4099] broadcast(one), dimensions={}
-  hb = f32[4099] broadcast(half), dimensions={}
-  hx = f32[4099] multiply(hb, x)
-  t1 = f32[4099] add(ob, t)
-  ROOT g = f32[4099] multiply(hx, t1)
-}
-)";
+  const std::string gelu = cpu_test::GeluHlo("[4099]");
   const std::string softmax = cpu_test::SoftmaxHlo("f32", 64, 1024);
   const std::string others = R"(HloModule m
 ENTRY e {
@@ -982,28 +938,8 @@ ENTRY e {
 // one division per tanh, no calls. (The loop is bound by its dependency
 // chain, not by memory, so each of these costs bandwidth.)
 TEST(CpuBackendTest, GeluTanhVectorBodyIsLean) {
-  auto executable = CompileOnCpu(R"(HloModule gelu
-ENTRY e {
-  x = f32[4096] parameter(0)
-  half = f32[] constant(0.5)
-  one = f32[] constant(1)
-  c = f32[] constant(0.79788456)
-  k = f32[] constant(0.044715)
-  x2 = f32[4096] multiply(x, x)
-  x3 = f32[4096] multiply(x2, x)
-  kb = f32[4096] broadcast(k), dimensions={}
-  kx3 = f32[4096] multiply(kb, x3)
-  inner = f32[4096] add(x, kx3)
-  cb = f32[4096] broadcast(c), dimensions={}
-  sc = f32[4096] multiply(cb, inner)
-  t = f32[4096] tanh(sc)
-  ob = f32[4096] broadcast(one), dimensions={}
-  hb = f32[4096] broadcast(half), dimensions={}
-  hx = f32[4096] multiply(hb, x)
-  t1 = f32[4096] add(ob, t)
-  ROOT g = f32[4096] multiply(hx, t1)
-}
-)");
+  auto executable = CompileOnCpu(cpu_test::GeluHlo("[4096]"));
+
   ASSERT_TRUE(executable.ok()) << executable.status();
   const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
   std::string body;

@@ -97,6 +97,29 @@ std::string SoftmaxHlo(const std::string& type, int64_t rows, int64_t cols, cons
                       "  ROOT r = ", matrix, " divide(ex, sb)\n}\n");
 }
 
+std::string GeluHlo(const std::string& dims) {
+  const std::string t = absl::StrCat("f32", dims);
+  return absl::StrCat("HloModule gelu\nENTRY e {\n",
+                      "  x = ", t, " parameter(0)\n",
+                      "  half = f32[] constant(0.5)\n",
+                      "  one = f32[] constant(1)\n",
+                      "  c = f32[] constant(0.79788456)\n",
+                      "  k = f32[] constant(0.044715)\n",
+                      "  x2 = ", t, " multiply(x, x)\n",
+                      "  x3 = ", t, " multiply(x2, x)\n",
+                      "  kb = ", t, " broadcast(k), dimensions={}\n",
+                      "  kx3 = ", t, " multiply(kb, x3)\n",
+                      "  inner = ", t, " add(x, kx3)\n",
+                      "  cb = ", t, " broadcast(c), dimensions={}\n",
+                      "  scaled = ", t, " multiply(cb, inner)\n",
+                      "  th = ", t, " tanh(scaled)\n",
+                      "  ob = ", t, " broadcast(one), dimensions={}\n",
+                      "  t1 = ", t, " add(ob, th)\n",
+                      "  hb = ", t, " broadcast(half), dimensions={}\n",
+                      "  hx = ", t, " multiply(hb, x)\n",
+                      "  ROOT g = ", t, " multiply(hx, t1)\n}\n");
+}
+
 DebugOptions WithThreads(int threads) {
   DebugOptions options;
   options.set_xla_cpu_threads(threads);

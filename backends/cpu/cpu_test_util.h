@@ -39,6 +39,11 @@ Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, in
 // row sum s, ROOT r = ex / s (module "softmax").
 std::string SoftmaxHlo(const std::string& type, int64_t rows, int64_t cols, const std::string& layout = "");
 
+// HLO text of GELU (tanh form) written out from elementary ops over an f32
+// parameter of dimensions `dims` (e.g. "[4096]", "[]"; module "gelu"):
+// 0.5 * x * (1 + tanh(0.79788456 * (x + 0.044715 * x^3))), x^3 as multiplies.
+std::string GeluHlo(const std::string& dims);
+
 // DebugOptions asking for `threads` CPU worker threads.
 DebugOptions WithThreads(int threads);
 

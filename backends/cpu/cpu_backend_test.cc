@@ -57,7 +57,7 @@ struct UlpBound {
   double f32, f64;  // f64 < 0: not polynomial for f64 (libm)
 };
 constexpr UlpBound kUlpBounds[] = {
-    {"exponential", 1, 2}, {"log", 1, 2}, {"tanh", 2, 2}, {"logistic", 3, 3}, {"erf", 8, -1}};
+    {"exponential", 1, 2}, {"log", 1, 2}, {"tanh", 3, 2}, {"logistic", 3, 3}, {"erf", 8, -1}};
 
 // The libmvec ops (a few ulp in float): f16/bf16 results may round to the
 // neighbouring value of their type, as for the polynomial ones.
@@ -933,10 +933,11 @@ ENTRY e {
   }
 }
 
-// The GELU loop body at full vector width is short: tanh's exp carries no
-// range clamps or NaN selects of its own (NaN takes the polynomial branch),
-// one division per tanh, no calls. (The loop is bound by its dependency
-// chain, not by memory, so each of these costs bandwidth.)
+// The GELU loop body at full vector width is short: tanh is one formula
+// (no branch values to select between, no NaN select: its clamp keeps NaN),
+// one compare and one division per tanh, no rounding call (n comes from an
+// FMA), no calls. (The loop is bound by its dependency chain and instruction
+// count, not by memory, so each of these costs bandwidth.)
 TEST(CpuBackendTest, GeluTanhVectorBodyIsLean) {
   auto executable = CompileOnCpu(cpu_test::GeluHlo("[4096]"));
 
@@ -953,10 +954,10 @@ TEST(CpuBackendTest, GeluTanhVectorBodyIsLean) {
     for (size_t pos = body.find(what); pos != std::string::npos; pos = body.find(what, pos + 1)) ++n;
     return n;
   };
-  const int tanhs = count("@llvm.roundeven.");  // one exp per tanh
+  const int tanhs = count("fdiv ");  // one division per tanh
   EXPECT_GE(tanhs, 1) << body;
-  EXPECT_EQ(count("fdiv "), tanhs) << body;
-  EXPECT_EQ(count("fcmp uno"), 0) << body;
+  EXPECT_EQ(count("fcmp "), tanhs) << body;
+  EXPECT_EQ(count("@llvm.roundeven."), 0) << body;
   EXPECT_EQ(count("@llvm.maxnum."), 0) << body;
   EXPECT_EQ(count("call "), count("@llvm.")) << "a call other than an intrinsic\n" << body;
 }

@@ -19,8 +19,8 @@ namespace cpu {
 using IrIndex = std::vector<llvm::Value*>;
 
 // Value-computing instructions per iteration from which an innermost loop is
-// latency-bound enough to get an llvm.loop.interleave.count hint (2, or 4
-// from twice this); cheaper loops get no hint.
+// latency-bound enough to get an llvm.loop.interleave.count hint of 4;
+// cheaper loops get no hint.
 constexpr int64_t kLongLoopBodyCost = 40;
 
 // Emits `for (i = 0; i < trip_count; ++i) body(i)` at the builder's insertion

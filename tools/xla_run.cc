@@ -5,6 +5,7 @@
 //
 // Arguments not given are generated deterministically from the parameter
 // shapes. Bad input exits with status 1 and a message naming the problem.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,8 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "client/client_library.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/literal.h"
@@ -28,6 +31,10 @@ ABSL_FLAG(std::string, compare, "",
           "Also run on this backend (e.g. interpreter) with the same arguments and print the largest "
           "absolute difference to stderr; exits 1 if the results' shapes differ.");
 
+ABSL_FLAG(int, repeat, 0,
+          "Run the compiled executable this many more times (arguments already on the service) and print "
+          "the best and median execution time to stderr; for profiling, not a benchmark figure.");
+ABSL_FLAG(bool, print_result, true, "Print the result literal to stdout.");
 ABSL_FLAG(int, xla_cpu_threads, 0,
           "Worker threads of the CPU backend (0: the cores in this process's CPU affinity mask).");
 ABSL_FLAG(std::string, xla_dump_to, "",
@@ -79,6 +86,17 @@ absl::StatusOr<Literal> RunOn(const std::string& backend, const std::string& tex
     data.push_back(std::move(d));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<GlobalData> result, client->Execute(executable, arg_ptrs));
+  if (const int repeat = absl::GetFlag(FLAGS_repeat); repeat > 0) {
+    std::vector<double> micros;
+    for (int i = 0; i < repeat; ++i) {
+      const absl::Time start = absl::Now();
+      ASSIGN_OR_RETURN(std::unique_ptr<GlobalData> again, client->Execute(executable, arg_ptrs));
+      micros.push_back(absl::ToDoubleMicroseconds(absl::Now() - start));
+    }
+    std::sort(micros.begin(), micros.end());
+    std::cerr << "xla_run: " << (backend.empty() ? "default backend" : backend) << ": " << repeat
+              << " executions: best " << micros.front() << " us, median " << micros[micros.size() / 2] << " us\n";
+  }
   return client->TransferToClient(*result);
 }
 
@@ -120,7 +138,7 @@ int Run(const std::string& path, const std::vector<std::string>& arg_texts) {
 
   absl::StatusOr<Literal> result = RunOn(absl::GetFlag(FLAGS_backend), text, args);
   if (!result.ok()) return Fail(path + ": " + std::string(result.status().message()));
-  std::cout << result->ToString() << "\n";
+  if (absl::GetFlag(FLAGS_print_result)) std::cout << result->ToString() << "\n";
   if (!absl::GetFlag(FLAGS_compare).empty()) {
     absl::StatusOr<Literal> reference = RunOn(absl::GetFlag(FLAGS_compare), text, args);
     if (!reference.ok()) {

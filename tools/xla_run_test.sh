@@ -41,6 +41,11 @@ grep -q "largest absolute difference from interpreter: 0" "$TMP/err" || fail "co
 a=$("$XLA_RUN" "$TMP/axpy.hlo" 2>/dev/null); b=$("$XLA_RUN" "$TMP/axpy.hlo" 2>/dev/null)
 [[ -n "$a" && "$a" == "$b" ]] || fail "generated arguments differ: '$a' vs '$b'"
 
+# --repeat times further executions; --print_result=false prints nothing.
+out=$("$XLA_RUN" --repeat=3 --print_result=false "$TMP/axpy.hlo" 2>"$TMP/err"); code=$?
+[[ $code -eq 0 && -z "$out" ]] || fail "--repeat: exit code $code, stdout '$out'"
+grep -Eq "3 executions: best [0-9.e+-]+ us, median [0-9.e+-]+ us" "$TMP/err" || fail "--repeat: stderr '$(cat "$TMP/err")'"
+
 expect_error() {  # name, expected message substring, xla_run args...
   local name="$1" want="$2"; shift 2
   out=$("$XLA_RUN" "$@" 2>"$TMP/err"); code=$?

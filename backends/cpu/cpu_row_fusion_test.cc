@@ -49,6 +49,18 @@ TEST(CpuRowFusionTest, SoftmaxRunsAsOneRowLoop) {
   EXPECT_NE(ir.find("rows.m.ex.s.r"), std::string::npos) << ir.substr(0, 3000);
 }
 
+// Each row prefetches the next row of what the group streams: x (read) and
+// the result (written; ex lives on the stack and is not prefetched). Rows of
+// 257 floats are long enough; the last row prefetches itself (in bounds).
+TEST(CpuRowFusionTest, RowGroupsPrefetchTheNextRowOfTheirStreams) {
+  const std::string ir = OptimizedIr(Softmax("f32", "{1,0}"), 2);
+  EXPECT_NE(ir.find("@llvm.prefetch.p0(ptr %"), std::string::npos) << ir.substr(0, 3000);
+  EXPECT_NE(ir.find(", i32 0, i32 3, i32 1)"), std::string::npos) << "no read prefetch\n" << ir.substr(0, 3000);
+  EXPECT_NE(ir.find(", i32 1, i32 3, i32 1)"), std::string::npos) << "no write prefetch\n" << ir.substr(0, 3000);
+  // Rows of 8 floats (32 bytes) are not worth it.
+  EXPECT_EQ(OptimizedIr(cpu_test::SoftmaxHlo("f32", 300, 8, "{1,0}"), 2).find("@llvm.prefetch"), std::string::npos);
+}
+
 TEST(CpuRowFusionTest, SoftmaxInHalfPrecisionAndDouble) {
   ExpectMatchesEvaluator(Softmax("f64", "{1,0}"), ErrorSpec{1e-13, 1e-12});
   ExpectMatchesEvaluator(Softmax("f16", "{1,0}"), ErrorSpec{1e-2, 1e-2});

@@ -12,6 +12,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Intrinsics.h"
 #include "xla/primitive_util.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
@@ -73,6 +74,20 @@ ElementCost EstimateElementCost(const HloInstruction& hlo) {
   cost.bytes_loaded = static_cast<double>(element_bytes * std::max<int64_t>(hlo.operand_count(), 1));
   cost.cycles = 1;
   return cost;
+}
+
+// Prefetches row `row` of a row-major buffer of `row_bytes` per row, one
+// cache line at a time (`write`: for a store that follows).
+absl::Status EmitRowPrefetch(llvm::IRBuilder<>* b, llvm::Value* base, llvm::Value* row, int64_t row_bytes,
+                             bool write, const std::string& name) {
+  constexpr int64_t kCacheLine = 64;
+  llvm::Value* row_start = b->CreateGEP(b->getInt8Ty(), base, b->CreateMul(row, b->getInt64(row_bytes)));
+  return EmitForLoop(b, (row_bytes + kCacheLine - 1) / kCacheLine, name, [&](llvm::Value* line) {
+    llvm::Value* address = b->CreateGEP(b->getInt8Ty(), row_start, b->CreateMul(line, b->getInt64(kCacheLine)));
+    b->CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                       {address, b->getInt32(write ? 1 : 0), b->getInt32(3), b->getInt32(1)});
+    return absl::OkStatus();
+  });
 }
 
 void FlattenShape(const Shape& shape, std::vector<Shape>* leaves) {
@@ -326,6 +341,40 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
     total_work += ShapeUtil::ElementsIn(m->shape()) * InnerWork(*m);
     absl::StrAppend(&name, ".", m->name());
   }
+  // Buffers streamed row by row: the members' own buffers (written) and the
+  // buffers their fused expressions read whose layout-major dimension has
+  // the group's extent (read, presumably row by row). Each row starts a new
+  // short stream (a 4 KiB row is one page, where hardware prefetchers stop),
+  // and a row's compute keeps the next row's loads out of the out-of-order
+  // window, so the next row is prefetched while this one is computed.
+  struct RowStream {
+    const HloInstruction* value;
+    int64_t row_bytes;
+    bool write;
+  };
+  std::vector<RowStream> streams;
+  absl::flat_hash_set<const HloInstruction*> members(group.members.begin(), group.members.end());
+  absl::flat_hash_set<const HloInstruction*> seen;
+  auto add_stream = [&](const HloInstruction* h, bool write) {
+    if (!h->shape().IsArray() || h->shape().rank() == 0 || !seen.insert(h).second) return;
+    if (h->shape().dimensions(RowDimension(h->shape())) != group.rows) return;
+    const int64_t row_bytes = ShapeUtil::ByteSizeOfElements(h->shape()) / group.rows;
+    if (row_bytes >= kMinPrefetchRowBytes && row_bytes <= kMaxPrefetchRowBytes) {
+      streams.push_back({h, row_bytes, write});
+    }
+  };
+  std::function<void(const HloInstruction*)> add_reads = [&](const HloInstruction* o) {
+    auto it = materialize_.find(o);
+    if (it != materialize_.end() && !it->second) {  // fused: generated inline
+      for (const HloInstruction* oo : o->operands()) add_reads(oo);
+    } else if (!members.contains(o)) {
+      add_stream(o, /*write=*/false);
+    }
+  };
+  for (const HloInstruction* m : group.members) {
+    if (!row_scratch_.contains(m)) add_stream(m, /*write=*/true);
+    for (const HloInstruction* o : m->operands()) add_reads(o);
+  }
   // Per row, not per element: the range runs over rows.
   return EmitParallelRange(
       &b_, device_, group.rows, name, cost, total_work,
@@ -353,7 +402,23 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
         });
         for (const auto& [m, row_shape] : row_shapes) local.SetRowBuffer(m, row_shape);
         return EmitForLoop(&b_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
+          // The next row (the last one again at the end: always in bounds).
+          llvm::Value* next = b_.CreateAdd(row, b_.getInt64(1));
+          next = b_.CreateSelect(b_.CreateICmpSLT(next, b_.getInt64(group.rows)), next, row);
+          // Reads at the start of the row, writes before the member that
+          // writes: fewer prefetches in flight at once.
+          auto prefetch = [&](const RowStream& stream) {
+            llvm::Value* base = remap(stream.write ? addresses_.at(stream.value) : BufferOf(stream.value));
+            return EmitRowPrefetch(&b_, base, next, stream.row_bytes, stream.write,
+                                   stream.value->name() + ".prefetch");
+          };
+          for (const RowStream& stream : streams) {
+            if (!stream.write) RETURN_IF_ERROR(prefetch(stream));
+          }
           for (const HloInstruction* m : group.members) {
+            for (const RowStream& stream : streams) {
+              if (stream.write && stream.value == m) RETURN_IF_ERROR(prefetch(stream));
+            }
             const bool in_scratch = scratch.contains(m);
             const Shape& shape = in_scratch ? row_shapes.at(m) : m->shape();
             const int64_t row_dim = RowDimension(m->shape());
@@ -501,7 +566,6 @@ absl::Status IrEmitter::EmitCopy(llvm::Value* src, const Shape& src_shape, llvm:
 }
 
 llvm::Value* IrEmitter::SlotAddress(const Slot& slot, const HloInstruction* hlo) {
-  llvm::Type* ptr = b_.getPtrTy();
   switch (slot.kind) {
     case Slot::kParam:
       return param_leaves_.at(slot.index);

@@ -93,6 +93,11 @@ class IrEmitter {
   // kMaxRowScratchBytes: they get one row of stack instead of a buffer.
   void FindRowScratchMembers(const std::vector<const HloInstruction*>& emitted, size_t first_group);
   static constexpr int64_t kMaxRowScratchBytes = 64 * 1024;
+  // Rows of a group's streamed buffers that are prefetched one row ahead:
+  // long enough to matter, short enough that the hardware prefetcher has no
+  // time to ramp up within the row.
+  static constexpr int64_t kMinPrefetchRowBytes = 256;
+  static constexpr int64_t kMaxPrefetchRowBytes = 16 * 1024;
   // Emits `computation` at the insertion point, its parameter leaves (depth-
   // first) read from `params` and its result leaves written to `results`
   // (control_flow_emitter.cc uses this for while/conditional/call bodies;

@@ -21,7 +21,7 @@ using IrIndex = std::vector<llvm::Value*>;
 // Value-computing instructions per iteration from which an innermost loop is
 // latency-bound enough to get an llvm.loop.interleave.count hint of 4;
 // cheaper loops get no hint.
-constexpr int64_t kLongLoopBodyCost = 40;
+constexpr int64_t kLongLoopBodyCost = 16;
 
 // Emits `for (i = 0; i < trip_count; ++i) body(i)` at the builder's insertion
 // point (i is i64); afterwards the builder is positioned after the loop.

@@ -1,5 +1,7 @@
 #include "backends/host_memory_pool.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -30,7 +32,16 @@ void* HostMemoryPool::Allocate(int64_t bytes) {
       return block;
     }
   }
-  return std::aligned_alloc(kAlignment, static_cast<size_t>(size));
+  if (size < kHugePageBytes) return std::aligned_alloc(kAlignment, static_cast<size_t>(size));
+  // Large blocks start on a huge-page boundary and ask for transparent huge
+  // pages (a hint; kernels with THP in "madvise" mode only back such ranges
+  // with them): loops streaming through tens of MiB then miss the TLB once
+  // per 2 MiB instead of once per 4 KiB, which matters most to row-by-row
+  // loops whose every 4 KiB row is a new page.
+  void* block = nullptr;
+  if (posix_memalign(&block, kHugePageBytes, static_cast<size_t>(size)) != 0) return nullptr;
+  madvise(block, static_cast<size_t>(size / kHugePageBytes * kHugePageBytes), MADV_HUGEPAGE);
+  return block;
 }
 
 void HostMemoryPool::Free(void* block, int64_t bytes) {

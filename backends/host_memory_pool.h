@@ -4,6 +4,8 @@
 // for a 64 MiB result takes as long as computing it. Blocks of at least
 // kMinPooledBytes are kept after release (up to a byte bound, per exact size)
 // and handed out again, so repeated runs of an executable reuse warm pages.
+// Blocks of at least 2 MiB are backed by transparent huge pages when the
+// kernel allows it.
 #ifndef BACKENDS_HOST_MEMORY_POOL_H_
 #define BACKENDS_HOST_MEMORY_POOL_H_
 
@@ -19,6 +21,8 @@ class HostMemoryPool {
  public:
   static constexpr int64_t kAlignment = 64;
   static constexpr int64_t kMinPooledBytes = int64_t{1} << 20;
+  // Blocks this large are huge-page aligned and advised to use huge pages.
+  static constexpr int64_t kHugePageBytes = int64_t{2} << 20;
 
   explicit HostMemoryPool(int64_t max_cached_bytes) : max_cached_bytes_(max_cached_bytes) {}
   // The process-wide pool (caches up to 1 GiB of released blocks).

@@ -19,6 +19,20 @@ TEST(HostMemoryPoolTest, BlocksAreAlignedAndUsable) {
   }
 }
 
+// Blocks of 2 MiB and more start on a huge-page boundary (so transparent
+// huge pages can back them); smaller ones need not.
+TEST(HostMemoryPoolTest, HugeBlocksAreHugePageAligned) {
+  HostMemoryPool pool(0);
+  for (int64_t bytes : {HostMemoryPool::kHugePageBytes, int64_t{5} << 20, (int64_t{16} << 20) + 4096}) {
+    void* p = pool.Allocate(bytes);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % HostMemoryPool::kHugePageBytes, 0u) << bytes;
+    std::memset(p, 0xcd, bytes);
+    EXPECT_EQ(static_cast<unsigned char*>(p)[bytes - 1], 0xcd);
+    pool.Free(p, bytes);
+  }
+}
+
 TEST(HostMemoryPoolTest, LargeBlocksAreReusedForTheSameSize) {
   HostMemoryPool pool(int64_t{64} << 20);
   const int64_t bytes = int64_t{8} << 20;

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/host_memory_pool.h"
 #include "client/client_library.h"
 #include "client/xla_builder.h"
 #include "tools/bench/bench_report.h"
@@ -223,12 +224,17 @@ double BestParallelSeconds(int threads, int reps, const std::function<void(int)>
 // saturate memory bandwidth.
 typedef float v4sf __attribute__((vector_size(16)));
 
+// Reference arrays come from the pool the service's own buffers come from
+// (64-byte aligned; huge pages for large ones), so that reference and XLA
+// loops run on the same kind of memory.
 struct AlignedFloats {
   explicit AlignedFloats(int64_t n)
-      : data(static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64))) {
+      : bytes(std::max<int64_t>(n, 1) * sizeof(float)),
+        data(static_cast<float*>(HostMemoryPool::Global().Allocate(bytes))) {
     if (data == nullptr) Die("out of memory");
   }
-  ~AlignedFloats() { std::free(data); }
+  ~AlignedFloats() { HostMemoryPool::Global().Free(data, bytes); }
+  int64_t bytes;
   float* data;
 };
 

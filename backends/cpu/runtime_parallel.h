@@ -1,7 +1,8 @@
 // Parallel loops of JIT code: the IR emitter outlines a large loop nest into
 // a function over a range of its outermost dimension and calls this, which
-// splits [0, n) into blocks on the executable's thread pool (Eigen's cost
-// model decides the block size, and runs small loops on the calling thread).
+// splits [0, n) into chunks run by the calling thread and helpers on the
+// executable's thread pool (Eigen's cost model decides how many threads are
+// worth it, and runs small loops on the calling thread alone).
 #ifndef BACKENDS_CPU_RUNTIME_PARALLEL_H_
 #define BACKENDS_CPU_RUNTIME_PARALLEL_H_
 

@@ -103,8 +103,8 @@ llvm::Value* ExpOfClampedF64(llvm::IRBuilder<>* b, llvm::Value* xc, bool split_s
 // each one FMA (single rounding; at n = 0, E is m itself, so small arguments
 // keep full relative accuracy, and the denominator does not wait for E);
 // tanh(x) = E / (E + 2) with x's sign bit or-ed in (the quotient is >= +0).
-// n comes from an FMA with 1.5*2^23 (round to nearest even; no poison for
-// NaN, unlike fptosi).
+// n comes from an FMA with 1.5*2^23 + 127 (round to nearest even; no poison
+// for NaN, unlike fptosi), whose low bits are also 2^n's exponent field.
 // Measured: max 2.81 ulp, near |x| = 8.1 where tanh ~ 1 - 2e-7 (E and E + 2
 // are rounded separately); 2.12 ulp at |x| ~ 0.24 (n = 1, m < 0). The former
 // two-branch form (a polynomial below 0.625, 1 - 2/(e^2c + 1) above) was
@@ -117,16 +117,17 @@ llvm::Value* EmitFastTanhF32(llvm::IRBuilder<>* b, llvm::Value* x) {
   llvm::Value* ax = Unary(b, llvm::Intrinsic::fabs, x);
   // c = ax < 20 ? ax : 20, written so NaN stays NaN (one vminps).
   llvm::Value* c = b->CreateSelect(b->CreateFCmpULT(ax, C(x, 20.0)), ax, C(x, 20.0));
-  const double kRoundMagic = 12582912.0;  // 1.5 * 2^23
+  // 1.5 * 2^23 + 127: adding it rounds to an integer, and the low bits of
+  // the sum are then n + 127, 2^n's exponent field.
+  const double kRoundMagic = 12582912.0 + 127.0;
   llvm::Value* shifted = FMulAdd(b, c, C(x, 2 * 1.4426950408889634), C(x, kRoundMagic));
   llvm::Value* n = b->CreateFSub(shifted, C(x, kRoundMagic));
   // n <= 58: one FMA with ln2 rounded to float; the error n*|ln2 - fl(ln2)|
   // < 1.2e-7 relative in e^(2c) matters only where E/(E+2) is insensitive.
   llvm::Value* r = FMulAdd(b, n, C(x, -0.693147180559945309), b->CreateFAdd(c, c));
   llvm::Value* m = ExpM1OfReducedF32(b, r);
-  // bits(shifted) = bits(1.5*2^23) + n; shifting by 23 leaves n's bits.
-  llvm::Value* scale =
-      b->CreateBitCast(b->CreateAdd(b->CreateShl(b->CreateBitCast(shifted, ity), 23), I(127u << 23)), vty);
+  // Shifting by 23 leaves n + 127 in the exponent field.
+  llvm::Value* scale = b->CreateBitCast(b->CreateShl(b->CreateBitCast(shifted, ity), 23), vty);
   llvm::Value* e = FMulAdd(b, m, scale, b->CreateFNeg(b->CreateFSub(C(x, 1.0), scale)));
   llvm::Value* e_plus_2 = FMulAdd(b, m, scale, b->CreateFAdd(C(x, 1.0), scale));
   llvm::Value* t = b->CreateBitCast(b->CreateFDiv(e, e_plus_2), ity);
@@ -136,34 +137,31 @@ llvm::Value* EmitFastTanhF32(llvm::IRBuilder<>* b, llvm::Value* x) {
 
 // exp (f32), everything in one pass with no NaN select: x clamped to
 // [-104, 89] by compares that keep NaN (which then propagates through the
-// arithmetic), n = round(x*log2(e)) from an FMA with 1.5*2^23, r = x - n*ln2
-// (two-constant Cody-Waite), e^r by Cephes' degree-7 polynomial (Estrin),
-// and e^r * 2^n in two steps that are exact until the last: times
-// 2^(n - k), a normal number for k = -64 below zero and 64 above, then times
-// 2^k, which rounds once (subnormal results) or overflows to inf. Both
-// powers come from n's bits and one select (2^k's exponent field is 254 minus
-// that of 2^-k). Same results as a split scale (1 + (e^r - 1)) * 2^(n/2) *
-// 2^(n - n/2), with fewer instructions and a shorter chain: loops such as
-// softmax's are bound by exp's instruction count.
+// arithmetic), r = x - n*ln2 (two-constant Cody-Waite) with n = round(x*
+// log2(e)), e^r by Cephes' degree-7 polynomial (Estrin), and e^r * 2^n in two
+// steps that are exact until the last: times 2^(n - k), a normal number for
+// k = -64 below zero and 64 above, then times 2^k, which rounds once
+// (subnormal results) or overflows to inf. n comes from an FMA with
+// 1.5*2^23 + 127 - k, which rounds to an integer and leaves n + 127 - k,
+// 2^(n - k)'s exponent field, in the low bits. Same results as a split scale
+// (1 + (e^r - 1)) * 2^(n/2) * 2^(n - n/2), with fewer instructions and a
+// shorter chain: loops such as softmax's are bound by exp's instruction count.
 llvm::Value* ExpF32(llvm::IRBuilder<>* b, llvm::Value* x) {
   llvm::Type* ity = b->getInt32Ty();
   llvm::Type* vty = x->getType();
   if (auto* vec = llvm::dyn_cast<llvm::VectorType>(vty)) ity = llvm::VectorType::get(ity, vec->getElementCount());
-  auto I = [&](uint32_t v) { return llvm::ConstantInt::get(ity, v); };
   llvm::Value* xc = b->CreateSelect(b->CreateFCmpUGT(x, C(x, -104.0)), x, C(x, -104.0));
   xc = b->CreateSelect(b->CreateFCmpULT(xc, C(x, 89.0)), xc, C(x, 89.0));
-  const double kRoundMagic = 12582912.0;  // 1.5 * 2^23
-  llvm::Value* shifted = FMulAdd(b, xc, C(x, 1.4426950408889634), C(x, kRoundMagic));
-  llvm::Value* n = b->CreateFSub(shifted, C(x, kRoundMagic));
+  llvm::Value* negative = b->CreateFCmpOLT(xc, C(x, 0.0));
+  const double kRoundMagic = 12582912.0 + 127.0;  // 1.5 * 2^23 + 127
+  llvm::Value* magic = b->CreateSelect(negative, C(x, kRoundMagic + 64), C(x, kRoundMagic - 64));
+  llvm::Value* shifted = FMulAdd(b, xc, C(x, 1.4426950408889634), magic);
+  llvm::Value* n = b->CreateFSub(shifted, magic);
   llvm::Value* r = FMulAdd(b, n, C(x, -0.693359375), xc);
   r = FMulAdd(b, n, C(x, 2.12194440e-4), r);
   llvm::Value* er = b->CreateFAdd(ExpM1OfReducedF32(b, r), C(x, 1.0));  // e^r
-  // bits(shifted) = bits(1.5*2^23) + n; shifting by 23 leaves n << 23.
-  llvm::Value* n_field = b->CreateShl(b->CreateBitCast(shifted, ity), 23);
-  llvm::Value* minus_k_field =  // (127 - k) << 23
-      b->CreateSelect(b->CreateFCmpOLT(xc, C(x, 0.0)), I(191u << 23), I(63u << 23));
-  llvm::Value* two_to_n_minus_k = b->CreateBitCast(b->CreateAdd(n_field, minus_k_field), vty);
-  llvm::Value* two_to_k = b->CreateBitCast(b->CreateSub(I(254u << 23), minus_k_field), vty);
+  llvm::Value* two_to_n_minus_k = b->CreateBitCast(b->CreateShl(b->CreateBitCast(shifted, ity), 23), vty);
+  llvm::Value* two_to_k = b->CreateSelect(negative, C(x, 0x1p-64), C(x, 0x1p64));
   return b->CreateFMul(b->CreateFMul(er, two_to_n_minus_k), two_to_k);
 }
 

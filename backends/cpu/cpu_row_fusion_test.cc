@@ -2,6 +2,7 @@
 // run in one loop over it when each reads only the same row of the others.
 // Results must equal the evaluator's (and be identical across thread
 // counts); the IR shows which groups formed.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -59,6 +60,38 @@ TEST(CpuRowFusionTest, RowGroupsPrefetchTheNextRowOfTheirStreams) {
   EXPECT_NE(ir.find(", i32 1, i32 3, i32 1)"), std::string::npos) << "no write prefetch\n" << ir.substr(0, 3000);
   // Rows of 8 floats (32 bytes) are not worth it.
   EXPECT_EQ(OptimizedIr(cpu_test::SoftmaxHlo("f32", 300, 8, "{1,0}"), 2).find("@llvm.prefetch"), std::string::npos);
+}
+
+// A chain of row-local reductions: x - rowsum(x), over and over, `steps`
+// times on [rows, cols] (three instructions per step).
+std::string RowChain(int steps, int64_t rows, int64_t cols) {
+  const std::string m = absl::StrCat("f32[", rows, ",", cols, "]"), v = absl::StrCat("f32[", rows, "]");
+  std::string text = absl::StrCat("HloModule chain\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n",
+                                  "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  v0 = ", m, " parameter(0)\n",
+                                  "  zero = f32[] constant(0)\n");
+  for (int i = 0; i < steps; ++i) {
+    absl::StrAppend(&text, "  r", i, " = ", v, " reduce(v", i, ", zero), dimensions={1}, to_apply=add\n");
+    absl::StrAppend(&text, "  b", i, " = ", m, " broadcast(r", i, "), dimensions={0}\n");
+    absl::StrAppend(&text, "  ", i + 1 == steps ? "ROOT " : "", "v", i + 1, " = ", m, " subtract(v", i, ", b", i,
+                    ")\n");
+  }
+  return text + "}\n";
+}
+
+TEST(CpuRowFusionTest, LongChainsSplitIntoGroupsOfBoundedSize) {
+  // 20 steps: 20 reductions and 20 subtractions are materialized, all
+  // row-local: groups of at most kMaxRowGroupMembers.
+  const std::string text = RowChain(20, 64, 300);
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-3, 1e-4});
+  const std::string ir = OptimizedIr(text, 2);
+  int groups = 0;
+  for (size_t pos = ir.find("define private void @rows."); pos != std::string::npos;
+       pos = ir.find("define private void @rows.", pos + 1)) {
+    ++groups;
+    const std::string name = ir.substr(pos, ir.find('(', pos) - pos);
+    EXPECT_LE(std::count(name.begin(), name.end(), '.') - 2, kMaxRowGroupMembers) << name;
+  }
+  EXPECT_EQ(groups, (40 + kMaxRowGroupMembers - 1) / kMaxRowGroupMembers) << ir.substr(0, 3000);
 }
 
 TEST(CpuRowFusionTest, SoftmaxInHalfPrecisionAndDouble) {

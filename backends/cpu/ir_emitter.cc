@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/alias_analysis.h"
@@ -806,6 +807,11 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
   }
 
   ElementalIrEmitter elemental(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
+  const int64_t emitted_loops = absl::c_count_if(order, [&](const HloInstruction* h) {
+    auto it = materialize_.find(h);
+    return it != materialize_.end() && it->second;
+  });
+  ScopedOutlineAllRanges outline(emitted_loops > kMaxInlineLoops);
   for (const HloInstruction* h : order) {
     if (!trees_.contains(h)) continue;  // unreachable
     if (IsControlFlow(*h)) {

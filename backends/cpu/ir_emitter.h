@@ -93,6 +93,9 @@ class IrEmitter {
   // kMaxRowScratchBytes: they get one row of stack instead of a buffer.
   void FindRowScratchMembers(const std::vector<const HloInstruction*>& emitted, size_t first_group);
   static constexpr int64_t kMaxRowScratchBytes = 64 * 1024;
+  // Computations with more materialized instructions than this get each
+  // loop nest in a function of its own (ScopedOutlineAllRanges).
+  static constexpr int64_t kMaxInlineLoops = 32;
   // Rows of a group's streamed buffers that are prefetched one row ahead:
   // long enough to matter, short enough that the hardware prefetcher has no
   // time to ramp up within the row.

@@ -14,9 +14,19 @@
 namespace xla {
 namespace cpu {
 
+namespace {
+thread_local bool outline_all_ranges = false;
+}  // namespace
+
+ScopedOutlineAllRanges::ScopedOutlineAllRanges(bool enable) : previous_(outline_all_ranges) {
+  outline_all_ranges = enable;
+}
+ScopedOutlineAllRanges::~ScopedOutlineAllRanges() { outline_all_ranges = previous_; }
+
 absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
                                const ElementCost& cost, int64_t total_work, const RangeBody& body) {
-  if (device == nullptr || n < 2 || total_work < kMinParallelWork) {
+  const bool parallel = device != nullptr && n >= 2 && total_work >= kMinParallelWork;
+  if (!parallel && !(outline_all_ranges && n >= 1)) {
     const ValueRemap identity = [](llvm::Value* v) { return v; };
     return body(b->getInt64(0), b->getInt64(n), identity);
   }
@@ -25,8 +35,8 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
   llvm::Type* ptr = b->getPtrTy();
   llvm::Type* i64 = b->getInt64Ty();
   auto* fn_type = llvm::FunctionType::get(b->getVoidTy(), {ptr, i64, i64}, false);
-  llvm::Function* fn =
-      llvm::Function::Create(fn_type, llvm::GlobalValue::PrivateLinkage, name + ".parallel", module);
+  llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::PrivateLinkage,
+                                              name + (parallel ? ".parallel" : ".serial"), module);
   fn->setDoesNotThrow();
   fn->addParamAttr(0, llvm::Attribute::NoAlias);
   fn->addParamAttr(0, llvm::Attribute::ReadOnly);
@@ -69,7 +79,8 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
   llvm::FunctionCallee parallel_for = module->getOrInsertFunction(
       "__xla_cpu_runtime_ParallelFor",
       llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, i64, f64, f64, f64}, false));
-  b->CreateCall(parallel_for, {device, fn, array, b->getInt64(n), llvm::ConstantFP::get(f64, cost.bytes_loaded),
+  llvm::Value* run_on = parallel ? device : llvm::ConstantPointerNull::get(b->getPtrTy());
+  b->CreateCall(parallel_for, {run_on, fn, array, b->getInt64(n), llvm::ConstantFP::get(f64, cost.bytes_loaded),
                                llvm::ConstantFP::get(f64, cost.bytes_stored), llvm::ConstantFP::get(f64, cost.cycles)});
   return absl::OkStatus();
 }

@@ -40,12 +40,28 @@ constexpr int64_t kMinParallelWork = 1 << 16;
 // values) at the builder's insertion point, reading buffers through `remap`.
 using RangeBody = std::function<absl::Status(llvm::Value* begin, llvm::Value* end, const ValueRemap& remap)>;
 
+// While one is alive (on this thread), EmitParallelRange outlines every
+// range, running those too small for the pool serially through the runtime
+// (with a null device). Large computations use it so that no LLVM function
+// holds all their loops: LLVM's loop passes take superlinear time in the
+// loops of one function.
+class ScopedOutlineAllRanges {
+ public:
+  explicit ScopedOutlineAllRanges(bool enable);
+  ~ScopedOutlineAllRanges();
+  ScopedOutlineAllRanges(const ScopedOutlineAllRanges&) = delete;
+  ScopedOutlineAllRanges& operator=(const ScopedOutlineAllRanges&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // Emits the work of items [0, n) at the builder's insertion point. When
 // `device` (the run's thread-pool pointer, an i8* value) is non-null, n >= 2
 // and `total_work` (elements touched by all items) is at least
 // `kMinParallelWork`, the body is outlined into `name`.parallel and run in
 // blocks on the pool, with `cost` per item; else it is emitted inline once
-// for [0, n).
+// for [0, n) (or, under ScopedOutlineAllRanges, outlined and run serially).
 absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
                                const ElementCost& cost, int64_t total_work, const RangeBody& body);
 

@@ -98,7 +98,8 @@ std::vector<RowGroup> FindRowGroups(absl::Span<const HloInstruction* const> emit
       close();
       continue;
     }
-    bool joins = !current.members.empty() && rows == current.rows;
+    bool joins = !current.members.empty() && rows == current.rows &&
+                 static_cast<int64_t>(current.members.size()) < kMaxRowGroupMembers;
     if (joins) {
       // Computing h's row r reads only row r of earlier members.
       joins = RowLocality(members, fused).GeneratingReadsOnlyRow(h, RowDimension(h->shape()));

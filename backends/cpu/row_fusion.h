@@ -19,6 +19,12 @@
 namespace xla {
 namespace cpu {
 
+// A group stops growing here: the group's row loop is one LLVM function,
+// and LLVM's loop passes take superlinear time in the loops of a function
+// (a chain of 250 members took seconds), while a row of a few members
+// already gets the cache reuse.
+constexpr int64_t kMaxRowGroupMembers = 16;
+
 struct RowGroup {
   std::vector<const HloInstruction*> members;  // in emission order, 2 or more
   int64_t rows = 0;                            // extent of the shared dimension

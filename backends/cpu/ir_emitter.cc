@@ -6,10 +6,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/alias_analysis.h"
+#include "backends/host_memory_pool.h"
 #include "backends/cpu/buffer_assignment.h"
 #include "backends/cpu/parallel_loop_emitter.h"
 #include "backends/cpu/reduction_emitter.h"
 #include "backends/cpu/row_fusion.h"
+#include "backends/cpu/streaming_stores.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -739,13 +741,21 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
   for (const HloInstruction* p : computation.parameter_instructions()) FlattenShape(p->shape(), &param_shapes);
   FlattenShape(computation.root_instruction()->shape(), &result_shapes);
   std::vector<llvm::Value*> params, results;
+  // Every leaf buffer is a HostMemoryPool block of its own: 64-byte aligned.
+  llvm::MDNode* aligned = llvm::MDNode::get(
+      module_->getContext(), {llvm::ConstantAsMetadata::get(b_.getInt64(HostMemoryPool::kAlignment))});
   for (size_t i = 0; i < param_shapes.size(); ++i) {
-    params.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params_, i), absl::StrCat("param", i)));
+    auto* load = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params_, i), absl::StrCat("param", i));
+    load->setMetadata(llvm::LLVMContext::MD_align, aligned);
+    params.push_back(load);
     MarkBufferRegion(params.back(), BufferRegion::Param(i));
   }
   for (size_t i = 0; i < result_shapes.size(); ++i) {
-    results.push_back(b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, results_, i), absl::StrCat("result", i)));
+    auto* load = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, results_, i), absl::StrCat("result", i));
+    load->setMetadata(llvm::LLVMContext::MD_align, aligned);
+    results.push_back(load);
     MarkBufferRegion(results.back(), BufferRegion::Result(i));
+    if (ShapeUtil::ByteSizeOfElements(result_shapes[i]) >= kMinStreamingResultBytes) MarkStreamingBuffer(load);
   }
   RETURN_IF_ERROR(EmitComputation(computation, std::move(params), std::move(results)));
   b_.CreateRetVoid();

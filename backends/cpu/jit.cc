@@ -8,6 +8,7 @@
 #include "backends/cpu/runtime_complex.h"
 #include "backends/cpu/runtime_math.h"
 #include "backends/cpu/runtime_matmul.h"
+#include "backends/cpu/streaming_stores.h"
 #include "backends/cpu/runtime_parallel.h"
 #include "backends/execution_control.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
@@ -166,6 +167,7 @@ absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> conte
   AddVectorMathVariants(*module, vector_math_isa_);
   absl::Status optimized = Optimize(*module);
   if (!optimized.ok()) return optimized;
+  MakeStreamingStoresNonTemporal(*module);
   if (optimized_ir != nullptr) {
     llvm::raw_string_ostream os(*optimized_ir);
     module->print(os, nullptr);

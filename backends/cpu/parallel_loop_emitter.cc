@@ -5,6 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "backends/cpu/alias_analysis.h"
+#include "backends/cpu/runtime_parallel.h"
+#include "backends/cpu/streaming_stores.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
@@ -56,12 +58,22 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
       auto [it, inserted] = remapped.try_emplace(v, nullptr);
       if (inserted) {
         llvm::Value* slot = entry_builder.CreateConstInBoundsGEP1_64(ptr, captured_array, captured.size());
-        it->second = entry_builder.CreateLoad(ptr, slot, v->getName() + ".captured");
+        auto* load = entry_builder.CreateLoad(ptr, slot, v->getName() + ".captured");
+        if (auto* original = llvm::dyn_cast<llvm::Instruction>(v)) {  // the same alignment
+          if (llvm::MDNode* align = original->getMetadata(llvm::LLVMContext::MD_align)) {
+            load->setMetadata(llvm::LLVMContext::MD_align, align);
+          }
+        }
+        it->second = load;
         CopyBufferRegion(v, it->second);  // the same buffer: the same alias scope
+        CopyStreamingMark(v, it->second);
         captured.push_back(v);
       }
       return it->second;
     };
+    // The runtime's ranges start at multiples of kParallelForChunkMultiple.
+    entry_builder.CreateAssumption(entry_builder.CreateICmpEQ(
+        entry_builder.CreateURem(fn->getArg(1), b->getInt64(kParallelForChunkMultiple)), b->getInt64(0)));
     b->SetInsertPoint(loops);
     RETURN_IF_ERROR(body(fn->getArg(1), fn->getArg(2), remap));
     b->CreateRetVoid();

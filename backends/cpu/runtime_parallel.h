@@ -8,6 +8,11 @@
 
 #include <cstdint>
 
+// Every range a body gets starts at a multiple of this (chunks are whole
+// multiples of it), so the emitter may tell LLVM so: vector loops over a
+// chunk of a 1-D array then start on a vector-aligned element.
+constexpr int64_t kParallelForChunkMultiple = 16;
+
 extern "C" {
 // `device`: the Eigen::ThreadPoolDevice of the run, or null to run serially.
 // `body(context, begin, end)` runs items [begin, end). The costs are per

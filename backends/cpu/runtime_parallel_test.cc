@@ -29,6 +29,8 @@ struct Counts {
 void CountRange(void* context, int64_t begin, int64_t end) {
   auto* counts = static_cast<Counts*>(context);
   ASSERT_LE(begin, end);
+  // The emitter tells LLVM that ranges start at multiples of this.
+  ASSERT_EQ(begin % kParallelForChunkMultiple, 0) << begin;
   counts->calls.fetch_add(1);
   for (int64_t i = begin; i < end; ++i) counts->hits[i].fetch_add(1);
 }

@@ -71,9 +71,10 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
       }
       return it->second;
     };
-    // The runtime's ranges start at multiples of kParallelForChunkMultiple.
-    entry_builder.CreateAssumption(entry_builder.CreateICmpEQ(
-        entry_builder.CreateURem(fn->getArg(1), b->getInt64(kParallelForChunkMultiple)), b->getInt64(0)));
+    if (n >= kAlignedChunksMinItems) {  // the runtime's ranges then start at multiples
+      entry_builder.CreateAssumption(entry_builder.CreateICmpEQ(
+          entry_builder.CreateURem(fn->getArg(1), b->getInt64(kParallelForChunkMultiple)), b->getInt64(0)));
+    }
     b->SetInsertPoint(loops);
     RETURN_IF_ERROR(body(fn->getArg(1), fn->getArg(2), remap));
     b->CreateRetVoid();

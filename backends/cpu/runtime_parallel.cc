@@ -61,8 +61,10 @@ extern "C" void __xla_cpu_runtime_ParallelFor(const void* device,
   loop->body = body;
   loop->context = context;
   loop->n = n;
-  const int64_t even_chunk = (n + threads * kChunksPerThread - 1) / (threads * kChunksPerThread);
-  loop->chunk = (even_chunk + kParallelForChunkMultiple - 1) / kParallelForChunkMultiple * kParallelForChunkMultiple;
+  loop->chunk = (n + threads * kChunksPerThread - 1) / (threads * kChunksPerThread);
+  if (n >= kAlignedChunksMinItems) {
+    loop->chunk = (loop->chunk + kParallelForChunkMultiple - 1) / kParallelForChunkMultiple * kParallelForChunkMultiple;
+  }
   loop->chunks = (n + loop->chunk - 1) / loop->chunk;
   for (int i = 1; i < threads; ++i) pool->getPool()->Schedule([loop] { RunChunks(*loop); });
   RunChunks(*loop);

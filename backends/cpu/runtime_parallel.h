@@ -8,10 +8,13 @@
 
 #include <cstdint>
 
-// Every range a body gets starts at a multiple of this (chunks are whole
+// For loops of at least kAlignedChunksMinItems items, every range a body
+// gets starts at a multiple of kParallelForChunkMultiple (chunks are whole
 // multiples of it), so the emitter may tell LLVM so: vector loops over a
-// chunk of a 1-D array then start on a vector-aligned element.
+// chunk of a 1-D array then start on a vector-aligned element. (Fewer items
+// are split finely instead: rounding would leave threads idle.)
 constexpr int64_t kParallelForChunkMultiple = 16;
+constexpr int64_t kAlignedChunksMinItems = int64_t{1} << 14;
 
 extern "C" {
 // `device`: the Eigen::ThreadPoolDevice of the run, or null to run serially.

@@ -29,8 +29,11 @@ struct Counts {
 void CountRange(void* context, int64_t begin, int64_t end) {
   auto* counts = static_cast<Counts*>(context);
   ASSERT_LE(begin, end);
-  // The emitter tells LLVM that ranges start at multiples of this.
-  ASSERT_EQ(begin % kParallelForChunkMultiple, 0) << begin;
+  // The emitter tells LLVM that ranges of long loops start at multiples of
+  // this.
+  if (counts->hits.size() >= static_cast<size_t>(kAlignedChunksMinItems)) {
+    ASSERT_EQ(begin % kParallelForChunkMultiple, 0) << begin;
+  }
   counts->calls.fetch_add(1);
   for (int64_t i = begin; i < end; ++i) counts->hits[i].fetch_add(1);
 }
@@ -54,6 +57,22 @@ TEST(RuntimeParallelTest, EveryItemRunsOnceForAnyPoolAndSize) {
       EXPECT_LE(counts.calls.load(), std::min<int64_t>(n, 4 * threads));
     }
   }
+}
+
+// Two expensive items on two threads are two chunks (one per thread), and a
+// long loop's chunks are whole multiples of kParallelForChunkMultiple.
+TEST(RuntimeParallelTest, FewExpensiveItemsStillSpreadAndLongLoopsAlign) {
+  Eigen::ThreadPool pool(2);
+  Eigen::ThreadPoolDevice device(&pool, 2);
+  Counts two(2);
+  __xla_cpu_runtime_ParallelFor(&device, CountRange, &two, 2, 4, 4, kExpensive);
+  ExpectEachItemOnce(two);
+  EXPECT_EQ(two.calls.load(), 2);
+  const int64_t n = kAlignedChunksMinItems + 5;
+  Counts many(n);
+  __xla_cpu_runtime_ParallelFor(&device, CountRange, &many, n, 4, 4, kExpensive);
+  ExpectEachItemOnce(many);
+  EXPECT_GE(many.calls.load(), 2);
 }
 
 TEST(RuntimeParallelTest, CheapOrSerialLoopsRunInOneCallOnTheCaller) {

@@ -207,18 +207,8 @@ ENTRY e {
 // nest gets a function of its own (small ones run serially through the
 // runtime), so no LLVM function holds them all.
 TEST(CpuParallelTest, LargeComputationsGetOneFunctionPerLoopNest) {
-  // x - rowsum(x), 20 times: 40 materialized instructions on [4,16].
-  std::string text = "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-                     "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  v0 = f32[4,16] parameter(0)\n"
-                     "  zero = f32[] constant(0)\n";
-  const int kSteps = 20;
-  for (int i = 0; i < kSteps; ++i) {
-    absl::StrAppend(&text, "  r", i, " = f32[4] reduce(v", i, ", zero), dimensions={1}, to_apply=add\n");
-    absl::StrAppend(&text, "  b", i, " = f32[4,16] broadcast(r", i, "), dimensions={0}\n");
-    absl::StrAppend(&text, "  ", i + 1 == kSteps ? "ROOT " : "", "v", i + 1, " = f32[4,16] subtract(v", i, ", b", i,
-                    ")\n");
-  }
-  text += "}\n";
+  // 40 materialized instructions on [4,16].
+  const std::string text = cpu_test::RowSumChainHlo(20, 4, 16);
   CompareWithEvaluator(text, RandomArguments(text, 5), ErrorSpec{1e-4, 1e-5}, WithThreads(2));
   const std::string ir = OptimizedIr(text, 2);
   EXPECT_NE(ir.find(".serial("), std::string::npos) << ir.substr(0, 3000);

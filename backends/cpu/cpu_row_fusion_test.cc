@@ -62,26 +62,10 @@ TEST(CpuRowFusionTest, RowGroupsPrefetchTheNextRowOfTheirStreams) {
   EXPECT_EQ(OptimizedIr(cpu_test::SoftmaxHlo("f32", 300, 8, "{1,0}"), 2).find("@llvm.prefetch"), std::string::npos);
 }
 
-// A chain of row-local reductions: x - rowsum(x), over and over, `steps`
-// times on [rows, cols] (three instructions per step).
-std::string RowChain(int steps, int64_t rows, int64_t cols) {
-  const std::string m = absl::StrCat("f32[", rows, ",", cols, "]"), v = absl::StrCat("f32[", rows, "]");
-  std::string text = absl::StrCat("HloModule chain\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n",
-                                  "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  v0 = ", m, " parameter(0)\n",
-                                  "  zero = f32[] constant(0)\n");
-  for (int i = 0; i < steps; ++i) {
-    absl::StrAppend(&text, "  r", i, " = ", v, " reduce(v", i, ", zero), dimensions={1}, to_apply=add\n");
-    absl::StrAppend(&text, "  b", i, " = ", m, " broadcast(r", i, "), dimensions={0}\n");
-    absl::StrAppend(&text, "  ", i + 1 == steps ? "ROOT " : "", "v", i + 1, " = ", m, " subtract(v", i, ", b", i,
-                    ")\n");
-  }
-  return text + "}\n";
-}
-
 TEST(CpuRowFusionTest, LongChainsSplitIntoGroupsOfBoundedSize) {
   // 20 steps: 20 reductions and 20 subtractions are materialized, all
   // row-local: groups of at most kMaxRowGroupMembers.
-  const std::string text = RowChain(20, 64, 300);
+  const std::string text = cpu_test::RowSumChainHlo(20, 64, 300);
   ExpectMatchesEvaluator(text, ErrorSpec{1e-3, 1e-4});
   const std::string ir = OptimizedIr(text, 2);
   int groups = 0;

@@ -120,6 +120,20 @@ std::string GeluHlo(const std::string& dims) {
                       "  ROOT g = ", t, " multiply(hx, t1)\n}\n");
 }
 
+std::string RowSumChainHlo(int steps, int64_t rows, int64_t cols) {
+  const std::string m = absl::StrCat("f32[", rows, ",", cols, "]"), v = absl::StrCat("f32[", rows, "]");
+  std::string text = absl::StrCat("HloModule chain\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n",
+                                  "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  v0 = ", m, " parameter(0)\n",
+                                  "  zero = f32[] constant(0)\n");
+  for (int i = 0; i < steps; ++i) {
+    absl::StrAppend(&text, "  r", i, " = ", v, " reduce(v", i, ", zero), dimensions={1}, to_apply=add\n");
+    absl::StrAppend(&text, "  b", i, " = ", m, " broadcast(r", i, "), dimensions={0}\n");
+    absl::StrAppend(&text, "  ", i + 1 == steps ? "ROOT " : "", "v", i + 1, " = ", m, " subtract(v", i, ", b", i,
+                    ")\n");
+  }
+  return text + "}\n";
+}
+
 DebugOptions WithThreads(int threads) {
   DebugOptions options;
   options.set_xla_cpu_threads(threads);

@@ -44,6 +44,11 @@ std::string SoftmaxHlo(const std::string& type, int64_t rows, int64_t cols, cons
 // 0.5 * x * (1 + tanh(0.79788456 * (x + 0.044715 * x^3))), x^3 as multiplies.
 std::string GeluHlo(const std::string& dims);
 
+// HLO text of x - rowsum(x), `steps` times over f32[rows, cols] (three
+// instructions per step, each row-local): a long chain of materialized
+// reductions (module "chain").
+std::string RowSumChainHlo(int steps, int64_t rows, int64_t cols);
+
 // DebugOptions asking for `threads` CPU worker threads.
 DebugOptions WithThreads(int threads);
 

@@ -949,11 +949,7 @@ TEST(CpuBackendTest, GeluTanhVectorBodyIsLean) {
   }
   ASSERT_FALSE(body.empty()) << "GELU loop not vectorized:\n" << ir;
   EXPECT_TRUE(body.find("<8 x float>") != std::string::npos || body.find("<16 x float>") != std::string::npos) << body;
-  auto count = [&](const std::string& what) {
-    int n = 0;
-    for (size_t pos = body.find(what); pos != std::string::npos; pos = body.find(what, pos + 1)) ++n;
-    return n;
-  };
+  auto count = [&](const std::string& what) { return cpu_test::CountOccurrences(body, what); };
   const int tanhs = count("fdiv ");  // one division per tanh
   EXPECT_GE(tanhs, 1) << body;
   EXPECT_EQ(count("fcmp "), tanhs) << body;

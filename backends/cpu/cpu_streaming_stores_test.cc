@@ -14,6 +14,7 @@ namespace cpu {
 namespace {
 
 using cpu_test::CompareWithEvaluator;
+using cpu_test::CountOccurrences;
 using cpu_test::OptimizedIr;
 using cpu_test::RandomArguments;
 using cpu_test::WithThreads;
@@ -23,21 +24,15 @@ std::string Negate(int64_t elements) {
                       "] negate(x)\n}\n");
 }
 
-int Count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
-
 TEST(CpuStreamingStoresTest, LargeResultsAreStreamedAndFenced) {
   const int64_t elements = kMinStreamingResultBytes / 4 + 40;  // not a multiple of the vector width
   const std::string text = Negate(elements);
   for (int threads : {1, 2}) {
     SCOPED_TRACE(absl::StrCat("threads=", threads));
     const std::string ir = OptimizedIr(text, threads);
-    EXPECT_GE(Count(ir, "!nontemporal"), 1) << ir.substr(0, 4000);
+    EXPECT_GE(CountOccurrences(ir, "!nontemporal"), 1) << ir.substr(0, 4000);
     // Every function with streaming stores fences them before returning.
-    EXPECT_GE(Count(ir, "call void @llvm.x86.sse.sfence()"), 1) << ir.substr(0, 4000);
+    EXPECT_GE(CountOccurrences(ir, "call void @llvm.x86.sse.sfence()"), 1) << ir.substr(0, 4000);
     CompareWithEvaluator(text, RandomArguments(text, 3), ErrorSpec{0, 0}, WithThreads(threads));
   }
 }
@@ -67,7 +62,7 @@ TEST(CpuStreamingStoresTest, RowGroupResultsAreStreamed) {
   // Softmax rows: the result row is written after the row's reductions.
   const std::string text = cpu_test::SoftmaxHlo("f32", 2048, 1024, "{1,0}");
   const std::string ir = OptimizedIr(text, 2);
-  EXPECT_GE(Count(ir, "!nontemporal"), 1) << ir.substr(0, 4000);
+  EXPECT_GE(CountOccurrences(ir, "!nontemporal"), 1) << ir.substr(0, 4000);
   CompareWithEvaluator(text, RandomArguments(text, 4), ErrorSpec{1e-6, 1e-5}, WithThreads(2));
 }
 

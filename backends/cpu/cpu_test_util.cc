@@ -134,6 +134,12 @@ std::string RowSumChainHlo(int steps, int64_t rows, int64_t cols) {
   return text + "}\n";
 }
 
+int CountOccurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
 DebugOptions WithThreads(int threads) {
   DebugOptions options;
   options.set_xla_cpu_threads(threads);

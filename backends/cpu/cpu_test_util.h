@@ -49,6 +49,9 @@ std::string GeluHlo(const std::string& dims);
 // reductions (module "chain").
 std::string RowSumChainHlo(int steps, int64_t rows, int64_t cols);
 
+// Occurrences of `what` in `text` (overlapping ones counted).
+int CountOccurrences(const std::string& text, const std::string& what);
+
 // DebugOptions asking for `threads` CPU worker threads.
 DebugOptions WithThreads(int threads);
 

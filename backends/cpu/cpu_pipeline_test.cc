@@ -66,7 +66,15 @@ TEST(CpuPipelineTest, DumpsHloAndIr) {
     std::ifstream in(dir + "/" + file);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   };
-  EXPECT_NE(read("pipe.s").find("xla_cpu_entry:"), std::string::npos);
+  const std::string assembly = read("pipe.s");
+  EXPECT_NE(assembly.find("xla_cpu_entry:"), std::string::npos);
+#if defined(__x86_64__)
+  // The dump is the code the JIT runs: small code model, PIC (negate's
+  // sign mask is read from the constant pool relative to %rip, not through
+  // a 64-bit absolute address as the large code model would).
+  EXPECT_NE(assembly.find(".LCPI"), std::string::npos) << assembly;
+  EXPECT_EQ(assembly.find("movabs"), std::string::npos) << assembly;
+#endif
   EXPECT_NE(read("pipe.buffer-assignment.txt").find("arena bytes: "), std::string::npos);
 }
 

@@ -103,6 +103,12 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
   jtmb->setCPU(jit->cpu_name_);
   jtmb->getFeatures() = features;
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // What LLJIT picks for its JITLink linker, set before our own target
+  // machine is made from the same builder: the dumped assembly is then the
+  // code that runs (a JIT target machine otherwise defaults to the large
+  // code model, whose constant loads need a register each).
+  jtmb->setCodeModel(llvm::CodeModel::Small);
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
   jit->triple_ = jtmb->getTargetTriple().str();
 
   auto tm = jtmb->createTargetMachine();

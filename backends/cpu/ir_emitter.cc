@@ -175,6 +175,7 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
       }
     }
   }
+  FindMatMulEpilogues(order, reachable);
 
   // Value trees. Parameters first, so their leaves are numbered in order.
   std::function<std::shared_ptr<ValueTree>(const Shape&, const HloInstruction*)> param_tree =
@@ -269,9 +270,47 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
   return absl::OkStatus();
 }
 
+void IrEmitter::FindMatMulEpilogues(const std::vector<HloInstruction*>& order,
+                                    const absl::flat_hash_set<const HloInstruction*>& reachable) {
+  // The one instruction using `h` (possibly as several of its operands).
+  auto only_user = [&](const HloInstruction* h) -> const HloInstruction* {
+    const HloInstruction* user = nullptr;
+    for (const HloInstruction* u : h->users()) {
+      if (!reachable.contains(u)) continue;
+      if (user != nullptr && user != u) return nullptr;
+      user = u;
+    }
+    return user;
+  };
+  for (const HloInstruction* dot : order) {
+    if (!reachable.contains(dot) || !CanUseRuntimeMatMul(*dot) || dot->shape().rank() != 2) continue;
+    auto dot_materialized = materialize_.find(dot);
+    if (dot_materialized == materialize_.end() || !dot_materialized->second) continue;
+    // Up the chain of fused elementwise consumers (each used once) to the
+    // materialized one. Elementwise ops of the dot's dimensions read it at
+    // the index they compute, so each block can be finished on its own.
+    const HloInstruction* end = only_user(dot);
+    while (end != nullptr) {
+      auto m = materialize_.find(end);
+      if (!IsElementwise(end->opcode()) || m == materialize_.end() || !end->shape().IsArray() ||
+          end->shape().dimensions() != dot->shape().dimensions()) {
+        end = nullptr;
+      } else if (m->second) {
+        break;
+      } else {
+        end = only_user(end);
+      }
+    }
+    // Written into the end's buffer: the same element type and layout.
+    if (end == nullptr || end->shape() != dot->shape() || epilogue_dot_.contains(end)) continue;
+    epilogue_dot_[end] = dot;
+    materialize_[dot] = false;
+  }
+}
+
 bool IrEmitter::IsLoopEmitted(const HloInstruction& hlo) const {
   auto it = materialize_.find(&hlo);
-  return it != materialize_.end() && it->second && !CanUseRuntimeMatMul(hlo) &&
+  return it != materialize_.end() && it->second && !CanUseRuntimeMatMul(hlo) && !epilogue_dot_.contains(&hlo) &&
          hlo.opcode() != HloOpcode::kDynamicUpdateSlice && !KeepsMinorDimension(hlo) &&
          !ShapeUtil::HasZeroElements(hlo.shape());
 }
@@ -608,10 +647,10 @@ llvm::Value* IrEmitter::BufferOf(const HloInstruction* hlo) {
   return it->second;
 }
 
-absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& hlo) {
-  const auto& dnums = hlo.attributes().dot_dimension_numbers();
-  const Shape& lhs = hlo.operand(0)->shape();
-  const Shape& rhs = hlo.operand(1)->shape();
+absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue) {
+  const auto& dnums = dot.attributes().dot_dimension_numbers();
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
   const int nb = dnums.lhs_batch_dimensions_size();
   const int64_t cl = dnums.lhs_contracting_dimensions(0), cr = dnums.rhs_contracting_dimensions(0);
   const int64_t fl = cl == nb ? nb + 1 : nb, fr = cr == nb ? nb + 1 : nb;
@@ -622,30 +661,62 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& hlo) {
   const bool transpose_rhs = rhs_major != cr;
   int64_t batch = 1;
   for (int i = 0; i < nb; ++i) batch *= lhs.dimensions(i);
-  const bool f32 = hlo.shape().element_type() == F32;
+  const bool f32 = dot.shape().element_type() == F32;
   llvm::Type* elem = f32 ? b_.getFloatTy() : b_.getDoubleTy();
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::FunctionCallee matmul = module_->getOrInsertFunction(
       f32 ? "__xla_cpu_runtime_MatMulF32" : "__xla_cpu_runtime_MatMulF64",
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32}, false));
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32, ptr, ptr}, false));
   llvm::Value* device = device_ != nullptr ? device_ : llvm::ConstantPointerNull::get(b_.getPtrTy());
-  llvm::Value* out = addresses_.at(&hlo);
-  llvm::Value* a = addresses_.at(hlo.operand(0));
-  llvm::Value* bm = addresses_.at(hlo.operand(1));
-  return EmitForLoop(&b_, batch, hlo.name() + ".batch", [&](llvm::Value* i) {
+  llvm::Value* out = addresses_.at(epilogue != nullptr ? epilogue : &dot);
+  llvm::Value* a = addresses_.at(dot.operand(0));
+  llvm::Value* bm = addresses_.at(dot.operand(1));
+  llvm::Value* epilogue_fn = llvm::ConstantPointerNull::get(b_.getPtrTy());
+  llvm::Value* epilogue_context = llvm::ConstantPointerNull::get(b_.getPtrTy());
+  if (epilogue != nullptr) {
+    // epilogue(captured, out, row_begin, row_end, col_begin, col_end): the
+    // epilogue's expression over the block, the dot's values read from the
+    // block itself (each element is read before it is overwritten).
+    ASSIGN_OR_RETURN(
+        OutlinedFunction fn,
+        EmitOutlinedFunction(
+            &b_, epilogue->name() + ".epilogue", {ptr, i64, i64, i64, i64},
+            [&](llvm::Function* function, const ValueRemap& remap) -> absl::Status {
+              function->addParamAttr(1, llvm::Attribute::NoAlias);  // the only access to its buffer
+              llvm::Value* block = function->getArg(1);
+              ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
+                return h == &dot ? block : remap(BufferOf(h));
+              });
+              const std::string name = epilogue->name() + ".epilogue";
+              return EmitForLoop(&b_, function->getArg(2), function->getArg(3), name + ".row", [&](llvm::Value* row) {
+                return EmitForLoop(&b_, function->getArg(4), function->getArg(5), name + ".col",
+                                   [&](llvm::Value* col) -> absl::Status {
+                                     const IrIndex index = {row, col};
+                                     ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(epilogue, index));
+                                     local.StoreElement(v, block, epilogue->shape(), index);
+                                     return absl::OkStatus();
+                                   });
+              });
+            }));
+    epilogue_fn = fn.function;
+    epilogue_context = fn.captured;
+  }
+  return EmitForLoop(&b_, batch, dot.name() + ".batch", [&](llvm::Value* i) {
     auto at = [&](llvm::Value* base, int64_t size) {
       return b_.CreateInBoundsGEP(elem, base, {b_.CreateMul(i, b_.getInt64(size))});
     };
     b_.CreateCall(matmul, {device, at(out, m * n), at(a, m * k), at(bm, k * n), b_.getInt64(m), b_.getInt64(n),
-                           b_.getInt64(k), b_.getInt32(transpose_lhs), b_.getInt32(transpose_rhs)});
+                           b_.getInt64(k), b_.getInt32(transpose_lhs), b_.getInt32(transpose_rhs), epilogue_fn,
+                           epilogue_context});
     return absl::OkStatus();
   });
 }
 
 absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
   if (ShapeUtil::HasZeroElements(hlo.shape())) return absl::OkStatus();
+  if (auto it = epilogue_dot_.find(&hlo); it != epilogue_dot_.end()) return EmitRuntimeMatMul(*it->second, &hlo);
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
   llvm::Value* out = addresses_.at(&hlo);
@@ -778,6 +849,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
     if (auto it = trees_.find(h); it != trees_.end()) forget(*it->second);
     trees_.erase(h);
     materialize_.erase(h);
+    epilogue_dot_.erase(h);
     addresses_.erase(h);
     row_group_of_.erase(h);
     row_scratch_.erase(h);

@@ -24,7 +24,12 @@
 // An instruction is materialized when it has more than one use, is not
 // fusible (reduce, dot), feeds a tuple, or is a result leaf (then its buffer
 // is the result buffer itself). Everything else is generated at each index
-// by the ElementalIrEmitter inside the loop of its consumer. Loop nests run
+// by the ElementalIrEmitter inside the loop of its consumer. A rank-2 dot
+// whose only use is an elementwise chain ending at a materialized value of
+// its shape (bias add, activation, an SGD update) is not materialized: the
+// matmul runtime writes it into that value's buffer and applies the chain
+// there, block by block, as each block of sums is finished (its epilogue).
+// Loop nests run
 // over each materialized output in its layout order (innermost = minor
 // dimension), so LLVM's loop vectorizer sees consecutive stores.
 #ifndef BACKENDS_CPU_IR_EMITTER_H_
@@ -130,7 +135,13 @@ class IrEmitter {
   // Dot of rank-2 (optionally batched) f32/f64 row-major operands through
   // the Eigen runtime; false when the dot does not qualify.
   bool CanUseRuntimeMatMul(const HloInstruction& hlo) const;
-  absl::Status EmitRuntimeMatMul(const HloInstruction& hlo);
+  // Finds the dots computed with an epilogue (see above) among `order`'s
+  // `reachable` instructions, after materialize_ is decided.
+  void FindMatMulEpilogues(const std::vector<HloInstruction*>& order,
+                           const absl::flat_hash_set<const HloInstruction*>& reachable);
+  // `dot` through the runtime, into its own buffer, or with `epilogue` (the
+  // materialized end of its elementwise chain) into that one's.
+  absl::Status EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue = nullptr);
   // Materialized: the operand copied, then the update window written.
   // Reduce with a tuple result (variadic): one loop nest over the result
   // index writing one value into each element's buffer.
@@ -156,6 +167,8 @@ class IrEmitter {
   absl::flat_hash_map<const ValueTree*, llvm::Value*> leaf_addresses_;
   absl::flat_hash_map<const HloInstruction*, std::shared_ptr<ValueTree>> trees_;
   absl::flat_hash_map<const HloInstruction*, bool> materialize_;
+  // Epilogue (the materialized end of a dot's elementwise chain) -> the dot.
+  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> epilogue_dot_;
   // Row groups found so far and the group of each member.
   std::vector<RowGroup> row_groups_;
   absl::flat_hash_map<const HloInstruction*, size_t> row_group_of_;

@@ -25,20 +25,16 @@ ScopedOutlineAllRanges::ScopedOutlineAllRanges(bool enable) : previous_(outline_
 }
 ScopedOutlineAllRanges::~ScopedOutlineAllRanges() { outline_all_ranges = previous_; }
 
-absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
-                               const ElementCost& cost, int64_t total_work, const RangeBody& body) {
-  const bool parallel = device != nullptr && n >= 2 && total_work >= kMinParallelWork;
-  if (!parallel && !(outline_all_ranges && n >= 1)) {
-    const ValueRemap identity = [](llvm::Value* v) { return v; };
-    return body(b->getInt64(0), b->getInt64(n), identity);
-  }
+absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, const std::string& name,
+                                                       llvm::ArrayRef<llvm::Type*> extra_params,
+                                                       const OutlinedBody& body) {
   llvm::LLVMContext& ctx = b->getContext();
   llvm::Module* module = b->GetInsertBlock()->getModule();
   llvm::Type* ptr = b->getPtrTy();
-  llvm::Type* i64 = b->getInt64Ty();
-  auto* fn_type = llvm::FunctionType::get(b->getVoidTy(), {ptr, i64, i64}, false);
-  llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::PrivateLinkage,
-                                              name + (parallel ? ".parallel" : ".serial"), module);
+  std::vector<llvm::Type*> params = {ptr};
+  params.insert(params.end(), extra_params.begin(), extra_params.end());
+  auto* fn_type = llvm::FunctionType::get(b->getVoidTy(), params, false);
+  llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::PrivateLinkage, name, module);
   fn->setDoesNotThrow();
   fn->addParamAttr(0, llvm::Attribute::NoAlias);
   fn->addParamAttr(0, llvm::Attribute::ReadOnly);
@@ -48,8 +44,8 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
   {
     llvm::IRBuilderBase::InsertPointGuard guard(*b);
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-    llvm::BasicBlock* loops = llvm::BasicBlock::Create(ctx, "loops", fn);
-    llvm::BranchInst::Create(loops, entry);
+    llvm::BasicBlock* body_block = llvm::BasicBlock::Create(ctx, "body", fn);
+    llvm::BranchInst::Create(body_block, entry);
     llvm::IRBuilder<> entry_builder(entry->getTerminator());
     llvm::Value* captured_array = fn->getArg(0);
     absl::flat_hash_map<llvm::Value*, llvm::Value*> remapped;
@@ -71,29 +67,50 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
       }
       return it->second;
     };
-    if (n >= kAlignedChunksMinItems) {  // the runtime's ranges then start at multiples
-      entry_builder.CreateAssumption(entry_builder.CreateICmpEQ(
-          entry_builder.CreateURem(fn->getArg(1), b->getInt64(kParallelForChunkMultiple)), b->getInt64(0)));
-    }
-    b->SetInsertPoint(loops);
-    RETURN_IF_ERROR(body(fn->getArg(1), fn->getArg(2), remap));
+    b->SetInsertPoint(body_block);
+    RETURN_IF_ERROR(body(fn, remap));
     b->CreateRetVoid();
   }
 
-  // The call: captured values stored into a stack array of the caller.
+  // The captured values, stored into a stack array of the caller.
   llvm::Function* caller = b->GetInsertBlock()->getParent();
   llvm::IRBuilder<> alloca_builder(&caller->getEntryBlock(), caller->getEntryBlock().begin());
-  llvm::Value* array = alloca_builder.CreateAlloca(ptr, b->getInt64(std::max<size_t>(captured.size(), 1)),
-                                                   name + ".captured");
+  llvm::Value* array =
+      alloca_builder.CreateAlloca(ptr, b->getInt64(std::max<size_t>(captured.size(), 1)), name + ".captured");
   for (size_t i = 0; i < captured.size(); ++i) {
     b->CreateStore(captured[i], b->CreateConstInBoundsGEP1_64(ptr, array, i));
   }
+  return OutlinedFunction{fn, array};
+}
+
+absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
+                               const ElementCost& cost, int64_t total_work, const RangeBody& body) {
+  const bool parallel = device != nullptr && n >= 2 && total_work >= kMinParallelWork;
+  if (!parallel && !(outline_all_ranges && n >= 1)) {
+    const ValueRemap identity = [](llvm::Value* v) { return v; };
+    return body(b->getInt64(0), b->getInt64(n), identity);
+  }
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = b->getPtrTy();
+  llvm::Type* i64 = b->getInt64Ty();
+  ASSIGN_OR_RETURN(
+      OutlinedFunction range,
+      EmitOutlinedFunction(b, name + (parallel ? ".parallel" : ".serial"), {i64, i64},
+                           [&](llvm::Function* fn, const ValueRemap& remap) {
+                             if (n >= kAlignedChunksMinItems) {  // the runtime's ranges then start at multiples
+                               b->CreateAssumption(b->CreateICmpEQ(
+                                   b->CreateURem(fn->getArg(1), b->getInt64(kParallelForChunkMultiple)),
+                                   b->getInt64(0)));
+                             }
+                             return body(fn->getArg(1), fn->getArg(2), remap);
+                           }));
   llvm::Type* f64 = b->getDoubleTy();
   llvm::FunctionCallee parallel_for = module->getOrInsertFunction(
       "__xla_cpu_runtime_ParallelFor",
       llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, i64, f64, f64, f64}, false));
   llvm::Value* run_on = parallel ? device : llvm::ConstantPointerNull::get(b->getPtrTy());
-  b->CreateCall(parallel_for, {run_on, fn, array, b->getInt64(n), llvm::ConstantFP::get(f64, cost.bytes_loaded),
+  b->CreateCall(parallel_for, {run_on, range.function, range.captured, b->getInt64(n),
+                               llvm::ConstantFP::get(f64, cost.bytes_loaded),
                                llvm::ConstantFP::get(f64, cost.bytes_stored), llvm::ConstantFP::get(f64, cost.cycles)});
   return absl::OkStatus();
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "backends/cpu/loop_emitter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "xla/shape.h"
@@ -55,6 +56,22 @@ class ScopedOutlineAllRanges {
  private:
   bool previous_;
 };
+
+// A private function `name`(ptr captured, extra_params...) whose body reads
+// values of the caller through `remap`; each value it asks for is passed
+// in the `captured` array, whose pointer is the function's first argument.
+struct OutlinedFunction {
+  llvm::Function* function;
+  llvm::Value* captured;  // the array, filled at the caller's insertion point
+};
+using OutlinedBody = std::function<absl::Status(llvm::Function* function, const ValueRemap& remap)>;
+
+// Emits `body` into a new OutlinedFunction (the builder is back at the
+// caller's insertion point afterwards, after the stores of the captured
+// values).
+absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, const std::string& name,
+                                                       llvm::ArrayRef<llvm::Type*> extra_params,
+                                                       const OutlinedBody& body);
 
 // Emits the work of items [0, n) at the builder's insertion point. When
 // `device` (the run's thread-pool pointer, an i8* value) is non-null, n >= 2

@@ -38,14 +38,15 @@ class PoolScheduler final : public TaskScheduler {
 
 template <typename T>
 void Run(MatMulKernel<T> kernel, const void* device, T* out, const T* lhs, const T* rhs, int64_t m, int64_t n,
-         int64_t k, int32_t transpose_lhs, int32_t transpose_rhs) {
+         int64_t k, int32_t transpose_lhs, int32_t transpose_rhs, XlaCpuMatMulEpilogue epilogue,
+         const void* epilogue_context) {
   const auto* pool_device = static_cast<const Eigen::ThreadPoolDevice*>(device);
   if (pool_device == nullptr) {
-    kernel(nullptr, out, lhs, rhs, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
+    kernel(nullptr, out, lhs, rhs, m, n, k, transpose_lhs != 0, transpose_rhs != 0, epilogue, epilogue_context);
     return;
   }
   PoolScheduler scheduler(pool_device->getPool());
-  kernel(&scheduler, out, lhs, rhs, m, n, k, transpose_lhs != 0, transpose_rhs != 0);
+  kernel(&scheduler, out, lhs, rhs, m, n, k, transpose_lhs != 0, transpose_rhs != 0, epilogue, epilogue_context);
 }
 
 }  // namespace
@@ -55,13 +56,17 @@ void Run(MatMulKernel<T> kernel, const void* device, T* out, const T* lhs, const
 extern "C" {
 
 void __xla_cpu_runtime_MatMulF32(const void* device, float* out, const float* lhs, const float* rhs, int64_t m,
-                                 int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs) {
-  xla::cpu::Run(xla::cpu::SelectedMatMulKernels().f32, device, out, lhs, rhs, m, n, k, transpose_lhs, transpose_rhs);
+                                 int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
+                                 XlaCpuMatMulEpilogue epilogue, const void* epilogue_context) {
+  xla::cpu::Run(xla::cpu::SelectedMatMulKernels().f32, device, out, lhs, rhs, m, n, k, transpose_lhs, transpose_rhs,
+                epilogue, epilogue_context);
 }
 
 void __xla_cpu_runtime_MatMulF64(const void* device, double* out, const double* lhs, const double* rhs, int64_t m,
-                                 int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs) {
-  xla::cpu::Run(xla::cpu::SelectedMatMulKernels().f64, device, out, lhs, rhs, m, n, k, transpose_lhs, transpose_rhs);
+                                 int64_t n, int64_t k, int32_t transpose_lhs, int32_t transpose_rhs,
+                                 XlaCpuMatMulEpilogue epilogue, const void* epilogue_context) {
+  xla::cpu::Run(xla::cpu::SelectedMatMulKernels().f64, device, out, lhs, rhs, m, n, k, transpose_lhs, transpose_rhs,
+                epilogue, epilogue_context);
 }
 
 }  // extern "C"

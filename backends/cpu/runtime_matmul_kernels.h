@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "backends/cpu/runtime_matmul.h"
+
 namespace xla {
 namespace cpu {
 
@@ -28,10 +30,12 @@ class TaskScheduler {
 
 // out[m, n] = sum_k lhs[m, k] * rhs[k, n], row-major; with transpose_lhs the
 // lhs buffer holds [k, m], with transpose_rhs the rhs buffer holds [n, k].
-// `scheduler` null: on the calling thread.
+// `scheduler` null: on the calling thread. `epilogue` (may be null): applied
+// to each finished block of `out` (runtime_matmul.h).
 template <typename T>
 using MatMulKernel = void (*)(TaskScheduler* scheduler, T* out, const T* lhs, const T* rhs, int64_t m, int64_t n,
-                              int64_t k, bool transpose_lhs, bool transpose_rhs);
+                              int64_t k, bool transpose_lhs, bool transpose_rhs, XlaCpuMatMulEpilogue epilogue,
+                              const void* epilogue_context);
 
 struct MatMulKernels {
   const char* isa;

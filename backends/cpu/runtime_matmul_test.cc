@@ -1,6 +1,8 @@
 // Every matmul kernel the host can run (baseline, AVX2+FMA, AVX-512) against
 // a plain triple loop in long double, on odd sizes, both transposes, one and
 // several threads; and the C entry points with the backend's pool type.
+#include <array>
+#include <atomic>
 #include <random>
 #include <vector>
 
@@ -59,7 +61,7 @@ void CheckKernel(MatMulKernel<T> kernel, TaskScheduler* scheduler, double tolera
     for (bool tl : {false, true}) {
       for (bool tr : {false, true}) {
         std::vector<T> lhs = Random<T>(m * k, rng), rhs = Random<T>(k * n, rng), out(m * n, T(-7));
-        kernel(scheduler, out.data(), lhs.data(), rhs.data(), m, n, k, tl, tr);
+        kernel(scheduler, out.data(), lhs.data(), rhs.data(), m, n, k, tl, tr, nullptr, nullptr);
         std::vector<long double> want = Reference(lhs, rhs, m, n, k, tl, tr);
         for (int64_t i = 0; i < m * n; ++i) {
           ASSERT_NEAR(static_cast<double>(out[i]), static_cast<double>(want[i]), tolerance * (1 + k))
@@ -108,13 +110,55 @@ TEST(RuntimeMatMulTest, EntryPointsUseTheBackendsPoolDevice) {
   std::mt19937_64 rng(9);
   const int64_t m = 64, n = 48, k = 80;
   std::vector<float> lhs = Random<float>(m * k, rng), rhs = Random<float>(k * n, rng), out(m * n);
-  __xla_cpu_runtime_MatMulF32(&device, out.data(), lhs.data(), rhs.data(), m, n, k, 0, 0);
+  __xla_cpu_runtime_MatMulF32(&device, out.data(), lhs.data(), rhs.data(), m, n, k, 0, 0, nullptr, nullptr);
   std::vector<long double> want = Reference(lhs, rhs, m, n, k, false, false);
   for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(out[i], static_cast<double>(want[i]), 1e-4);
   std::vector<double> dl = Random<double>(m * k, rng), dr = Random<double>(k * n, rng), dout(m * n);
-  __xla_cpu_runtime_MatMulF64(nullptr, dout.data(), dl.data(), dr.data(), m, n, k, 0, 0);
+  __xla_cpu_runtime_MatMulF64(nullptr, dout.data(), dl.data(), dr.data(), m, n, k, 0, 0, nullptr, nullptr);
   std::vector<long double> dwant = Reference(dl, dr, m, n, k, false, false);
   for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(dout[i], static_cast<double>(dwant[i]), 1e-12);
+}
+
+// What an epilogue sees: out = 2 * out + 1 on its block, and a count of
+// the times each element was handed to it.
+struct EpilogueRecord {
+  int64_t n;
+  std::vector<std::atomic<int>>* visits;
+};
+
+void DoubleAndAddOne(const void* context, void* out, int64_t row_begin, int64_t row_end, int64_t col_begin,
+                     int64_t col_end) {
+  const auto* record = static_cast<const EpilogueRecord*>(context);
+  auto* values = static_cast<float*>(out);
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    for (int64_t c = col_begin; c < col_end; ++c) {
+      values[r * record->n + c] = 2 * values[r * record->n + c] + 1;
+      ++(*record->visits)[r * record->n + c];
+    }
+  }
+}
+
+// The epilogue gets every element exactly once, after its sum is complete:
+// one thread and a pool, sizes Eigen splits into several blocks, a
+// matrix-vector product, and a long k (Eigen may shard the sums over k).
+TEST(RuntimeMatMulTest, TheEpilogueSeesEachFinishedElementOnce) {
+  Eigen::ThreadPool pool(2);
+  Eigen::ThreadPoolDevice device(&pool, 2);
+  std::mt19937_64 rng(11);
+  for (auto [m, n, k] : {std::array<int64_t, 3>{300, 260, 170}, {1, 77, 33}, {77, 1, 33}, {8, 8, 30000}, {5, 3, 1}}) {
+    for (const void* run_on : {static_cast<const void*>(nullptr), static_cast<const void*>(&device)}) {
+      std::vector<float> lhs = Random<float>(m * k, rng), rhs = Random<float>(k * n, rng), out(m * n);
+      std::vector<std::atomic<int>> visits(m * n);
+      EpilogueRecord record{n, &visits};
+      __xla_cpu_runtime_MatMulF32(run_on, out.data(), lhs.data(), rhs.data(), m, n, k, 0, 1, &DoubleAndAddOne,
+                                  &record);
+      std::vector<long double> want = Reference(lhs, rhs, m, n, k, false, true);
+      for (int64_t i = 0; i < m * n; ++i) {
+        ASSERT_EQ(visits[i].load(), 1) << m << "x" << n << "x" << k << " at " << i;
+        ASSERT_NEAR(out[i], 2 * static_cast<double>(want[i]) + 1, 1e-5 * (1 + k)) << m << "x" << n << "x" << k;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "xla/transforms/constant_folding.h"
 #include "xla/transforms/dead_code_elimination.h"
 #include "xla/transforms/hlo_pass_pipeline.h"
+#include "xla/transforms/transpose_folding.h"
 #include "xla/transforms/tuple_simplifier.h"
 #include "xla/transforms/while_loop_invariant_code_motion.h"
 #include "xla/transforms/while_loop_simplifier.h"
@@ -32,6 +33,8 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   simplify.AddPass<WhileLoopInvariantCodeMotion>();
   simplify.AddPass<WhileLoopSimplifier>();
   simplify.AddPass<DeadCodeElimination>();
+  // The matmul runtime reads either orientation of each operand.
+  pipeline.AddPass<TransposeFolding>();
   pipeline.AddPass<DeadCodeElimination>();
 }
 

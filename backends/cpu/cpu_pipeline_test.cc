@@ -5,6 +5,7 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/cpu_pipeline.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/hlo_parser.h"
 
@@ -41,6 +42,25 @@ TEST(CpuPipelineTest, SimplifiesAndHonorsDisableAll) {
   EXPECT_EQ((*module)->entry_computation()->root_instruction()->opcode(), HloOpcode::kCall);
   ASSERT_TRUE(RunCpuHloPasses(module->get(), DebugOptions(), /*verify=*/true).ok());
   EXPECT_EQ((*module)->entry_computation()->root_instruction()->opcode(), HloOpcode::kNegate);
+}
+
+// A transposed dot operand is read in place by the matmul runtime instead
+// of being copied first.
+TEST(CpuPipelineTest, TransposesIntoDotsAreFolded) {
+  const std::string text = R"(HloModule fold
+ENTRY e {
+  a = f32[70,50] parameter(0)
+  b = f32[70,40] parameter(1)
+  at = f32[50,70] transpose(a), dimensions={1,0}
+  ROOT d = f32[50,40] dot(at, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(RunCpuHloPasses(module->get(), DebugOptions(), /*verify=*/true).ok());
+  const HloInstruction* root = (*module)->entry_computation()->root_instruction();
+  EXPECT_EQ(root->opcode(), HloOpcode::kDot);
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kParameter);
+  cpu_test::CompareWithEvaluator(text, cpu_test::RandomArguments(text, 3, 1.0), ErrorSpec{1e-5, 1e-5});
 }
 
 TEST(CpuPipelineTest, DumpsHloAndIr) {

@@ -8,6 +8,7 @@
 #include "xla/transforms/common_subexpression_elimination.h"
 #include "xla/transforms/constant_folding.h"
 #include "xla/transforms/dead_code_elimination.h"
+#include "xla/transforms/transpose_folding.h"
 #include "xla/transforms/tuple_simplifier.h"
 #include "xla/transforms/while_loop_invariant_code_motion.h"
 #include "xla/transforms/while_loop_simplifier.h"
@@ -33,6 +34,7 @@ const std::vector<HloPassInfo>& RegisteredHloPasses() {
       Info<WhileLoopInvariantCodeMotion>("hoist loop-invariant work out of while bodies"),
       Info<CommonSubexpressionElimination>("merge identical instructions"),
       Info<DeadCodeElimination>("remove unused instructions and computations"),
+      Info<TransposeFolding>("dots read transposed operands in place (dot(transpose(a), b) -> dot(a, b))"),
   };
   return *passes;
 }

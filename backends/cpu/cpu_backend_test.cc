@@ -3,6 +3,7 @@
 // dimensions, odd sizes that are not multiples of the vector width, fused
 // chains, reductions over each dimension, dots), plus Unimplemented errors
 // for what this increment does not cover.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/casts.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "backends/backend.h"
@@ -956,6 +958,77 @@ TEST(CpuBackendTest, GeluTanhVectorBodyIsLean) {
   EXPECT_EQ(count("@llvm.roundeven."), 0) << body;
   EXPECT_EQ(count("@llvm.maxnum."), 0) << body;
   EXPECT_EQ(count("call "), count("@llvm.")) << "a call other than an intrinsic\n" << body;
+}
+
+// exp(x - max(x)) over rows (softmax's numerator) knows its argument is
+// <= 0 or NaN and skips exp's overflow handling: the results must be bit
+// for bit those of the general exp on the same differences, including
+// subnormal and zero results, -inf and NaN rows, and a +inf maximum.
+TEST(CpuBackendTest, ExpOfAShiftByTheRowMaxIsTheGeneralExp) {
+  constexpr int kRows = 6, kCols = 300;
+  std::mt19937_64 rng(77);
+  std::vector<float> x(kRows * kCols);
+  for (float& v : x) v = std::uniform_real_distribution<float>(-125.0f, 5.0f)(rng);
+  const float inf = std::numeric_limits<float>::infinity();
+  x[1 * kCols + 3] = -inf;
+  x[2 * kCols + 7] = std::numeric_limits<float>::quiet_NaN();
+  x[3 * kCols + 11] = inf;
+  for (int c = 0; c < kCols; ++c) x[4 * kCols + c] = -inf;  // max -inf: every difference NaN
+  // The differences, as the shifted module computes them (HLO max
+  // propagates NaN).
+  std::vector<float> d(x.size());
+  for (int r = 0; r < kRows; ++r) {
+    float m = -inf;
+    for (int c = 0; c < kCols; ++c) {
+      const float v = x[r * kCols + c];
+      m = std::isnan(v) || std::isnan(m) ? std::numeric_limits<float>::quiet_NaN() : std::max(m, v);
+    }
+    for (int c = 0; c < kCols; ++c) d[r * kCols + c] = x[r * kCols + c] - m;
+  }
+  const std::string shape = absl::StrCat("f32[", kRows, ",", kCols, "]");
+  const std::string shifted = absl::StrCat(R"(HloModule shifted
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = )", shape, R"( parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[)", kRows, R"(] reduce(x, ninf), dimensions={1}, to_apply=mx
+  mb = )", shape, R"( broadcast(m), dimensions={0}
+  d = )", shape, R"( subtract(x, mb)
+  ROOT e = )", shape, R"( exponential(d)
+})");
+  const std::string plain = absl::StrCat("HloModule plain\nENTRY e {\n  d = ", shape, " parameter(0)\n  ROOT e = ",
+                                         shape, " exponential(d)\n}\n");
+  auto run = [&](const std::string& text, const std::vector<float>& values, std::string* ir) {
+    auto executable = CompileOnCpu(text);
+    EXPECT_TRUE(executable.ok()) << executable.status();
+    if (!executable.ok()) return Literal();
+    *ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+    Literal arg = Literal::CreateR1<float>(values).Reshape({kRows, kCols}).value();
+    auto buffer = DeviceBuffer::FromLiteral(arg);
+    EXPECT_TRUE(buffer.ok()) << buffer.status();
+    auto result = (*executable)->Execute({*buffer});
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? (*result)->ToLiteral() : Literal();
+  };
+  std::string shifted_ir, plain_ir;
+  Literal fast = run(shifted, x, &shifted_ir);
+  Literal general = run(plain, d, &plain_ir);
+  auto a = fast.data<float>(), b = general.data<float>();
+  ASSERT_EQ(a.size(), b.size());
+  int subnormal = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const bool same = std::isnan(a[i]) ? std::isnan(b[i]) : absl::bit_cast<uint32_t>(a[i]) == absl::bit_cast<uint32_t>(b[i]);
+    ASSERT_TRUE(same) << "at " << i << ": d=" << d[i] << " shifted " << a[i] << " general " << b[i];
+    if (a[i] != 0 && std::fabs(a[i]) < std::numeric_limits<float>::min()) ++subnormal;
+  }
+  EXPECT_GT(subnormal, 0) << "no subnormal result exercised";
+  // The overflow clamp (x < 89) is in the general exp only.
+  EXPECT_NE(plain_ir.find("8.900000e+01"), std::string::npos);
+  EXPECT_EQ(shifted_ir.find("8.900000e+01"), std::string::npos) << shifted_ir;
 }
 
 // A materialized 32x128 broadcast (two users) stays a loop: loops with

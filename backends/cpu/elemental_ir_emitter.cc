@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/alias_analysis.h"
 #include "backends/cpu/complex_ir_emitter.h"
@@ -22,6 +23,30 @@ namespace cpu {
 namespace {
 
 bool IsFloat(PrimitiveType t) { return t == F32 || t == F64 || t == F16 || t == BF16; }
+
+// x - broadcast(reduce(x, max) over some dimensions), broadcast back along
+// them: every element is x minus a maximum that includes it, so <= 0 (or
+// NaN). Softmax and log-softmax shift by the row max this way.
+bool IsShiftedByItsMax(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kSubtract) return false;
+  const HloInstruction* x = hlo.operand(0);
+  const HloInstruction* broadcast = hlo.operand(1);
+  if (broadcast->opcode() != HloOpcode::kBroadcast) return false;
+  const HloInstruction* reduce = broadcast->operand(0);
+  if (reduce->opcode() != HloOpcode::kReduce || reduce->operand_count() != 2 || reduce->operand(0) != x) return false;
+  const HloInstruction* root = reduce->to_apply()->root_instruction();
+  if (root->opcode() != HloOpcode::kMaximum || root->operand(0)->opcode() != HloOpcode::kParameter ||
+      root->operand(1)->opcode() != HloOpcode::kParameter || root->operand(0) == root->operand(1)) {
+    return false;
+  }
+  // The broadcast puts the reduce's result back on the dimensions it kept.
+  std::vector<int64_t> kept;
+  const absl::Span<const int64_t> reduced = reduce->dimensions();
+  for (int64_t d = 0; d < x->shape().rank(); ++d) {
+    if (!absl::c_linear_search(reduced, d)) kept.push_back(d);
+  }
+  return broadcast->dimensions() == absl::Span<const int64_t>(kept);
+}
 // F16/BF16 values are held as float in registers (the evaluator computes
 // in float and rounds back after every op).
 bool IsSmallFloat(PrimitiveType t) { return t == F16 || t == BF16; }
@@ -260,7 +285,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitUnaryOp(const HloInstructio
     // as vectorizable polynomial IR (polynomial_math.h, accuracy documented
     // there); the others are libm calls that the JIT maps to libmvec's
     // vector variants in vectorized loops (vector_math_library.h).
-    case HloOpcode::kExp: return EmitFastExp(b_, x);
+    case HloOpcode::kExp: return EmitFastExp(b_, x, IsShiftedByItsMax(*hlo.operand(0)));
     case HloOpcode::kLog: return EmitFastLog(b_, x);
     case HloOpcode::kSin: return CallLibm(hlo, "sinf", "sin", type, {x});
     case HloOpcode::kCos: return CallLibm(hlo, "cosf", "cos", type, {x});

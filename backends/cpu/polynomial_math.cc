@@ -146,13 +146,14 @@ llvm::Value* EmitFastTanhF32(llvm::IRBuilder<>* b, llvm::Value* x) {
 // 2^(n - k)'s exponent field, in the low bits. Same results as a split scale
 // (1 + (e^r - 1)) * 2^(n/2) * 2^(n - n/2), with fewer instructions and a
 // shorter chain: loops such as softmax's are bound by exp's instruction count.
-llvm::Value* ExpF32(llvm::IRBuilder<>* b, llvm::Value* x) {
+// `non_positive` (x <= 0 or NaN): no upper clamp, and k = -64 always.
+llvm::Value* ExpF32(llvm::IRBuilder<>* b, llvm::Value* x, bool non_positive) {
   llvm::Type* ity = b->getInt32Ty();
   llvm::Type* vty = x->getType();
   if (auto* vec = llvm::dyn_cast<llvm::VectorType>(vty)) ity = llvm::VectorType::get(ity, vec->getElementCount());
   llvm::Value* xc = b->CreateSelect(b->CreateFCmpUGT(x, C(x, -104.0)), x, C(x, -104.0));
-  xc = b->CreateSelect(b->CreateFCmpULT(xc, C(x, 89.0)), xc, C(x, 89.0));
-  llvm::Value* negative = b->CreateFCmpOLT(xc, C(x, 0.0));
+  if (!non_positive) xc = b->CreateSelect(b->CreateFCmpULT(xc, C(x, 89.0)), xc, C(x, 89.0));
+  llvm::Value* negative = non_positive ? b->getTrue() : b->CreateFCmpOLT(xc, C(x, 0.0));
   const double kRoundMagic = 12582912.0 + 127.0;  // 1.5 * 2^23 + 127
   llvm::Value* magic = b->CreateSelect(negative, C(x, kRoundMagic + 64), C(x, kRoundMagic - 64));
   llvm::Value* shifted = FMulAdd(b, xc, C(x, 1.4426950408889634), magic);
@@ -172,8 +173,8 @@ llvm::Value* ExpF32(llvm::IRBuilder<>* b, llvm::Value* x) {
 // the split scale, NaN propagated by a select.
 // Measured: f32 max 0.96 ulp, f64 max 1.64 ulp (subnormal results counted in
 // units of the subnormal spacing).
-llvm::Value* EmitFastExp(llvm::IRBuilder<>* b, llvm::Value* x) {
-  if (!IsF64(x)) return ExpF32(b, x);
+llvm::Value* EmitFastExp(llvm::IRBuilder<>* b, llvm::Value* x, bool non_positive) {
+  if (!IsF64(x)) return ExpF32(b, x, non_positive);
   llvm::Value* xc = Binary(b, llvm::Intrinsic::maxnum, x, C(x, -746.0));
   xc = Binary(b, llvm::Intrinsic::minnum, xc, C(x, 710.0));
   return PropagateNaN(b, x, ExpOfClampedF64(b, xc, /*split_scale=*/true));
@@ -264,7 +265,8 @@ llvm::Value* EmitFastTanh(llvm::IRBuilder<>* b, llvm::Value* x) {
 // accurate subnormals instead of the evaluator's 0 past exp overflow).
 // Measured: f32 max 2.61 ulp, f64 max 2.64 ulp (exp, add, divide roundings).
 llvm::Value* EmitFastLogistic(llvm::IRBuilder<>* b, llvm::Value* x) {
-  llvm::Value* e = EmitFastExp(b, b->CreateFNeg(b->CreateIntrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x})));
+  llvm::Value* e = EmitFastExp(b, b->CreateFNeg(b->CreateIntrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x})),
+                               /*non_positive=*/true);
   llvm::Value* r = b->CreateFDiv(C(x, 1.0), b->CreateFAdd(C(x, 1.0), e));
   return b->CreateSelect(b->CreateFCmpOLT(x, C(x, 0.0)), b->CreateFMul(e, r), r);
 }

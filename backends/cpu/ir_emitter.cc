@@ -1,12 +1,14 @@
 #include "backends/cpu/ir_emitter.h"
 
 #include <functional>
+#include <optional>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/alias_analysis.h"
 #include "backends/cpu/buffer_assignment.h"
+#include "backends/cpu/matmul_plan.h"
 #include "backends/cpu/parallel_loop_emitter.h"
 #include "backends/cpu/reduction_emitter.h"
 #include "backends/cpu/row_fusion.h"
@@ -103,23 +105,7 @@ void FlattenShape(const Shape& shape, std::vector<Shape>* leaves) {
 
 }  // namespace
 
-bool IrEmitter::CanUseRuntimeMatMul(const HloInstruction& hlo) const {
-  if (hlo.opcode() != HloOpcode::kDot) return false;
-  const PrimitiveType type = hlo.shape().element_type();
-  const Shape& lhs = hlo.operand(0)->shape();
-  const Shape& rhs = hlo.operand(1)->shape();
-  if ((type != F32 && type != F64) || lhs.element_type() != type || rhs.element_type() != type) return false;
-  const auto& dnums = hlo.attributes().dot_dimension_numbers();
-  const int nb = dnums.lhs_batch_dimensions_size();
-  if (dnums.lhs_contracting_dimensions_size() != 1 || lhs.rank() != nb + 2 || rhs.rank() != nb + 2) return false;
-  for (int i = 0; i < nb; ++i) {
-    if (dnums.lhs_batch_dimensions(i) != i || dnums.rhs_batch_dimensions(i) != i) return false;
-  }
-  if (!ShapeUtil::HasDefaultLayout(hlo.shape())) return false;
-  if (nb > 0 && (!ShapeUtil::HasDefaultLayout(lhs) || !ShapeUtil::HasDefaultLayout(rhs))) return false;
-  if (lhs.dimensions(dnums.lhs_contracting_dimensions(0)) == 0) return false;  // zeros: elemental
-  return true;
-}
+bool IrEmitter::CanUseRuntimeMatMul(const HloInstruction& hlo) const { return PlanRuntimeMatMul(hlo).has_value(); }
 
 absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
   if (IsTupleReduce(hlo)) {
@@ -283,7 +269,11 @@ void IrEmitter::FindMatMulEpilogues(const std::vector<HloInstruction*>& order,
     return user;
   };
   for (const HloInstruction* dot : order) {
-    if (!reachable.contains(dot) || !CanUseRuntimeMatMul(*dot) || dot->shape().rank() != 2) continue;
+    // Plain matrices: the epilogue's blocks are [row, column] ranges of it.
+    if (!reachable.contains(dot) || !CanUseRuntimeMatMul(*dot) || dot->shape().rank() != 2 ||
+        dot->operand(0)->shape().rank() != 2 || dot->operand(1)->shape().rank() != 2) {
+      continue;
+    }
     auto dot_materialized = materialize_.find(dot);
     if (dot_materialized == materialize_.end() || !dot_materialized->second) continue;
     // Up the chain of fused elementwise consumers (each used once) to the
@@ -648,19 +638,10 @@ llvm::Value* IrEmitter::BufferOf(const HloInstruction* hlo) {
 }
 
 absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue) {
-  const auto& dnums = dot.attributes().dot_dimension_numbers();
-  const Shape& lhs = dot.operand(0)->shape();
-  const Shape& rhs = dot.operand(1)->shape();
-  const int nb = dnums.lhs_batch_dimensions_size();
-  const int64_t cl = dnums.lhs_contracting_dimensions(0), cr = dnums.rhs_contracting_dimensions(0);
-  const int64_t fl = cl == nb ? nb + 1 : nb, fr = cr == nb ? nb + 1 : nb;
-  const int64_t m = lhs.dimensions(fl), k = lhs.dimensions(cl), n = rhs.dimensions(fr);
-  // The major physical dimension of each matrix decides its orientation.
-  const int64_t lhs_major = lhs.layout().minor_to_major(1), rhs_major = rhs.layout().minor_to_major(1);
-  const bool transpose_lhs = lhs_major == cl;
-  const bool transpose_rhs = rhs_major != cr;
-  int64_t batch = 1;
-  for (int i = 0; i < nb; ++i) batch *= lhs.dimensions(i);
+  const std::optional<MatMulPlan> plan = PlanRuntimeMatMul(dot);
+  if (!plan.has_value()) return Internal("CPU backend: %s: not a runtime matmul", dot.name());
+  const int64_t m = plan->m, n = plan->n, k = plan->k, batch = plan->batch;
+  const bool transpose_lhs = plan->transpose_lhs, transpose_rhs = plan->transpose_rhs;
   const bool f32 = dot.shape().element_type() == F32;
   llvm::Type* elem = f32 ? b_.getFloatTy() : b_.getDoubleTy();
   llvm::Type* ptr = b_.getPtrTy();

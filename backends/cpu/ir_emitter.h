@@ -132,8 +132,7 @@ class IrEmitter {
   size_t FindComputationRowGroups(const std::vector<HloInstruction*>& order);
   // One loop over the group's rows computing every member's row in turn.
   absl::Status EmitRowGroup(const RowGroup& group);
-  // Dot of rank-2 (optionally batched) f32/f64 row-major operands through
-  // the Eigen runtime; false when the dot does not qualify.
+  // Whether the dot goes through the Eigen runtime (matmul_plan.h).
   bool CanUseRuntimeMatMul(const HloInstruction& hlo) const;
   // Finds the dots computed with an epilogue (see above) among `order`'s
   // `reachable` instructions, after materialize_ is decided.

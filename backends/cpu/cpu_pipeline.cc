@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "backends/cpu/dot_canonicalization.h"
 #include "xla/transforms/algebraic_simplifier.h"
 #include "xla/transforms/call_inliner.h"
 #include "xla/transforms/common_subexpression_elimination.h"
@@ -33,8 +34,10 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   simplify.AddPass<WhileLoopInvariantCodeMotion>();
   simplify.AddPass<WhileLoopSimplifier>();
   simplify.AddPass<DeadCodeElimination>();
-  // The matmul runtime reads either orientation of each operand.
+  // The matmul runtime reads either orientation of each operand; dots it
+  // cannot read in place get their operands rearranged once.
   pipeline.AddPass<TransposeFolding>();
+  pipeline.AddPass<DotCanonicalization>();
   pipeline.AddPass<DeadCodeElimination>();
 }
 

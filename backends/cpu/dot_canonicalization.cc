@@ -1,0 +1,113 @@
+#include "backends/cpu/dot_canonicalization.h"
+
+#include <vector>
+
+#include "absl/algorithm/container.h"
+#include "backends/cpu/matmul_plan.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+#include "xla/transforms/hlo_rewrite_util.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+// `operand` with its dimensions in `order` (row-major): a transpose, or a
+// layout-changing copy when the order is already the logical one.
+absl::StatusOr<HloInstruction*> Arranged(HloComputation* computation, NameUniquer* names, HloInstruction* operand,
+                                         const std::vector<int64_t>& order) {
+  const Shape& shape = operand->shape();
+  std::vector<int64_t> dims;
+  for (int64_t d : order) dims.push_back(shape.dimensions(d));
+  const Shape arranged = ShapeUtil::MakeShape(shape.element_type(), dims);
+  bool identity = true;
+  for (size_t i = 0; i < order.size(); ++i) identity &= order[i] == static_cast<int64_t>(i);
+  if (identity) {
+    if (ShapeUtil::HasDefaultLayout(shape)) return operand;
+    return MakeInstruction(computation, names, HloOpcode::kCopy, arranged, {operand});
+  }
+  HloInstructionProto attributes;
+  for (int64_t d : order) attributes.add_dimensions(d);
+  return MakeInstruction(computation, names, HloOpcode::kTranspose, arranged, {operand}, attributes);
+}
+
+// The operand's dimensions neither batch nor contracting, in order.
+std::vector<int64_t> FreeDimensions(int64_t rank, absl::Span<const int64_t> batch,
+                                    absl::Span<const int64_t> contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!absl::c_linear_search(batch, d) && !absl::c_linear_search(contracting, d)) free.push_back(d);
+  }
+  return free;
+}
+
+absl::StatusOr<bool> Canonicalize(HloComputation* computation, NameUniquer* names, HloInstruction* dot) {
+  const PrimitiveType type = dot->shape().element_type();
+  if ((type != F32 && type != F64) || PlanRuntimeMatMul(*dot).has_value()) return false;
+  HloInstruction* lhs = dot->mutable_operand(0);
+  HloInstruction* rhs = dot->mutable_operand(1);
+  if (lhs->shape().element_type() != type || rhs->shape().element_type() != type) return false;
+  const DotDimensionNumbers& numbers = dot->attributes().dot_dimension_numbers();
+  const auto& lb = numbers.lhs_batch_dimensions();
+  const auto& rb = numbers.rhs_batch_dimensions();
+  const auto& lc = numbers.lhs_contracting_dimensions();
+  const auto& rc = numbers.rhs_contracting_dimensions();
+  for (int64_t d : lc) {
+    if (lhs->shape().dimensions(d) == 0) return false;  // zeros: the loops
+  }
+  const std::vector<int64_t> lf = FreeDimensions(lhs->shape().rank(), lb, lc);
+  const std::vector<int64_t> rf = FreeDimensions(rhs->shape().rank(), rb, rc);
+  std::vector<int64_t> lhs_order(lb.begin(), lb.end()), rhs_order(rb.begin(), rb.end());
+  lhs_order.insert(lhs_order.end(), lf.begin(), lf.end());
+  lhs_order.insert(lhs_order.end(), lc.begin(), lc.end());
+  rhs_order.insert(rhs_order.end(), rc.begin(), rc.end());
+  rhs_order.insert(rhs_order.end(), rf.begin(), rf.end());
+  ASSIGN_OR_RETURN(HloInstruction * new_lhs, Arranged(computation, names, lhs, lhs_order));
+  ASSIGN_OR_RETURN(HloInstruction * new_rhs, Arranged(computation, names, rhs, rhs_order));
+  const int64_t nb = lb.size();
+  HloInstructionProto attributes = dot->attributes();
+  DotDimensionNumbers* canonical = attributes.mutable_dot_dimension_numbers();
+  canonical->Clear();
+  for (int64_t i = 0; i < nb; ++i) {
+    canonical->add_lhs_batch_dimensions(i);
+    canonical->add_rhs_batch_dimensions(i);
+  }
+  for (int64_t j = 0; j < lc.size(); ++j) {
+    canonical->add_lhs_contracting_dimensions(nb + static_cast<int64_t>(lf.size()) + j);
+    canonical->add_rhs_contracting_dimensions(nb + j);
+  }
+  const Shape row_major = ShapeUtil::WithDefaultLayout(dot->shape());
+  ASSIGN_OR_RETURN(HloInstruction * new_dot, MakeInstruction(computation, names, HloOpcode::kDot, row_major,
+                                                             {new_lhs, new_rhs}, attributes));
+  if (!PlanRuntimeMatMul(*new_dot).has_value()) {  // not expected: keep the loops
+    RETURN_IF_ERROR(RemoveDeadRecursively(new_dot));
+    return false;
+  }
+  HloInstruction* result = new_dot;
+  if (row_major != dot->shape()) {
+    ASSIGN_OR_RETURN(result, MakeInstruction(computation, names, HloOpcode::kCopy, dot->shape(), {new_dot}));
+  }
+  return ReplaceInstruction(dot, result);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DotCanonicalization::Run(HloModule* module) {
+  bool changed = false;
+  NameUniquer names(*module);
+  for (HloComputation* computation : module->computations()) {
+    bool changed_here = false;
+    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
+      if (instruction->opcode() != HloOpcode::kDot) continue;
+      ASSIGN_OR_RETURN(bool rewritten, Canonicalize(computation, &names, instruction));
+      changed_here |= rewritten;
+    }
+    // The new instructions were appended after the dots' users.
+    if (changed_here) computation->RestoreTopologicalOrder();
+    changed |= changed_here;
+  }
+  return changed;
+}
+
+}  // namespace cpu
+}  // namespace xla

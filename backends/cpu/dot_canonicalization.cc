@@ -41,12 +41,27 @@ std::vector<int64_t> FreeDimensions(int64_t rank, absl::Span<const int64_t> batc
   return free;
 }
 
+bool IsRealFloat(PrimitiveType type) { return type == F16 || type == BF16 || type == F32 || type == F64; }
+
+// `operand` converted to `type` (itself when it has that type).
+absl::StatusOr<HloInstruction*> Converted(HloComputation* computation, NameUniquer* names, HloInstruction* operand,
+                                          PrimitiveType type) {
+  if (operand->shape().element_type() == type) return operand;
+  return MakeInstruction(computation, names, HloOpcode::kConvert,
+                         ShapeUtil::ChangeElementType(operand->shape(), type), {operand});
+}
+
 absl::StatusOr<bool> Canonicalize(HloComputation* computation, NameUniquer* names, HloInstruction* dot) {
   const PrimitiveType type = dot->shape().element_type();
-  if ((type != F32 && type != F64) || PlanRuntimeMatMul(*dot).has_value()) return false;
-  HloInstruction* lhs = dot->mutable_operand(0);
-  HloInstruction* rhs = dot->mutable_operand(1);
-  if (lhs->shape().element_type() != type || rhs->shape().element_type() != type) return false;
+  if (!IsRealFloat(type) || !IsRealFloat(dot->operand(0)->shape().element_type()) ||
+      !IsRealFloat(dot->operand(1)->shape().element_type()) || PlanRuntimeMatMul(*dot).has_value()) {
+    return false;
+  }
+  // The loops accumulate f16/bf16 products in f32 and round once: the
+  // runtime's f32 product, converted, does the same.
+  const PrimitiveType runtime_type = type == F64 ? F64 : F32;
+  ASSIGN_OR_RETURN(HloInstruction * lhs, Converted(computation, names, dot->mutable_operand(0), runtime_type));
+  ASSIGN_OR_RETURN(HloInstruction * rhs, Converted(computation, names, dot->mutable_operand(1), runtime_type));
   const DotDimensionNumbers& numbers = dot->attributes().dot_dimension_numbers();
   const auto& lb = numbers.lhs_batch_dimensions();
   const auto& rb = numbers.rhs_batch_dimensions();
@@ -76,7 +91,7 @@ absl::StatusOr<bool> Canonicalize(HloComputation* computation, NameUniquer* name
     canonical->add_lhs_contracting_dimensions(nb + static_cast<int64_t>(lf.size()) + j);
     canonical->add_rhs_contracting_dimensions(nb + j);
   }
-  const Shape row_major = ShapeUtil::WithDefaultLayout(dot->shape());
+  const Shape row_major = ShapeUtil::WithDefaultLayout(ShapeUtil::ChangeElementType(dot->shape(), runtime_type));
   ASSIGN_OR_RETURN(HloInstruction * new_dot, MakeInstruction(computation, names, HloOpcode::kDot, row_major,
                                                              {new_lhs, new_rhs}, attributes));
   if (!PlanRuntimeMatMul(*new_dot).has_value()) {  // not expected: keep the loops
@@ -84,8 +99,9 @@ absl::StatusOr<bool> Canonicalize(HloComputation* computation, NameUniquer* name
     return false;
   }
   HloInstruction* result = new_dot;
-  if (row_major != dot->shape()) {
-    ASSIGN_OR_RETURN(result, MakeInstruction(computation, names, HloOpcode::kCopy, dot->shape(), {new_dot}));
+  if (row_major != dot->shape()) {  // another element type or layout
+    const HloOpcode opcode = runtime_type == type ? HloOpcode::kCopy : HloOpcode::kConvert;
+    ASSIGN_OR_RETURN(result, MakeInstruction(computation, names, opcode, dot->shape(), {new_dot}));
   }
   return ReplaceInstruction(dot, result);
 }

@@ -1,7 +1,8 @@
-// DotCanonicalization: float dots the matmul runtime cannot read in place
-// get row-major [batch, free, contracting] operands (and a copy into the
-// result layout asked for); after the CPU pipeline every f32/f64 dot is a
-// runtime matmul, with the evaluator's results.
+// DotCanonicalization: real float dots the matmul runtime cannot take as
+// they are get f32/f64 row-major [batch, free, contracting] operands (and a
+// convert or copy into the result type and layout asked for); after the
+// pass every real float dot is a runtime matmul, with the evaluator's
+// results.
 #include <string>
 
 #include "backends/cpu/cpu_pipeline.h"
@@ -18,6 +19,7 @@ namespace {
 struct Case {
   std::string name, text;
   bool rewritten;
+  ErrorSpec tolerance{1e-5, 1e-5};
 };
 
 std::vector<Case> Cases() {
@@ -55,6 +57,22 @@ ENTRY e {
   ROOT d = f32[8,6] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}
 })",
        true},
+      // 16-bit floats: products accumulated in f32, rounded once, as the
+      // loops do (only the summation order differs: a rounding may flip).
+      {"bf16", R"(HloModule m
+ENTRY e {
+  a = bf16[12,40] parameter(0)
+  b = bf16[40,9] parameter(1)
+  ROOT d = bf16[12,9] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+       true, ErrorSpec{2e-2, 1e-2}},
+      {"f16_operands_f32_result", R"(HloModule m
+ENTRY e {
+  a = f16[12,40] parameter(0)
+  b = f16[9,40] parameter(1)
+  ROOT d = f32[12,9] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})",
+       true, ErrorSpec{1e-5, 1e-5}},
       // Already the runtime's; an integer dot (loops).
       {"plain", R"(HloModule m
 ENTRY e {
@@ -85,13 +103,13 @@ TEST(DotCanonicalizationTest, FloatDotsBecomeRuntimeMatMuls) {
     // Every float dot left is one the runtime reads in place.
     for (const HloInstruction* i : (*module)->entry_computation()->MakeInstructionPostOrder()) {
       if (i->opcode() != HloOpcode::kDot) continue;
-      const bool is_float = i->shape().element_type() == F32 || i->shape().element_type() == F64;
+      const bool is_float = i->shape().element_type() != S32;
       EXPECT_EQ(PlanRuntimeMatMul(*i).has_value(), is_float) << i->ToString();
     }
     // The whole pipeline, against the evaluator, one and two threads.
     for (int threads : {1, 2}) {
-      cpu_test::CompareWithEvaluator(c.text, cpu_test::RandomArguments(c.text, 31, /*range=*/1.0),
-                                     ErrorSpec{1e-5, 1e-5}, cpu_test::WithThreads(threads));
+      cpu_test::CompareWithEvaluator(c.text, cpu_test::RandomArguments(c.text, 31, /*range=*/1.0), c.tolerance,
+                                     cpu_test::WithThreads(threads));
     }
   }
 }

@@ -57,19 +57,19 @@ absl::StatusOr<bool> Canonicalize(HloComputation* computation, NameUniquer* name
       !IsRealFloat(dot->operand(1)->shape().element_type()) || PlanRuntimeMatMul(*dot).has_value()) {
     return false;
   }
-  // The loops accumulate f16/bf16 products in f32 and round once: the
-  // runtime's f32 product, converted, does the same.
-  const PrimitiveType runtime_type = type == F64 ? F64 : F32;
-  ASSIGN_OR_RETURN(HloInstruction * lhs, Converted(computation, names, dot->mutable_operand(0), runtime_type));
-  ASSIGN_OR_RETURN(HloInstruction * rhs, Converted(computation, names, dot->mutable_operand(1), runtime_type));
   const DotDimensionNumbers& numbers = dot->attributes().dot_dimension_numbers();
   const auto& lb = numbers.lhs_batch_dimensions();
   const auto& rb = numbers.rhs_batch_dimensions();
   const auto& lc = numbers.lhs_contracting_dimensions();
   const auto& rc = numbers.rhs_contracting_dimensions();
   for (int64_t d : lc) {
-    if (lhs->shape().dimensions(d) == 0) return false;  // zeros: the loops
+    if (dot->operand(0)->shape().dimensions(d) == 0) return false;  // zeros: the loops
   }
+  // The loops accumulate f16/bf16 products in f32 and round once: the
+  // runtime's f32 product, converted, does the same.
+  const PrimitiveType runtime_type = type == F64 ? F64 : F32;
+  ASSIGN_OR_RETURN(HloInstruction * lhs, Converted(computation, names, dot->mutable_operand(0), runtime_type));
+  ASSIGN_OR_RETURN(HloInstruction * rhs, Converted(computation, names, dot->mutable_operand(1), runtime_type));
   const std::vector<int64_t> lf = FreeDimensions(lhs->shape().rank(), lb, lc);
   const std::vector<int64_t> rf = FreeDimensions(rhs->shape().rank(), rb, rc);
   std::vector<int64_t> lhs_order(lb.begin(), lb.end()), rhs_order(rb.begin(), rb.end());

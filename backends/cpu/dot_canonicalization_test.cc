@@ -11,6 +11,7 @@
 #include "backends/cpu/matmul_plan.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/hlo_parser.h"
+#include "xla/shape_util.h"
 
 namespace xla {
 namespace cpu {
@@ -73,6 +74,14 @@ ENTRY e {
   ROOT d = f32[12,9] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
 })",
        true, ErrorSpec{1e-5, 1e-5}},
+      // Contracting nothing (zeros: the loops, untouched).
+      {"empty_contraction", R"(HloModule m
+ENTRY e {
+  a = f16[4,0] parameter(0)
+  b = f16[0,5] parameter(1)
+  ROOT d = f32[4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+       false},
       // Already the runtime's; an integer dot (loops).
       {"plain", R"(HloModule m
 ENTRY e {
@@ -100,10 +109,13 @@ TEST(DotCanonicalizationTest, FloatDotsBecomeRuntimeMatMuls) {
     auto changed = pass.Run(module->get());
     ASSERT_TRUE(changed.ok()) << changed.status();
     EXPECT_EQ(*changed, c.rewritten) << (*module)->ToString();
+    if (!c.rewritten) {  // untouched: nothing added either
+      EXPECT_EQ((*module)->ToString(), (*ParseHloModule(c.text))->ToString());
+    }
     // Every float dot left is one the runtime reads in place.
     for (const HloInstruction* i : (*module)->entry_computation()->MakeInstructionPostOrder()) {
       if (i->opcode() != HloOpcode::kDot) continue;
-      const bool is_float = i->shape().element_type() != S32;
+      const bool is_float = i->shape().element_type() != S32 && !ShapeUtil::HasZeroElements(i->operand(0)->shape());
       EXPECT_EQ(PlanRuntimeMatMul(*i).has_value(), is_float) << i->ToString();
     }
     // The whole pipeline, against the evaluator, one and two threads.

@@ -660,17 +660,17 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
     // epilogue(captured, out, row_begin, row_end, col_begin, col_end): the
     // epilogue's expression over the block, the dot's values read from the
     // block itself (each element is read before it is overwritten).
+    const std::string name = epilogue->name() + ".epilogue";
     ASSIGN_OR_RETURN(
         OutlinedFunction fn,
         EmitOutlinedFunction(
-            &b_, epilogue->name() + ".epilogue", {ptr, i64, i64, i64, i64},
+            &b_, name, {ptr, i64, i64, i64, i64},
             [&](llvm::Function* function, const ValueRemap& remap) -> absl::Status {
               function->addParamAttr(1, llvm::Attribute::NoAlias);  // the only access to its buffer
               llvm::Value* block = function->getArg(1);
               ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
                 return h == &dot ? block : remap(BufferOf(h));
               });
-              const std::string name = epilogue->name() + ".epilogue";
               return EmitForLoop(&b_, function->getArg(2), function->getArg(3), name + ".row", [&](llvm::Value* row) {
                 return EmitForLoop(&b_, function->getArg(4), function->getArg(5), name + ".col",
                                    [&](llvm::Value* col) -> absl::Status {

@@ -54,6 +54,26 @@ ENTRY e {
   t = f32[37,41,53]{0,1,2} tanh(x)
   ROOT r = f32[37,41,53]{0,1,2} maximum(t, y)
 })", ErrorSpec{1e-6, 1e-6}},
+      // A variadic reduce (argmax over rows): parallel over the rows.
+      {"argmax_rows",
+       R"(HloModule m
+argmax {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  gt = pred[] compare(v1, v0), direction=GT
+  v = f32[] select(gt, v1, v0)
+  i = s32[] select(gt, i1, i0)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[500,300] parameter(0)
+  idx = s32[500,300] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  z = s32[] constant(0)
+  ROOT r = (f32[500], s32[500]) reduce(x, idx, lo, z), dimensions={1}, to_apply=argmax
+})"},
       {"integer_division",
        R"(HloModule m
 ENTRY e {

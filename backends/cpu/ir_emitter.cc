@@ -716,21 +716,37 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
       });
 }
 
-absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo) {
   ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, LeafAddresses(*trees_.at(&hlo)));
   const auto& shapes = hlo.shape().tuple_shapes();
   if (out.size() != shapes.size() || shapes.empty()) return Internal("CPU backend: %s: bad reduce leaves", hlo.name());
   const Shape& first = shapes[0];
   if (ShapeUtil::HasZeroElements(first)) return absl::OkStatus();
+  // Per result index: every input's reduced elements read, one value of
+  // each result written.
+  ElementCost cost;
+  cost.bytes_loaded = cost.bytes_stored = 0;
+  cost.cycles = 1;
+  const int64_t inputs = static_cast<int64_t>(shapes.size());
+  for (int64_t i = 0; i < inputs; ++i) {
+    cost.bytes_loaded += primitive_util::ByteWidth(hlo.operand(i)->shape().element_type());
+    cost.bytes_stored += primitive_util::ByteWidth(shapes[i].element_type());
+  }
+  const int64_t inner_work = std::max<int64_t>(
+      ShapeUtil::ElementsIn(hlo.operand(0)->shape()) / std::max<int64_t>(ShapeUtil::ElementsIn(first), 1), 1);
   // Loop in the first element's layout; every element has the same dims.
-  return EmitLoopNestForShape(&b_, first, hlo.name(), [&](const IrIndex& index) -> absl::Status {
-    ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, elemental.EmitVariadicReduceElement(&hlo, index));
-    if (v.size() != out.size()) return Internal("CPU backend: %s: reducer arity mismatch", hlo.name());
-    for (size_t i = 0; i < out.size(); ++i) {
-      elemental.StoreElement(elemental.RoundToType(shapes[i].element_type(), v[i]), out[i], shapes[i], index);
-    }
-    return absl::OkStatus();
-  });
+  return EmitParallelLoopNest(
+      &b_, device_, first, hlo.name(), cost, inner_work,
+      [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
+        // Buffers are read through `remap`: the loop may be outlined.
+        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, local.EmitVariadicReduceElement(&hlo, index));
+        if (v.size() != out.size()) return Internal("CPU backend: %s: reducer arity mismatch", hlo.name());
+        for (size_t i = 0; i < out.size(); ++i) {
+          local.StoreElement(local.RoundToType(shapes[i].element_type(), v[i]), remap(out[i]), shapes[i], index);
+        }
+        return absl::OkStatus();
+      });
 }
 
 absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
@@ -880,7 +896,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
       continue;
     }
     if (IsTupleReduce(*h)) {
-      RETURN_IF_ERROR(EmitVariadicReduce(*h, elemental));
+      RETURN_IF_ERROR(EmitVariadicReduce(*h));
       continue;
     }
     auto it = materialize_.find(h);

@@ -143,8 +143,9 @@ class IrEmitter {
   absl::Status EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue = nullptr);
   // Materialized: the operand copied, then the update window written.
   // Reduce with a tuple result (variadic): one loop nest over the result
-  // index writing one value into each element's buffer.
-  absl::Status EmitVariadicReduce(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // index (parallel over its outermost dimension when large) writing one
+  // value into each element's buffer.
+  absl::Status EmitVariadicReduce(const HloInstruction& hlo);
   absl::Status EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
   llvm::Value* BufferOf(const HloInstruction* hlo);

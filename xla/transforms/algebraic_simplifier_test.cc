@@ -262,6 +262,36 @@ ENTRY main {
             "broadcast{}(parameter(0))");
 }
 
+// A keepdims reshape ([n] -> [n,1], as JAX writes softmax's max and sum)
+// between a value and its broadcast: the broadcast reads the value itself.
+TEST(AlgebraicSimplifierTest, BroadcastOfADegenerateReshape) {
+  EXPECT_EQ(Simplified(R"(
+HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  r = f32[4,1] reshape(p)
+  ROOT b = f32[4,6] broadcast(r), dimensions={0,1}
+})"),
+            "broadcast{0}(parameter(0))");
+  EXPECT_EQ(Simplified(R"(
+HloModule m
+ENTRY main {
+  p = f32[2,3] parameter(0)
+  r = f32[1,2,1,3] reshape(p)
+  ROOT b = f32[5,2,7,3] broadcast(r), dimensions={0,1,2,3}
+})"),
+            "broadcast{1,3}(parameter(0))");
+  // Not only size-1 dimensions: the reshape stays.
+  EXPECT_EQ(Simplified(R"(
+HloModule m
+ENTRY main {
+  p = f32[6] parameter(0)
+  r = f32[2,3] reshape(p)
+  ROOT b = f32[2,3,4] broadcast(r), dimensions={0,1}
+})"),
+            "broadcast{0,1}(reshape(parameter(0)))");
+}
+
 TEST(AlgebraicSimplifierTest, IdentityBroadcast) {
   EXPECT_EQ(Simplified(R"(
 HloModule m

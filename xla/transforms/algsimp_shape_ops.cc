@@ -5,10 +5,12 @@
 // op; reshape/transpose/broadcast/slice of a splat (a constant whose elements
 // are all equal, or a broadcast of a scalar) become a broadcast of a scalar;
 // a slice of a broadcast that keeps the operand's dimensions whole is a
-// smaller broadcast, and a slice that cuts exactly a pad's edges away is the
-// padded operand.
+// smaller broadcast, a broadcast of a reshape that only inserts size-1
+// dimensions reads the reshape's operand, and a slice that cuts exactly a
+// pad's edges away is the padded operand.
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "xla/shape_util.h"
 #include "xla/transforms/algsimp_rules.h"
 
@@ -121,6 +123,27 @@ HloInstruction* SimplifyBroadcast(HloInstruction* broadcast, const RewriteContex
     if (source->shape().Compatible(broadcast->shape()) && IsIdentityPermutation(dims)) return source;
     return OrNull(MakeInstruction(context.computation, context.names, HloOpcode::kBroadcast, broadcast->shape(),
                                   {operand->mutable_operand(0)}, DimensionsAttribute(dims)));
+  }
+  if (operand->opcode() == HloOpcode::kReshape) {
+    // A reshape that only inserts dimensions of size 1 (a "keepdims" reduce
+    // result, [n] -> [n,1]): x's dimensions are the reshape's other ones, in
+    // order, so the broadcast can read x itself.
+    HloInstruction* source = operand->mutable_operand(0);
+    const Shape& x = source->shape();
+    const Shape& reshaped = operand->shape();
+    std::vector<int64_t> dims;
+    int64_t next = 0;  // the next x dimension to match
+    for (int64_t j = 0; j < reshaped.rank(); ++j) {
+      if (next < x.rank() && reshaped.dimensions(j) == x.dimensions(next)) {
+        dims.push_back(broadcast->dimensions(static_cast<int>(j)));
+        ++next;
+      } else if (reshaped.dimensions(j) != 1) {
+        return nullptr;
+      }
+    }
+    if (next != x.rank() || absl::c_linear_search(x.dimensions(), 1)) return nullptr;
+    return OrNull(MakeInstruction(context.computation, context.names, HloOpcode::kBroadcast, broadcast->shape(),
+                                  {source}, DimensionsAttribute(dims)));
   }
   if (operand->opcode() == HloOpcode::kConstant && !ShapeUtil::IsScalar(operand->shape())) {
     return SplatAsBroadcast(broadcast, operand, context);

@@ -1,4 +1,4 @@
-// Dot + elementwise epilogue fusion (ir_emitter.h): a rank-2 dot whose only
+// Dot + elementwise epilogue fusion (ir_emitter.h): a dot whose only
 // use is an elementwise chain ending at a materialized value of its shape is
 // computed into that value's buffer, the chain applied by the matmul runtime
 // to each finished block. Every module runs against the evaluator with one
@@ -47,6 +47,23 @@ ENTRY e {
   zero = f32[] constant(0)
   zb = f32[301,413] broadcast(zero), dimensions={}
   ROOT r = f32[301,413] maximum(z, zb)
+})";
+  ExpectMatchesEvaluator(text);
+  EXPECT_TRUE(HasEpilogue(text, "r"));
+}
+
+// A transformer-style projection [batch, seq, hidden] x [hidden, out] with
+// bias and tanh: the epilogue's rows are (batch, seq) pairs.
+TEST(CpuDotEpilogueTest, ProjectionOfASequence) {
+  const std::string text = R"(HloModule proj
+ENTRY e {
+  x = f32[3,37,65] parameter(0)
+  w = f32[65,29] parameter(1)
+  b = f32[29] parameter(2)
+  d = f32[3,37,29] dot(x, w), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  bb = f32[3,37,29] broadcast(b), dimensions={2}
+  z = f32[3,37,29] add(d, bb)
+  ROOT r = f32[3,37,29] tanh(z)
 })";
   ExpectMatchesEvaluator(text);
   EXPECT_TRUE(HasEpilogue(text, "r"));

@@ -269,11 +269,15 @@ void IrEmitter::FindMatMulEpilogues(const std::vector<HloInstruction*>& order,
     return user;
   };
   for (const HloInstruction* dot : order) {
-    // Plain matrices: the epilogue's blocks are [row, column] ranges of it.
-    if (!reachable.contains(dot) || !CanUseRuntimeMatMul(*dot) || dot->shape().rank() != 2 ||
-        dot->operand(0)->shape().rank() != 2 || dot->operand(1)->shape().rank() != 2) {
-      continue;
-    }
+    // The epilogue's blocks are [row, column] ranges of one [m, n] matrix:
+    // no batch, and one rhs free dimension (the result's last, the column);
+    // the lhs free dimensions (e.g. [batch, sequence] of a projection) are
+    // the rows.
+    if (!reachable.contains(dot) || !CanUseRuntimeMatMul(*dot)) continue;
+    const auto& numbers = dot->attributes().dot_dimension_numbers();
+    const int64_t rhs_free = dot->operand(1)->shape().rank() - numbers.rhs_contracting_dimensions_size() -
+                             numbers.rhs_batch_dimensions_size();
+    if (numbers.lhs_batch_dimensions_size() != 0 || rhs_free != 1 || dot->shape().rank() < 2) continue;
     auto dot_materialized = materialize_.find(dot);
     if (dot_materialized == materialize_.end() || !dot_materialized->second) continue;
     // Up the chain of fused elementwise consumers (each used once) to the
@@ -671,10 +675,18 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
               ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
                 return h == &dot ? block : remap(BufferOf(h));
               });
+              const std::vector<int64_t>& dims = epilogue->shape().dimensions();
               return EmitForLoop(&b_, function->getArg(2), function->getArg(3), name + ".row", [&](llvm::Value* row) {
+                // The row's index in the leading (lhs free) dimensions, row-major.
+                IrIndex index(dims.size());
+                llvm::Value* rest = row;
+                for (size_t d = dims.size() - 1; d-- > 0;) {
+                  index[d] = d == 0 ? rest : b_.CreateURem(rest, b_.getInt64(dims[d]));
+                  if (d > 0) rest = b_.CreateUDiv(rest, b_.getInt64(dims[d]));
+                }
                 return EmitForLoop(&b_, function->getArg(4), function->getArg(5), name + ".col",
                                    [&](llvm::Value* col) -> absl::Status {
-                                     const IrIndex index = {row, col};
+                                     index.back() = col;
                                      ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(epilogue, index));
                                      local.StoreElement(v, block, epilogue->shape(), index);
                                      return absl::OkStatus();

@@ -24,9 +24,11 @@
 // An instruction is materialized when it has more than one use, is not
 // fusible (reduce, dot), feeds a tuple, or is a result leaf (then its buffer
 // is the result buffer itself). Everything else is generated at each index
-// by the ElementalIrEmitter inside the loop of its consumer. A rank-2 dot
-// whose only use is an elementwise chain ending at a materialized value of
-// its shape (bias add, activation, an SGD update) is not materialized: the
+// by the ElementalIrEmitter inside the loop of its consumer. A dot with no
+// batch dimensions and one rhs free dimension (a matrix product, or a
+// projection [batch, seq, hidden] x [hidden, out]) whose only use is an
+// elementwise chain ending at a materialized value of its shape (bias add,
+// activation, an SGD update) is not materialized: the
 // matmul runtime writes it into that value's buffer and applies the chain
 // there, block by block, as each block of sums is finished (its epilogue).
 // Loop nests run

@@ -2,7 +2,6 @@
 
 #include <vector>
 
-#include "absl/algorithm/container.h"
 #include "backends/cpu/matmul_plan.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
@@ -29,16 +28,6 @@ absl::StatusOr<HloInstruction*> Arranged(HloComputation* computation, NameUnique
   HloInstructionProto attributes;
   for (int64_t d : order) attributes.add_dimensions(d);
   return MakeInstruction(computation, names, HloOpcode::kTranspose, arranged, {operand}, attributes);
-}
-
-// The operand's dimensions neither batch nor contracting, in order.
-std::vector<int64_t> FreeDimensions(int64_t rank, absl::Span<const int64_t> batch,
-                                    absl::Span<const int64_t> contracting) {
-  std::vector<int64_t> free;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!absl::c_linear_search(batch, d) && !absl::c_linear_search(contracting, d)) free.push_back(d);
-  }
-  return free;
 }
 
 bool IsRealFloat(PrimitiveType type) { return type == F16 || type == BF16 || type == F32 || type == F64; }
@@ -70,8 +59,8 @@ absl::StatusOr<bool> Canonicalize(HloComputation* computation, NameUniquer* name
   const PrimitiveType runtime_type = type == F64 ? F64 : F32;
   ASSIGN_OR_RETURN(HloInstruction * lhs, Converted(computation, names, dot->mutable_operand(0), runtime_type));
   ASSIGN_OR_RETURN(HloInstruction * rhs, Converted(computation, names, dot->mutable_operand(1), runtime_type));
-  const std::vector<int64_t> lf = FreeDimensions(lhs->shape().rank(), lb, lc);
-  const std::vector<int64_t> rf = FreeDimensions(rhs->shape().rank(), rb, rc);
+  const std::vector<int64_t> lf = DotFreeDimensions(lhs->shape().rank(), lb, lc);
+  const std::vector<int64_t> rf = DotFreeDimensions(rhs->shape().rank(), rb, rc);
   std::vector<int64_t> lhs_order(lb.begin(), lb.end()), rhs_order(rb.begin(), rb.end());
   lhs_order.insert(lhs_order.end(), lf.begin(), lf.end());
   lhs_order.insert(lhs_order.end(), lc.begin(), lc.end());

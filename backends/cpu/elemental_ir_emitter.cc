@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/alias_analysis.h"
 #include "backends/cpu/complex_ir_emitter.h"
+#include "backends/cpu/matmul_plan.h"
 #include "backends/cpu/polynomial_math.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
@@ -955,16 +956,10 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruc
   const HloInstruction* lhs = hlo->operand(0);
   const HloInstruction* rhs = hlo->operand(1);
   const PrimitiveType type = hlo->shape().element_type();
-  auto free_dims = [](const Shape& s, const auto& batch, const auto& contracting) {
-    std::vector<bool> used(s.rank(), false);
-    for (int64_t d : batch) used[d] = true;
-    for (int64_t d : contracting) used[d] = true;
-    std::vector<int64_t> out;
-    for (int d = 0; d < s.rank(); ++d) if (!used[d]) out.push_back(d);
-    return out;
-  };
-  std::vector<int64_t> lhs_free = free_dims(lhs->shape(), dnums.lhs_batch_dimensions(), dnums.lhs_contracting_dimensions());
-  std::vector<int64_t> rhs_free = free_dims(rhs->shape(), dnums.rhs_batch_dimensions(), dnums.rhs_contracting_dimensions());
+  const std::vector<int64_t> lhs_free =
+      DotFreeDimensions(lhs->shape().rank(), dnums.lhs_batch_dimensions(), dnums.lhs_contracting_dimensions());
+  const std::vector<int64_t> rhs_free =
+      DotFreeDimensions(rhs->shape().rank(), dnums.rhs_batch_dimensions(), dnums.rhs_contracting_dimensions());
   const int nb = dnums.lhs_batch_dimensions_size();
   const int nc = dnums.lhs_contracting_dimensions_size();
   IrIndex li(lhs->shape().rank()), ri(rhs->shape().rank());

@@ -275,8 +275,9 @@ void IrEmitter::FindMatMulEpilogues(const std::vector<HloInstruction*>& order,
     // the rows.
     if (!reachable.contains(dot) || !CanUseRuntimeMatMul(*dot)) continue;
     const auto& numbers = dot->attributes().dot_dimension_numbers();
-    const int64_t rhs_free = dot->operand(1)->shape().rank() - numbers.rhs_contracting_dimensions_size() -
-                             numbers.rhs_batch_dimensions_size();
+    const size_t rhs_free = DotFreeDimensions(dot->operand(1)->shape().rank(), numbers.rhs_batch_dimensions(),
+                                              numbers.rhs_contracting_dimensions())
+                                .size();
     if (numbers.lhs_batch_dimensions_size() != 0 || rhs_free != 1 || dot->shape().rank() < 2) continue;
     auto dot_materialized = materialize_.find(dot);
     if (dot_materialized == materialize_.end() || !dot_materialized->second) continue;

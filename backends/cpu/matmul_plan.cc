@@ -51,6 +51,15 @@ std::optional<OperandMatrix> AsMatrix(const Shape& shape, absl::Span<const int64
 
 }  // namespace
 
+std::vector<int64_t> DotFreeDimensions(int64_t rank, absl::Span<const int64_t> batch,
+                                       absl::Span<const int64_t> contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!absl::c_linear_search(batch, d) && !absl::c_linear_search(contracting, d)) free.push_back(d);
+  }
+  return free;
+}
+
 std::optional<MatMulPlan> PlanRuntimeMatMul(const HloInstruction& dot) {
   if (dot.opcode() != HloOpcode::kDot) return std::nullopt;
   const PrimitiveType type = dot.shape().element_type();

@@ -14,6 +14,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
+
+#include "absl/types/span.h"
 
 #include "xla/hlo/hlo_instruction.h"
 
@@ -31,6 +34,11 @@ struct MatMulPlan {
 // is then emitted as loops). Dots contracting zero elements are left to the
 // loops (their result is zeros).
 std::optional<MatMulPlan> PlanRuntimeMatMul(const HloInstruction& dot);
+
+// The dimensions of a dot operand of rank `rank` that are neither batch nor
+// contracting, in increasing order (the order the result lists them in).
+std::vector<int64_t> DotFreeDimensions(int64_t rank, absl::Span<const int64_t> batch,
+                                       absl::Span<const int64_t> contracting);
 
 }  // namespace cpu
 }  // namespace xla

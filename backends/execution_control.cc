@@ -3,6 +3,9 @@
 namespace xla {
 
 bool ExecutionControl::ShouldStop() const {
+  if (cancelled_probe_ && !cancelled_.load(std::memory_order_relaxed) && cancelled_probe_()) {
+    cancelled_.store(true, std::memory_order_relaxed);
+  }
   if (!cancelled_.load(std::memory_order_relaxed) && absl::Now() < deadline_) return false;
   stopped_.store(true, std::memory_order_relaxed);
   return true;

@@ -6,6 +6,7 @@
 #define BACKENDS_EXECUTION_CONTROL_H_
 
 #include <atomic>
+#include <functional>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -14,7 +15,11 @@ namespace xla {
 
 class ExecutionControl {
  public:
-  explicit ExecutionControl(absl::Time deadline = absl::InfiniteFuture()) : deadline_(deadline) {}
+  // `cancelled`, when given, is asked at every check whether whoever wanted
+  // the result has gone away (a remote client's cancel or disconnect); it
+  // must be cheap and safe to call from any thread.
+  explicit ExecutionControl(absl::Time deadline = absl::InfiniteFuture(), std::function<bool()> cancelled = nullptr)
+      : deadline_(deadline), cancelled_probe_(std::move(cancelled)) {}
 
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
@@ -27,7 +32,8 @@ class ExecutionControl {
 
  private:
   const absl::Time deadline_;
-  std::atomic<bool> cancelled_{false};
+  const std::function<bool()> cancelled_probe_;
+  mutable std::atomic<bool> cancelled_{false};
   mutable std::atomic<bool> stopped_{false};
 };
 

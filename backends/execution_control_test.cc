@@ -3,6 +3,7 @@
 // that finishes in time is unaffected.
 #include "backends/execution_control.h"
 
+#include <atomic>
 #include <chrono>
 
 #include "backends/backend.h"
@@ -71,6 +72,17 @@ TEST_P(ExecutionControlTest, CancelledRunStops) {
   control.Cancel();
   auto result = Run(-1, &control);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+}
+
+TEST_P(ExecutionControlTest, RunStopsWhenItsCallerGoesAway) {
+  // The probe says "gone" on its third question: the run was started, then
+  // its client cancelled (what the daemon asks gRPC at every check).
+  std::atomic<int> asked{0};
+  const ExecutionControl control(absl::InfiniteFuture(), [&] { return ++asked >= 3; });
+  auto result = Run(-1, &control);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+  EXPECT_TRUE(control.stopped());
+  EXPECT_GE(asked.load(), 3);
 }
 
 TEST_P(ExecutionControlTest, RunsThatFinishInTimeAreUnaffected) {

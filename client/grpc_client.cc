@@ -13,7 +13,8 @@ absl::StatusOr<std::unique_ptr<GrpcClient>> GrpcClient::Connect(const std::strin
     ssl.pem_root_certs = options.tls_root_certs;
     credentials = grpc::SslCredentials(ssl);
   }
-  auto stub = std::make_unique<GrpcStub>(grpc::CreateChannel(target, credentials), options.auth_token);
+  auto stub = std::make_unique<GrpcStub>(grpc::CreateChannel(target, credentials), options.auth_token,
+                                         options.call_timeout);
   RETURN_IF_ERROR(stub->OpenSession(options.client_name));
   return absl::WrapUnique(new GrpcClient(std::move(stub)));
 }

@@ -16,6 +16,10 @@ struct GrpcClientOptions {
   std::string auth_token;       // sent as metadata when non-empty
   std::string tls_root_certs;   // PEM; empty for an insecure channel
   std::string client_name = "xla-client";
+  // Each call's deadline (zero: none). A call past it fails with
+  // DEADLINE_EXCEEDED, and the daemon stops the run it started at the run's
+  // next loop check, as it does when the call is cancelled.
+  absl::Duration call_timeout = absl::ZeroDuration();
 };
 
 class GrpcClient : public Client {

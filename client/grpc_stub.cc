@@ -11,8 +11,8 @@ constexpr int64_t kChunkBytes = 1 << 20;
 constexpr int64_t kUnaryTransferLimit = 1 << 20;
 }
 
-GrpcStub::GrpcStub(std::shared_ptr<grpc::Channel> channel, std::string auth_token)
-    : stub_(XlaService::NewStub(std::move(channel))), auth_token_(std::move(auth_token)) {}
+GrpcStub::GrpcStub(std::shared_ptr<grpc::Channel> channel, std::string auth_token, absl::Duration call_timeout)
+    : stub_(XlaService::NewStub(std::move(channel))), auth_token_(std::move(auth_token)), call_timeout_(call_timeout) {}
 
 absl::Status GrpcStub::FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
@@ -23,6 +23,7 @@ absl::Status GrpcStub::FromGrpcStatus(const grpc::Status& status) {
 void GrpcStub::PrepareContext(grpc::ClientContext* context) const {
   if (!auth_token_.empty()) context->AddMetadata("xla-auth-token", auth_token_);
   if (!session_id_.empty()) context->AddMetadata("xla-session", session_id_);
+  if (call_timeout_ > absl::ZeroDuration()) context->set_deadline(absl::ToChronoTime(absl::Now() + call_timeout_));
 }
 
 absl::Status GrpcStub::OpenSession(const std::string& client_name) {

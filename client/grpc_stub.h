@@ -1,12 +1,14 @@
 // GrpcStub: ServiceInterface over a gRPC channel to an xla_service daemon.
 // Adds the session id (and auth token, when set) to every call's metadata
-// and maps grpc::Status back to absl::Status.
+// and maps grpc::Status back to absl::Status. With a call timeout, a call
+// past it fails with DEADLINE_EXCEEDED and the daemon stops the run.
 #ifndef CLIENT_GRPC_STUB_H_
 #define CLIENT_GRPC_STUB_H_
 
 #include <memory>
 #include <string>
 
+#include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/xla_service.grpc.pb.h"
 #include "xla/literal.h"
@@ -16,7 +18,9 @@ namespace xla {
 
 class GrpcStub : public ServiceInterface {
  public:
-  GrpcStub(std::shared_ptr<grpc::Channel> channel, std::string auth_token);
+  // `call_timeout`: each call's deadline from its start (zero: none).
+  GrpcStub(std::shared_ptr<grpc::Channel> channel, std::string auth_token,
+           absl::Duration call_timeout = absl::ZeroDuration());
 
   absl::Status OpenSession(const std::string& client_name);
   absl::Status CloseSession();
@@ -53,6 +57,7 @@ class GrpcStub : public ServiceInterface {
 
   std::unique_ptr<XlaService::Stub> stub_;
   std::string auth_token_;
+  absl::Duration call_timeout_;
   std::string session_id_;
 };
 

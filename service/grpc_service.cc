@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "xla/chunked_transfer.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
@@ -110,6 +111,22 @@ grpc::Status GrpcService::GetServiceInfo(grpc::ServerContext* context, const Get
   return ToGrpcStatus(status);
 }
 
+// A request's own deadline and cancel, for the runs it starts: gRPC marks
+// the context cancelled when the client cancels, its deadline passes or it
+// disconnects, so the run stops instead of finishing for no one.
+namespace {
+
+RequestControl RequestControlOf(grpc::ServerContext* context) {
+  RequestControl request;
+  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+    request.deadline = absl::FromChrono(context->deadline());
+  }
+  request.cancelled = [context] { return context->IsCancelled(); };
+  return request;
+}
+
+}  // namespace
+
 // The unary session-bound methods all have the same shape.
 #define UNARY_METHOD(NAME, REQUEST, RESPONSE)                                                           \
   grpc::Status GrpcService::NAME(grpc::ServerContext* context, const REQUEST* request, RESPONSE* response) { \
@@ -119,9 +136,20 @@ grpc::Status GrpcService::GetServiceInfo(grpc::ServerContext* context, const Get
       return status;                                                                                      \
     });                                                                                                   \
   }
+// Methods that run a computation also pass the request's deadline and cancel.
+#define RUNNING_METHOD(NAME, REQUEST, RESPONSE)                                                         \
+  grpc::Status GrpcService::NAME(grpc::ServerContext* context, const REQUEST* request, RESPONSE* response) { \
+    return Handle(#NAME, context, request->ByteSizeLong(), [&](SessionId s, int64_t* out_bytes) {         \
+      absl::Status status = service_->NAME(s, *request, response, RequestControlOf(context));            \
+      *out_bytes = response->ByteSizeLong();                                                              \
+      return status;                                                                                      \
+    });                                                                                                   \
+  }
+RUNNING_METHOD(Execute, ExecuteRequest, ExecuteResponse)
+RUNNING_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
+RUNNING_METHOD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
+#undef RUNNING_METHOD
 UNARY_METHOD(Compile, CompileRequest, CompileResponse)
-UNARY_METHOD(Execute, ExecuteRequest, ExecuteResponse)
-UNARY_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
 UNARY_METHOD(UnregisterExecutable, UnregisterExecutableRequest, UnregisterExecutableResponse)
 UNARY_METHOD(TransferToServer, TransferToServerRequest, TransferToServerResponse)
 UNARY_METHOD(TransferToClient, TransferToClientRequest, TransferToClientResponse)
@@ -129,7 +157,6 @@ UNARY_METHOD(Unregister, UnregisterRequest, UnregisterResponse)
 UNARY_METHOD(DeconstructTuple, DeconstructTupleRequest, DeconstructTupleResponse)
 UNARY_METHOD(GetShape, GetShapeRequest, GetShapeResponse)
 UNARY_METHOD(GetComputationShape, GetComputationShapeRequest, GetComputationShapeResponse)
-UNARY_METHOD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
 UNARY_METHOD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse)
 UNARY_METHOD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResponse)
 UNARY_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)

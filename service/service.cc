@@ -1,5 +1,6 @@
 #include "service/service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <new>
 #include <fstream>
@@ -256,8 +257,10 @@ absl::Status Service::GetComputationShape(SessionId session, const GetComputatio
   return absl::OkStatus();
 }
 
-absl::Time Service::RunDeadline() const {
-  return limits_.max_run_seconds > 0 ? absl::Now() + absl::Seconds(limits_.max_run_seconds) : absl::InfiniteFuture();
+ExecutionControl Service::RunControl(const RequestControl& request) const {
+  absl::Time deadline = request.deadline;
+  if (limits_.max_run_seconds > 0) deadline = std::min(deadline, absl::Now() + absl::Seconds(limits_.max_run_seconds));
+  return ExecutionControl(deadline, request.cancelled);
 }
 
 absl::StatusOr<DebugOptions> Service::EffectiveDebugOptions(const DebugOptions& requested) const {
@@ -340,7 +343,7 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(SessionId
 }
 
 absl::Status Service::Run(SessionId session, Executable& executable, const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
-                          ExecuteResponse* result) {
+                          ExecuteResponse* result, const RequestControl& request) {
   const HloComputation* entry = executable.module().entry_computation();
   if (args.size() != entry->num_parameters()) {
     return InvalidArgument("Execute: computation '%s' takes %d arguments but %d were given",
@@ -372,9 +375,9 @@ absl::Status Service::Run(SessionId session, Executable& executable, const googl
                    allocations_.Reserve(session, WorkingSetBytes(executable.module()),
                                         absl::StrCat("running '", entry->name(), "' (its values)")));
   auto start = std::chrono::steady_clock::now();
-  // The operator's bound on a run's time: a runaway loop must not hold a
-  // serving thread forever.
-  const ExecutionControl control(RunDeadline());
+  // The operator's bound on a run's time (a runaway loop must not hold a
+  // serving thread forever), and the client's own deadline and cancel.
+  const ExecutionControl control = RunControl(request);
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> run = ExecuteCatchingOutOfMemory(executable, buffers, &control);
   RETURN_IF_ERROR(run.status());
   std::shared_ptr<DeviceBuffer> output = std::move(*run);
@@ -384,20 +387,22 @@ absl::Status Service::Run(SessionId session, Executable& executable, const googl
   return absl::OkStatus();
 }
 
-absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, ExecuteResponse* result) {
+absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, ExecuteResponse* result,
+                              const RequestControl& request) {
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle()));
   result->mutable_profile()->set_compilation_cache_hit(true);
-  return Run(session, *executable, arg.arguments(), result);
+  return Run(session, *executable, arg.arguments(), result, request);
 }
 
-absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest& arg, ExecuteResponse* result) {
+absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest& arg, ExecuteResponse* result,
+                                   const RequestControl& request) {
   auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), ""));
   bool hit = false;
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit));
   result->mutable_profile()->set_compilation_cache_hit(hit);
   result->mutable_profile()->set_compile_time_ms(NanosSince(start) / 1000000);
-  RETURN_IF_ERROR(Run(session, *executable, arg.arguments(), result));
+  RETURN_IF_ERROR(Run(session, *executable, arg.arguments(), result, request));
   result->mutable_profile()->set_compute_and_transfer_time_ns(NanosSince(start));
   return absl::OkStatus();
 }
@@ -414,7 +419,8 @@ absl::Status Service::UnregisterExecutable(SessionId session, const UnregisterEx
   return absl::OkStatus();
 }
 
-absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConstantGraphRequest& arg, ComputeConstantResponse* result) {
+absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConstantGraphRequest& arg,
+                                           ComputeConstantResponse* result, const RequestControl& request) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), ""));
   if (module->entry_computation()->num_parameters() != 0) {
     return InvalidArgument("ComputeConstant: the computation takes %d parameters; constants take none",
@@ -423,7 +429,7 @@ absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConst
   ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
                    allocations_.Reserve(session, WorkingSetBytes(*module), "ComputeConstant (its values)"));
   HloEvaluator evaluator(/*max_loop_iterations=*/1 << 24);
-  const ExecutionControl control(RunDeadline());
+  const ExecutionControl control = RunControl(request);
   evaluator.set_should_stop([&control] { return control.ShouldStop(); });
   absl::StatusOr<Literal> evaluated;
   try {

@@ -12,6 +12,7 @@
 #define SERVICE_SERVICE_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "backends/backend.h"
+#include "backends/execution_control.h"
 #include "service/allocation_tracker.h"
 #include "service/compilation_cache.h"
 #include "xla/service_interface.h"
@@ -41,6 +43,15 @@ struct ServiceLimits {
   // A run taking longer than this stops with DEADLINE_EXCEEDED at its next
   // loop check (backends/execution_control.h). 0: no limit.
   double max_run_seconds = 0;
+};
+
+// What one request's caller allows its run: the client's own deadline, and
+// a probe of whether the client has gone away (a gRPC cancel or
+// disconnect). A run stops at its first loop check past the earlier of this
+// deadline and the operator's max_run_seconds, or once the probe says so.
+struct RequestControl {
+  absl::Time deadline = absl::InfiniteFuture();
+  std::function<bool()> cancelled;  // empty: the caller waits for the result
 };
 
 class Service {
@@ -69,12 +80,14 @@ class Service {
   absl::Status GetComputationShape(SessionId s, const GetComputationShapeRequest& arg,
                                    GetComputationShapeResponse* result);
   absl::Status Compile(SessionId s, const CompileRequest& arg, CompileResponse* result);
-  absl::Status Execute(SessionId s, const ExecuteRequest& arg, ExecuteResponse* result);
-  absl::Status ExecuteGraph(SessionId s, const ExecuteGraphRequest& arg, ExecuteResponse* result);
+  absl::Status Execute(SessionId s, const ExecuteRequest& arg, ExecuteResponse* result,
+                       const RequestControl& request = {});
+  absl::Status ExecuteGraph(SessionId s, const ExecuteGraphRequest& arg, ExecuteResponse* result,
+                            const RequestControl& request = {});
   absl::Status UnregisterExecutable(SessionId s, const UnregisterExecutableRequest& arg,
                                     UnregisterExecutableResponse* result);
   absl::Status ComputeConstantGraph(SessionId s, const ComputeConstantGraphRequest& arg,
-                                    ComputeConstantResponse* result);
+                                    ComputeConstantResponse* result, const RequestControl& request = {});
   absl::Status GetDeviceHandles(SessionId s, const GetDeviceHandlesRequest& arg, GetDeviceHandlesResponse* result);
   absl::Status CreateChannelHandle(SessionId s, const CreateChannelHandleRequest& arg,
                                    CreateChannelHandleResponse* result);
@@ -116,14 +129,16 @@ class Service {
   // Verified module -> executable, through the cache.
   absl::StatusOr<std::shared_ptr<Executable>> CompileModule(std::unique_ptr<HloModule> module,
                                                             const ExecutionOptions& options, bool* cache_hit);
-  // When a run starting now must stop (max_run_seconds).
-  absl::Time RunDeadline() const;
+  // How a run starting now for `request` is stopped: at the earlier of the
+  // request's deadline and max_run_seconds from now, or on its cancel.
+  ExecutionControl RunControl(const RequestControl& request) const;
   // A request's debug options with the service's limits applied.
   absl::StatusOr<DebugOptions> EffectiveDebugOptions(const DebugOptions& requested) const;
   absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(SessionId s, const ExecutionHandle& handle) const;
   // Runs `executable` on argument handles (checked against its signature).
   absl::Status Run(SessionId s, Executable& executable,
-                   const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, ExecuteResponse* result);
+                   const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, ExecuteResponse* result,
+                   const RequestControl& request);
 
   std::unique_ptr<Backend> backend_;
   const ServiceLimits limits_;

@@ -423,11 +423,8 @@ TEST(DaemonLimitsTest, SessionQuotaIsResourceExhaustedAndTheSessionStaysUsable) 
   EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));
 }
 
-TEST(DaemonLimitsTest, RunawayLoopsStopAtTheRunDeadlineAndTheDaemonKeepsServing) {
-  auto daemon = DaemonProcess::Start({"--max_run_seconds=1"}).value();
-  auto client = GrpcClient::Connect(daemon->target()).value();
-  // A While whose condition is always true, on the default (CPU) backend.
-  auto forever = client->CompileHloText(R"(HloModule forever
+// A While whose condition is always true.
+constexpr char kForeverLoop[] = R"(HloModule forever
 cond {
   p = s64[] parameter(0)
   ROOT t = pred[] constant(true)
@@ -441,12 +438,42 @@ ENTRY e {
   z = s64[] constant(0)
   ROOT w = s64[] while(z), condition=cond, body=body
 }
-)");
+)";
+
+TEST(DaemonLimitsTest, RunawayLoopsStopAtTheRunDeadlineAndTheDaemonKeepsServing) {
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=1"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  // On the default (CPU) backend.
+  auto forever = client->CompileHloText(kForeverLoop);
   ASSERT_TRUE(forever.ok()) << forever.status();
   auto start = std::chrono::steady_clock::now();
   auto run = client->Execute(*forever, {});
   EXPECT_EQ(run.status().code(), absl::StatusCode::kDeadlineExceeded) << run.status();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  auto small = client->TransferToServer(Iota(1000, 1));
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));
+}
+
+TEST(DaemonLimitsTest, ARunStopsWhenItsClientsDeadlinePasses) {
+  // The operator allows 300 s; the client waits 1 s for each call.
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=300"}).value();
+  GrpcClientOptions options;
+  options.call_timeout = absl::Seconds(1);
+  auto client = GrpcClient::Connect(daemon->target(), options).value();
+  auto forever = client->CompileHloText(kForeverLoop);
+  ASSERT_TRUE(forever.ok()) << forever.status();
+  auto run = client->Execute(*forever, {});
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kDeadlineExceeded) << run.status();
+  // The daemon logs a request when its handler returns: the run itself has
+  // stopped, long before the operator's 300 s.
+  const auto start = std::chrono::steady_clock::now();
+  while (daemon->Log().find("method=Execute") == std::string::npos &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_THAT(daemon->Log(), ::testing::ContainsRegex("method=Execute .*status=(DEADLINE_EXCEEDED|CANCELLED)"));
+  // The session and the daemon keep serving.
   auto small = client->TransferToServer(Iota(1000, 1));
   ASSERT_TRUE(small.ok()) << small.status();
   EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));

@@ -127,24 +127,20 @@ RequestControl RequestControlOf(grpc::ServerContext* context) {
 
 }  // namespace
 
-// The unary session-bound methods all have the same shape.
-#define UNARY_METHOD(NAME, REQUEST, RESPONSE)                                                           \
+// The unary session-bound methods all have the same shape; ARGS are the
+// Service method's arguments.
+#define SESSION_METHOD(NAME, REQUEST, RESPONSE, ARGS)                                                   \
   grpc::Status GrpcService::NAME(grpc::ServerContext* context, const REQUEST* request, RESPONSE* response) { \
     return Handle(#NAME, context, request->ByteSizeLong(), [&](SessionId s, int64_t* out_bytes) {         \
-      absl::Status status = service_->NAME(s, *request, response);                                        \
+      absl::Status status = service_->NAME ARGS;                                                          \
       *out_bytes = response->ByteSizeLong();                                                              \
       return status;                                                                                      \
     });                                                                                                   \
   }
+#define UNARY_METHOD(NAME, REQUEST, RESPONSE) SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, *request, response))
 // Methods that run a computation also pass the request's deadline and cancel.
-#define RUNNING_METHOD(NAME, REQUEST, RESPONSE)                                                         \
-  grpc::Status GrpcService::NAME(grpc::ServerContext* context, const REQUEST* request, RESPONSE* response) { \
-    return Handle(#NAME, context, request->ByteSizeLong(), [&](SessionId s, int64_t* out_bytes) {         \
-      absl::Status status = service_->NAME(s, *request, response, RequestControlOf(context));            \
-      *out_bytes = response->ByteSizeLong();                                                              \
-      return status;                                                                                      \
-    });                                                                                                   \
-  }
+#define RUNNING_METHOD(NAME, REQUEST, RESPONSE) \
+  SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, *request, response, RequestControlOf(context)))
 RUNNING_METHOD(Execute, ExecuteRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
 RUNNING_METHOD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
@@ -161,6 +157,7 @@ UNARY_METHOD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse
 UNARY_METHOD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResponse)
 UNARY_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 #undef UNARY_METHOD
+#undef SESSION_METHOD
 
 grpc::Status GrpcService::TransferToServerStream(grpc::ServerContext* context,
                                                  grpc::ServerReader<LiteralChunk>* reader,

@@ -609,6 +609,43 @@ TEST(CpuBackendTest, ReduceOfFusedProducerAndSoftmax) {
                 {.tol = kReduceTol});
 }
 
+TEST(CpuBackendTest, AValueAnElementwiseOpUsesTwiceIsFusedNotStored) {
+  // d in d*d (a squared error) is generated once per element inside the
+  // reduce: no buffer for d, for f32 and s32 alike.
+  for (const std::string t : {"f32", "s32"}) {
+    const std::string mse = absl::StrReplaceAll(R"(HloModule m
+add {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT s = $T[] add(a, b)
+}
+ENTRY e {
+  x = $T[37,129] parameter(0)
+  y = $T[37,129] parameter(1)
+  d = $T[37,129] subtract(x, y)
+  sq = $T[37,129] multiply(d, d)
+  z = $T[] constant(0)
+  ROOT r = $T[] reduce(sq, z), dimensions={0,1}, to_apply=add
+}
+)",
+                                                {{"$T", t}});
+    EXPECT_EQ(cpu_test::ArenaBytes(mse), 0) << t;
+    RunAndCompare(mse, {.tol = kReduceTol, .small_ints = 100});
+  }
+  // Read at two different indices (a concatenate of d with itself), d is
+  // still stored once rather than computed twice per element.
+  const std::string twice = R"(HloModule m
+ENTRY e {
+  x = f32[37,129] parameter(0)
+  y = f32[37,129] parameter(1)
+  d = f32[37,129] subtract(x, y)
+  ROOT c = f32[74,129] concatenate(d, d), dimensions={0}
+}
+)";
+  EXPECT_GE(cpu_test::ArenaBytes(twice), 37 * 129 * 4);
+  RunAndCompare(twice);
+}
+
 // --- Dot ----------------------------------------------------------------------------
 
 std::string DotModule(const std::string& t, int64_t m, int64_t k, int64_t n) {

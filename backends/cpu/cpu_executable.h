@@ -29,6 +29,8 @@ class CpuExecutable : public Executable {
 
   // The LLVM IR after optimization (for dumps and vectorization tests).
   const std::string& optimized_ir() const { return optimized_ir_; }
+  // Bytes of the arena each run allocates (the values that are not fused).
+  int64_t arena_bytes() const { return arena_bytes_; }
 
  private:
   std::unique_ptr<CpuJit> jit_;

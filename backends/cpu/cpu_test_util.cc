@@ -158,14 +158,30 @@ std::vector<Literal> RandomArguments(const std::string& text, uint64_t seed, dou
   return args;
 }
 
-std::string OptimizedIr(const std::string& text, int threads) {
+namespace {
+
+// `text` compiled for the CPU backend with `threads` workers, or null (and
+// a test failure).
+std::unique_ptr<cpu::CpuExecutable> CompileForCpu(const std::string& text, int threads) {
   auto module = ParseHloModule(text);
   EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return "";
+  if (!module.ok()) return nullptr;
   auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), WithThreads(threads));
   EXPECT_TRUE(executable.ok()) << executable.status();
-  if (!executable.ok()) return "";
-  return static_cast<cpu::CpuExecutable*>(executable->get())->optimized_ir();
+  if (!executable.ok()) return nullptr;
+  return std::unique_ptr<cpu::CpuExecutable>(static_cast<cpu::CpuExecutable*>(executable->release()));
+}
+
+}  // namespace
+
+std::string OptimizedIr(const std::string& text, int threads) {
+  std::unique_ptr<cpu::CpuExecutable> executable = CompileForCpu(text, threads);
+  return executable == nullptr ? "" : executable->optimized_ir();
+}
+
+int64_t ArenaBytes(const std::string& text) {
+  std::unique_ptr<cpu::CpuExecutable> executable = CompileForCpu(text, 1);
+  return executable == nullptr ? -1 : executable->arena_bytes();
 }
 
 }  // namespace cpu_test

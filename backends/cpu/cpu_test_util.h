@@ -63,6 +63,10 @@ std::vector<Literal> RandomArguments(const std::string& text, uint64_t seed, dou
 // test failure if it does not compile).
 std::string OptimizedIr(const std::string& text, int threads);
 
+// The arena bytes of `text` compiled for one thread (-1 and a test failure
+// if it does not compile): 0 when every value but the result is fused.
+int64_t ArenaBytes(const std::string& text);
+
 // Error of `actual` in ulp of T at `reference` (0 when both are NaN; infinite
 // when one is NaN/inf and the other is not the same).
 template <typename T>

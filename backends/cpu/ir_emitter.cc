@@ -140,12 +140,19 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
   };
   mark(root);
 
-  // Uses (an operand used twice by one user counts twice).
+  // Uses. An operand used twice by one user counts twice, except by an
+  // elementwise user: that reads all its operands at the same index, so the
+  // two copies of a fused operand it generates (d in d*d, a square in a
+  // variance or an MSE loss) are one value, which LLVM's CSE computes once.
   absl::flat_hash_map<const HloInstruction*, int64_t> uses;
   for (const HloInstruction* h : order) {
     if (!reachable.contains(h)) continue;
     RETURN_IF_ERROR(CheckInstruction(*h));
-    for (const HloInstruction* o : h->operands()) ++uses[o];
+    absl::flat_hash_set<const HloInstruction*> counted;
+    for (const HloInstruction* o : h->operands()) {
+      if (IsElementwise(h->opcode()) && !counted.insert(o).second) continue;
+      ++uses[o];
+    }
   }
   for (const HloInstruction* h : order) {
     if (!reachable.contains(h) || !h->shape().IsArray() || HasStorageOfItsOwn(*h) || IsPlumbing(*h)) continue;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "backends/cpu/dot_canonicalization.h"
+#include "backends/cpu/reduction_splitting.h"
 #include "xla/transforms/algebraic_simplifier.h"
 #include "xla/transforms/call_inliner.h"
 #include "xla/transforms/common_subexpression_elimination.h"
@@ -38,6 +39,9 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   // cannot read in place get their operands rearranged once.
   pipeline.AddPass<TransposeFolding>();
   pipeline.AddPass<DotCanonicalization>();
+  // Large reductions into small results get a partition dimension threads
+  // can split the work by.
+  pipeline.AddPass<ReductionSplitting>();
   pipeline.AddPass<DeadCodeElimination>();
 }
 

@@ -609,7 +609,7 @@ TEST(CpuBackendTest, ReduceOfFusedProducerAndSoftmax) {
                 {.tol = kReduceTol});
 }
 
-TEST(CpuBackendTest, AValueAnElementwiseOpUsesTwiceIsFusedNotStored) {
+TEST(CpuBackendTest, ValuesReadOnlyInsideOneLoopGetNoBuffer) {
   // d in d*d (a squared error) is generated once per element inside the
   // reduce: no buffer for d, for f32 and s32 alike.
   for (const std::string t : {"f32", "s32"}) {
@@ -632,6 +632,45 @@ ENTRY e {
     EXPECT_EQ(cpu_test::ArenaBytes(mse), 0) << t;
     RunAndCompare(mse, {.tol = kReduceTol, .small_ints = 100});
   }
+  // Read by several elementwise ops of one loop (a leaky ReLU and a SiLU of
+  // a sum, a sum times its exp inside a reduce): no buffer either (the row
+  // group of the loop keeps one row of it on the stack).
+  for (const std::string body : {
+           "  s = f32[37,129] add(x, y)\n  z = f32[] constant(0)\n  zb = f32[37,129] broadcast(z), dimensions={}\n"
+           "  p = pred[37,129] compare(s, zb), direction=GT\n  c = f32[] constant(0.01)\n"
+           "  cb = f32[37,129] broadcast(c), dimensions={}\n  l = f32[37,129] multiply(cb, s)\n"
+           "  ROOT r = f32[37,129] select(p, s, l)\n",
+           "  s = f32[37,129] add(x, y)\n  g = f32[37,129] logistic(s)\n  ROOT r = f32[37,129] multiply(s, g)\n",
+           "  s = f32[37,129] add(x, y)\n  e = f32[37,129] exponential(s)\n  t = f32[37,129] multiply(s, e)\n"
+           "  u = f32[37,129] add(t, s)\n  z = f32[] constant(0)\n"
+           "  ROOT r = f32[37] reduce(u, z), dimensions={1}, to_apply=add\n"}) {
+    const std::string text = absl::StrCat(
+        "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+        "ENTRY e {\n  x = f32[37,129] parameter(0)\n  y = f32[37,129] parameter(1)\n",
+        body, "}\n");
+    EXPECT_EQ(cpu_test::ArenaBytes(text), 0) << text;
+    RunAndCompare(text, {.tol = kReduceTol});
+  }
+  // Read by two loops (an elementwise result and a column sum), s is
+  // stored: computing it in both would do its work twice.
+  const std::string two_results = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[37,129] parameter(0)
+  y = f32[37,129] parameter(1)
+  s = f32[37,129] add(x, y)
+  a = f32[37,129] multiply(s, s)
+  z = f32[] constant(0)
+  b = f32[129] reduce(s, z), dimensions={0}, to_apply=add
+  ROOT t = (f32[37,129], f32[129]) tuple(a, b)
+}
+)";
+  EXPECT_GE(cpu_test::ArenaBytes(two_results), 37 * 129 * 4);
+  RunAndCompare(two_results, {.tol = kReduceTol});
   // Read at two different indices (a concatenate of d with itself), d is
   // still stored once rather than computed twice per element.
   const std::string twice = R"(HloModule m

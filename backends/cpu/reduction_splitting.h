@@ -8,11 +8,12 @@
 // array (a result of one element has nothing to split the work by) or
 // threads reading short runs of every row (a column sum split by columns).
 //
-// The partitions are combined in order, so this reassociates the reduction
-// without reordering it, as the operation semantics allow ("backends are
-// allowed to reassociate the reduction computation"; init values are
-// identities): integer and min/max results are the same, float sums round
-// differently. P is the largest divisor of R up to 16, independent of the
+// Variadic reduces (argmax: values and indices) are split the same way, all
+// operands alike. The partitions are combined in order, so this
+// reassociates the reduction without reordering it, as the operation
+// semantics allow ("backends are allowed to reassociate the reduction
+// computation"; init values are identities): integer, min/max and argmax
+// results are the same, float sums round differently. P is the largest divisor of R up to 16, independent of the
 // thread count, so results do not depend on it either.
 #ifndef BACKENDS_CPU_REDUCTION_SPLITTING_H_
 #define BACKENDS_CPU_REDUCTION_SPLITTING_H_

@@ -671,6 +671,17 @@ ENTRY e {
 )";
   EXPECT_GE(cpu_test::ArenaBytes(two_results), 37 * 129 * 4);
   RunAndCompare(two_results, {.tol = kReduceTol});
+  // A chain of 40 squarings: each step's value is generated twice by the
+  // next, so fusing them all would emit 2^40 copies; every few steps one is
+  // stored instead, and the compile is quick.
+  std::string squarings = "HloModule m\nENTRY e {\n  x0 = u32[1000] parameter(0)\n";
+  for (int i = 1; i <= 40; ++i) {
+    absl::StrAppend(&squarings, i == 40 ? "  ROOT " : "  ", "x", i, " = u32[1000] multiply(x", i - 1, ", x", i - 1,
+                    ")\n");
+  }
+  absl::StrAppend(&squarings, "}\n");
+  EXPECT_GT(cpu_test::ArenaBytes(squarings), 0);
+  RunAndCompare(squarings);
   // Read at two different indices (a concatenate of d with itself), d is
   // still stored once rather than computed twice per element.
   const std::string twice = R"(HloModule m

@@ -767,20 +767,30 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReshapeElement(const HloInstruction* hlo, const IrIndex& index) {
   const Shape& out = hlo->shape();
   const Shape& in = hlo->operand(0)->shape();
-  // Only size-1 dimensions added or removed: map the other dimensions 1:1.
-  std::vector<int64_t> out_big, in_big;
-  for (int d = 0; d < out.rank(); ++d) if (out.dimensions(d) != 1) out_big.push_back(d);
-  for (int d = 0; d < in.rank(); ++d) if (in.dimensions(d) != 1) in_big.push_back(d);
-  bool trivial = out_big.size() == in_big.size();
-  for (size_t i = 0; trivial && i < out_big.size(); ++i) {
-    trivial = out.dimensions(out_big[i]) == in.dimensions(in_big[i]);
-  }
+  // Each input dimension a run of consecutive output dimensions (size-1
+  // dimensions added or removed, a dimension split in several, as reduction
+  // splitting does): its index from the run by multiply-adds, no division.
   IrIndex in_index(in.rank(), b_->getInt64(0));
-  if (trivial) {
-    for (size_t i = 0; i < out_big.size(); ++i) in_index[in_big[i]] = index[out_big[i]];
-    return EmitElement(hlo->operand(0), in_index);
+  bool splits_only = true;
+  int o = 0;
+  for (int d = 0; splits_only && d < in.rank(); ++d) {
+    const int64_t size = in.dimensions(d);
+    int64_t covered = 1;
+    llvm::Value* v = b_->getInt64(0);
+    while (splits_only && o < out.rank() && (covered < size || out.dimensions(o) == 1)) {
+      const int64_t next = out.dimensions(o);
+      splits_only = next == 1 || covered * next <= size;
+      if (next != 1) v = b_->CreateAdd(b_->CreateMul(v, b_->getInt64(next), "", true, true), index[o], "", true, true);
+      covered *= next;
+      ++o;
+    }
+    splits_only = splits_only && covered == size && size != 0;
+    in_index[d] = v;
   }
+  for (; splits_only && o < out.rank(); ++o) splits_only = out.dimensions(o) == 1;
+  if (splits_only) return EmitElement(hlo->operand(0), in_index);
   // General case: through the row-major linear position.
+  in_index.assign(in.rank(), b_->getInt64(0));
   llvm::Value* linear = b_->getInt64(0);
   for (int d = 0; d < out.rank(); ++d) {
     linear = b_->CreateAdd(b_->CreateMul(linear, b_->getInt64(out.dimensions(d)), "", true, true), index[d], "",

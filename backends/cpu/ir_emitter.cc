@@ -1,5 +1,6 @@
 #include "backends/cpu/ir_emitter.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -141,16 +142,34 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
   mark(root);
 
   // Uses. An operand used twice by one user counts twice, except by an
-  // elementwise user: that reads all its operands at the same index, so the
-  // two copies of a fused operand it generates (d in d*d, a square in a
-  // variance or an MSE loss) are one value, which LLVM's CSE computes once.
+  // elementwise user when the operand is small straight-line arithmetic:
+  // the user reads all its operands at the same index, so the two copies it
+  // generates (d in d*d, a square in a variance or an MSE loss) are one
+  // value, which LLVM's CSE computes once. Straight-line: no branches or
+  // loops to merge (concatenate, pad, dynamic-slice, map); small: at most
+  // kMaxRepeatedSize instructions counted with repeats, so a chain of
+  // squarings, whose copies double at every step, is still materialized
+  // every few steps.
+  // Values never fused (parameters, dots, reduces...) are one load.
+  constexpr int64_t kMaxRepeatedSize = 32;
+  absl::flat_hash_map<const HloInstruction*, int64_t> repeated_size;
+  for (const HloInstruction* h : order) {
+    int64_t size = 1;
+    if (h->opcode() == HloOpcode::kConcatenate || h->opcode() == HloOpcode::kPad ||
+        h->opcode() == HloOpcode::kDynamicSlice || h->opcode() == HloOpcode::kMap) {
+      size = kMaxRepeatedSize + 1;
+    } else if (IsFusibleOpcode(h->opcode()) && h->opcode() != HloOpcode::kConstant) {
+      for (const HloInstruction* o : h->operands()) size = std::min(size + repeated_size[o], kMaxRepeatedSize + 1);
+    }
+    repeated_size[h] = size;
+  }
   absl::flat_hash_map<const HloInstruction*, int64_t> uses;
   for (const HloInstruction* h : order) {
     if (!reachable.contains(h)) continue;
     RETURN_IF_ERROR(CheckInstruction(*h));
     absl::flat_hash_set<const HloInstruction*> counted;
     for (const HloInstruction* o : h->operands()) {
-      if (IsElementwise(h->opcode()) && !counted.insert(o).second) continue;
+      if (IsElementwise(h->opcode()) && repeated_size[o] <= kMaxRepeatedSize && !counted.insert(o).second) continue;
       ++uses[o];
     }
   }

@@ -48,9 +48,13 @@ absl::StatusOr<bool> Split(HloComputation* computation, NameUniquer* names, HloI
   const Shape& result = reduce->shape();
   const Shape& result0 = result.IsTuple() ? result.tuple_shapes(0) : result;
   if (!result0.IsArray() || ShapeUtil::ElementsIn(result0) >= ReductionSplitting::kMaxResultElements) return false;
+  // The most-major dimension must be the reduce's outermost one too: the
+  // fold runs over the reduced dimensions in row-major order, so
+  // partitions of any other dimension would interleave in that order.
   const auto& in_order = in.layout().minor_to_major();
   const int64_t major = in_order.back();
-  if (!absl::c_linear_search(reduce->dimensions(), major)) return false;
+  const absl::Span<const int64_t> reduced = reduce->dimensions();
+  if (reduced.empty() || major != *std::min_element(reduced.begin(), reduced.end())) return false;
   const int64_t extent = in.dimensions(major);
   const int64_t partitions = Partitions(extent);
   if (partitions == 0) return false;

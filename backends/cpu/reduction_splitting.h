@@ -1,5 +1,7 @@
 // ReductionSplitting ("reduction-splitting", CPU pipeline): a large reduce
-// over its operand's most-major dimension into a small result (a sum of a
+// over its operand's most-major dimension (in layout order, and the lowest
+// reduced dimension, so that it is the fold's outermost) into a small
+// result (a sum of a
 // whole array, a column sum) is split into P contiguous partitions of that
 // dimension: reduce(x[R, ...]) becomes reduce(reduce(reshape(x)[P, R/P, ...])
 // over the R/P part and the other reduced dimensions) over P. The inner

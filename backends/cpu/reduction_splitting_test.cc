@@ -64,6 +64,9 @@ std::vector<Case> Cases() {
       {"small", ReduceHlo("f32", "add", "[1000,1000]", "0", "[1000]"), ""},
       {"large_result", ReduceHlo("f32", "add", "[16,65536]", "0", "[65536]"), ""},
       {"prime_extent", ReduceHlo("f32", "add", "[1031,1031]", "0", "[1031]"), ""},
+      // The most-major dimension (1) is reduced but is not the fold's
+      // outermost (0 is): its partitions would interleave in the fold.
+      {"major_not_outermost", ReduceHlo("s32", "add", "[1024,1024]{0,1}", "0,1", "[]"), ""},
   };
 }
 
@@ -119,6 +122,12 @@ ENTRY e {
   ROOT s = s32[] reduce(x, z), dimensions={0}, to_apply=first_nonzero
 }
 )";
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  ReductionSplitting pass;
+  auto changed = pass.Run(module->get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  ASSERT_TRUE(*changed);  // split, so the order of the partitions is what is tested
   Literal x(ShapeUtil::MakeShape(S32, {1048576}));
   auto data = x.data<int32_t>();
   for (int64_t i = 0; i < 1048576; ++i) data[i] = i < 300000 ? 0 : static_cast<int32_t>(i % 97 + 1);

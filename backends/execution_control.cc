@@ -3,10 +3,16 @@
 namespace xla {
 
 bool ExecutionControl::ShouldStop() const {
-  if (cancelled_probe_ && !cancelled_.load(std::memory_order_relaxed) && cancelled_probe_()) {
-    cancelled_.store(true, std::memory_order_relaxed);
+  const absl::Time now = absl::Now();
+  // The probe (a system call for gRPC) at most once per kProbeInterval: the
+  // interpreter checks at every loop iteration.
+  const int64_t now_ns = absl::ToUnixNanos(now);
+  if (cancelled_probe_ && !cancelled_.load(std::memory_order_relaxed) &&
+      now_ns >= next_probe_ns_.load(std::memory_order_relaxed)) {
+    next_probe_ns_.store(now_ns + absl::ToInt64Nanoseconds(kProbeInterval), std::memory_order_relaxed);
+    if (cancelled_probe_()) cancelled_.store(true, std::memory_order_relaxed);
   }
-  if (!cancelled_.load(std::memory_order_relaxed) && absl::Now() < deadline_) return false;
+  if (!cancelled_.load(std::memory_order_relaxed) && now < deadline_) return false;
   stopped_.store(true, std::memory_order_relaxed);
   return true;
 }

@@ -6,6 +6,7 @@
 #define BACKENDS_EXECUTION_CONTROL_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 
 #include "absl/status/status.h"
@@ -15,11 +16,13 @@ namespace xla {
 
 class ExecutionControl {
  public:
-  // `cancelled`, when given, is asked at every check whether whoever wanted
-  // the result has gone away (a remote client's cancel or disconnect); it
-  // must be cheap and safe to call from any thread.
+  // `cancelled`, when given, is asked whether whoever wanted the result has
+  // gone away (a remote client's cancel or disconnect), at a check at most
+  // once per kProbeInterval; it must be safe to call from any thread.
   explicit ExecutionControl(absl::Time deadline = absl::InfiniteFuture(), std::function<bool()> cancelled = nullptr)
       : deadline_(deadline), cancelled_probe_(std::move(cancelled)) {}
+
+  static constexpr absl::Duration kProbeInterval = absl::Milliseconds(1);
 
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
 
@@ -34,6 +37,7 @@ class ExecutionControl {
   const absl::Time deadline_;
   const std::function<bool()> cancelled_probe_;
   mutable std::atomic<bool> cancelled_{false};
+  mutable std::atomic<int64_t> next_probe_ns_{0};  // when the probe may be asked again
   mutable std::atomic<bool> stopped_{false};
 };
 

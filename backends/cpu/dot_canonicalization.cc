@@ -98,20 +98,7 @@ absl::StatusOr<bool> Canonicalize(HloComputation* computation, NameUniquer* name
 }  // namespace
 
 absl::StatusOr<bool> DotCanonicalization::Run(HloModule* module) {
-  bool changed = false;
-  NameUniquer names(*module);
-  for (HloComputation* computation : module->computations()) {
-    bool changed_here = false;
-    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
-      if (instruction->opcode() != HloOpcode::kDot) continue;
-      ASSIGN_OR_RETURN(bool rewritten, Canonicalize(computation, &names, instruction));
-      changed_here |= rewritten;
-    }
-    // The new instructions were appended after the dots' users.
-    if (changed_here) computation->RestoreTopologicalOrder();
-    changed |= changed_here;
-  }
-  return changed;
+  return RewriteEach(module, HloOpcode::kDot, Canonicalize);
 }
 
 }  // namespace cpu

@@ -129,20 +129,7 @@ absl::StatusOr<bool> Split(HloComputation* computation, NameUniquer* names, HloI
 }  // namespace
 
 absl::StatusOr<bool> ReductionSplitting::Run(HloModule* module) {
-  bool changed = false;
-  NameUniquer names(*module);
-  for (HloComputation* computation : module->computations()) {
-    bool changed_here = false;
-    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
-      if (instruction->opcode() != HloOpcode::kReduce) continue;
-      ASSIGN_OR_RETURN(bool split, Split(computation, &names, instruction));
-      changed_here |= split;
-    }
-    // The new instructions were appended after the reduces' users.
-    if (changed_here) computation->RestoreTopologicalOrder();
-    changed |= changed_here;
-  }
-  return changed;
+  return RewriteEach(module, HloOpcode::kReduce, Split);
 }
 
 }  // namespace cpu

@@ -256,6 +256,23 @@ absl::StatusOr<bool> RemoveDeadInstructions(HloComputation* computation) {
   return changed;
 }
 
+absl::StatusOr<bool> RewriteEach(HloModule* module, HloOpcode opcode, const InstructionRewrite& rewrite) {
+  bool changed = false;
+  NameUniquer names(*module);
+  for (HloComputation* computation : module->computations()) {
+    bool changed_here = false;
+    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
+      if (instruction->opcode() != opcode) continue;
+      ASSIGN_OR_RETURN(bool rewritten, rewrite(computation, &names, instruction));
+      changed_here |= rewritten;
+    }
+    // New instructions were appended after the users of what they replace.
+    if (changed_here) computation->RestoreTopologicalOrder();
+    changed |= changed_here;
+  }
+  return changed;
+}
+
 absl::StatusOr<bool> RemoveDeadAmong(HloComputation* computation,
                                      absl::flat_hash_set<const HloInstruction*> candidates) {
   bool changed = false;

@@ -7,6 +7,7 @@
 #define XLA_TRANSFORMS_HLO_REWRITE_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -123,6 +124,14 @@ absl::StatusOr<bool> RemoveDeadAmong(HloComputation* computation,
 // rebuilt through its proto: every HloComputation*/HloInstruction* into the
 // module is invalidated.
 absl::Status RemoveComputations(HloModule* module, const absl::flat_hash_set<const HloComputation*>& remove);
+
+// Calls `rewrite(computation, names, instruction)` on each `opcode`
+// instruction of every computation, in a post-order snapshot (the rewrite
+// may replace the instruction it is given, and append new ones), then
+// restores the topological order of the computations it changed. Returns
+// whether any call did.
+using InstructionRewrite = std::function<absl::StatusOr<bool>(HloComputation*, NameUniquer*, HloInstruction*)>;
+absl::StatusOr<bool> RewriteEach(HloModule* module, HloOpcode opcode, const InstructionRewrite& rewrite);
 
 // --- Inlining --------------------------------------------------------------
 

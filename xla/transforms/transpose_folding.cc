@@ -37,44 +37,40 @@ std::optional<DotDimensionNumbers> FoldedNumbers(const DotDimensionNumbers& numb
   return folded;
 }
 
+// Folds the transposes feeding `dot` (either side, then the other of the
+// result); whether it replaced the dot.
+absl::StatusOr<bool> FoldTransposes(HloComputation* computation, NameUniquer* names, HloInstruction* dot) {
+  bool folded = false;
+  HloInstruction* current = dot;
+  for (int side = 0; side < 2; ++side) {
+    const HloInstruction* transpose = current->operand(side);
+    if (transpose->opcode() != HloOpcode::kTranspose) continue;
+    std::optional<DotDimensionNumbers> numbers =
+        FoldedNumbers(current->attributes().dot_dimension_numbers(), side, transpose->dimensions());
+    if (!numbers.has_value()) continue;
+    HloInstructionProto attributes = current->attributes();
+    *attributes.mutable_dot_dimension_numbers() = *numbers;
+    std::vector<HloInstruction*> operands = {current->mutable_operand(0), current->mutable_operand(1)};
+    operands[side] = const_cast<HloInstruction*>(transpose)->mutable_operand(0);
+    // Shape inference checks the result: a refusal leaves the dot as is.
+    absl::StatusOr<HloInstruction*> replacement =
+        MakeInstruction(computation, names, HloOpcode::kDot, current->shape(), operands, attributes);
+    if (!replacement.ok()) continue;
+    ASSIGN_OR_RETURN(bool replaced, ReplaceInstruction(current, *replacement));
+    if (!replaced) {
+      RETURN_IF_ERROR(RemoveDeadRecursively(*replacement));
+      break;
+    }
+    folded = true;
+    current = *replacement;
+  }
+  return folded;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> TransposeFolding::Run(HloModule* module) {
-  bool changed = false;
-  NameUniquer names(*module);
-  for (HloComputation* computation : module->computations()) {
-    bool folded_here = false;
-    for (HloInstruction* dot : computation->MakeInstructionPostOrder()) {
-      if (dot->opcode() != HloOpcode::kDot) continue;
-      HloInstruction* current = dot;
-      for (int side = 0; side < 2; ++side) {
-        const HloInstruction* transpose = current->operand(side);
-        if (transpose->opcode() != HloOpcode::kTranspose) continue;
-        std::optional<DotDimensionNumbers> folded =
-            FoldedNumbers(current->attributes().dot_dimension_numbers(), side, transpose->dimensions());
-        if (!folded.has_value()) continue;
-        HloInstructionProto attributes = current->attributes();
-        *attributes.mutable_dot_dimension_numbers() = *folded;
-        std::vector<HloInstruction*> operands = {current->mutable_operand(0), current->mutable_operand(1)};
-        operands[side] = const_cast<HloInstruction*>(transpose)->mutable_operand(0);
-        // Shape inference checks the result: a refusal leaves the dot as is.
-        absl::StatusOr<HloInstruction*> replacement =
-            MakeInstruction(computation, &names, HloOpcode::kDot, current->shape(), operands, attributes);
-        if (!replacement.ok()) continue;
-        ASSIGN_OR_RETURN(bool replaced, ReplaceInstruction(current, *replacement));
-        if (!replaced) {
-          RETURN_IF_ERROR(RemoveDeadRecursively(*replacement));
-          break;
-        }
-        folded_here = true;
-        current = *replacement;
-      }
-    }
-    // The new dots were appended after their users.
-    if (folded_here) computation->RestoreTopologicalOrder();
-    changed |= folded_here;
-  }
-  return changed;
+  return RewriteEach(module, HloOpcode::kDot, FoldTransposes);
 }
 
 }  // namespace xla

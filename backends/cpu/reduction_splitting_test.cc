@@ -37,6 +37,19 @@ ENTRY e {
                              {{"$T", t}, {"$OP", op}, {"$IN", in}, {"$DIMS", dims}, {"$OUT", out}, {"$INIT", init}});
 }
 
+// `text` after the pass ("" and a test failure if it does not run), and
+// whether the pass changed it.
+std::string AfterPass(const std::string& text, bool* changed) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return "";
+  ReductionSplitting pass;
+  auto ran = pass.Run(module->get());
+  EXPECT_TRUE(ran.ok()) << ran.status();
+  *changed = ran.ok() && *ran;
+  return (*module)->ToString();
+}
+
 struct Case {
   std::string name, text;
   std::string partial;  // the partial results' shape when split, "" when not
@@ -73,19 +86,17 @@ std::vector<Case> Cases() {
 TEST(ReductionSplittingTest, SplitsLargeReductionsIntoSmallResults) {
   for (const Case& c : Cases()) {
     SCOPED_TRACE(c.name);
-    auto module = ParseHloModule(c.text);
-    ASSERT_TRUE(module.ok()) << module.status();
-    ReductionSplitting pass;
-    auto changed = pass.Run(module->get());
-    ASSERT_TRUE(changed.ok()) << changed.status();
-    EXPECT_EQ(*changed, !c.partial.empty()) << (*module)->ToString();
-    const std::string after = (*module)->ToString();
+    bool changed = false;
+    const std::string after = AfterPass(c.text, &changed);
+    EXPECT_EQ(changed, !c.partial.empty()) << after;
     if (c.partial.empty()) {
       EXPECT_EQ(after, (*ParseHloModule(c.text))->ToString());
       continue;
     }
     EXPECT_NE(after.find(c.partial + " reduce("), std::string::npos) << after;
     // The root is still a reduce with the original result shape.
+    auto module = ParseHloModule(after);
+    ASSERT_TRUE(module.ok()) << module.status();
     const HloInstruction* root = (*module)->entry_computation()->root_instruction();
     EXPECT_EQ(root->opcode(), HloOpcode::kReduce);
     EXPECT_EQ(root->shape(), (*ParseHloModule(c.text))->entry_computation()->root_instruction()->shape());
@@ -122,12 +133,9 @@ ENTRY e {
   ROOT s = s32[] reduce(x, z), dimensions={0}, to_apply=first_nonzero
 }
 )";
-  auto module = ParseHloModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
-  ReductionSplitting pass;
-  auto changed = pass.Run(module->get());
-  ASSERT_TRUE(changed.ok()) << changed.status();
-  ASSERT_TRUE(*changed);  // split, so the order of the partitions is what is tested
+  bool changed = false;
+  AfterPass(text, &changed);
+  ASSERT_TRUE(changed);  // split, so the order of the partitions is what is tested
   Literal x(ShapeUtil::MakeShape(S32, {1048576}));
   auto data = x.data<int32_t>();
   for (int64_t i = 0; i < 1048576; ++i) data[i] = i < 300000 ? 0 : static_cast<int32_t>(i % 97 + 1);
@@ -164,14 +172,10 @@ ENTRY e {
   ROOT r = (f32[1024], s32[1024]) reduce(x, i, lo, z), dimensions={0}, to_apply=argmax
 }
 )";
-  auto module = ParseHloModule(text);
-  ASSERT_TRUE(module.ok()) << module.status();
-  ReductionSplitting pass;
-  auto changed = pass.Run(module->get());
-  ASSERT_TRUE(changed.ok()) << changed.status();
-  EXPECT_TRUE(*changed);
-  EXPECT_NE((*module)->ToString().find("(f32[16,1024]{1,0}, s32[16,1024]{1,0}) reduce("), std::string::npos)
-      << (*module)->ToString();
+  bool changed = false;
+  const std::string after = AfterPass(text, &changed);
+  EXPECT_TRUE(changed);
+  EXPECT_NE(after.find("(f32[16,1024]{1,0}, s32[16,1024]{1,0}) reduce("), std::string::npos) << after;
   Literal x(ShapeUtil::MakeShape(F32, {1024, 1024}));
   auto data = x.data<float>();
   for (int64_t k = 0; k < data.size(); ++k) data[k] = static_cast<float>((k * 7919) % 3);  // values 0, 1, 2

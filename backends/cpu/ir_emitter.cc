@@ -149,8 +149,8 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
   // loops to merge (concatenate, pad, dynamic-slice, map); small: at most
   // kMaxRepeatedSize instructions counted with repeats, so a chain of
   // squarings, whose copies double at every step, is still materialized
-  // every few steps.
-  // Values never fused (parameters, dots, reduces...) are one load.
+  // every few steps. Values never fused (parameters, dots, reduces) count
+  // as one load.
   constexpr int64_t kMaxRepeatedSize = 32;
   absl::flat_hash_map<const HloInstruction*, int64_t> repeated_size;
   for (const HloInstruction* h : order) {

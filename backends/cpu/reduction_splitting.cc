@@ -85,7 +85,7 @@ absl::StatusOr<bool> Split(HloComputation* computation, NameUniquer* names, HloI
   // sits where P does among the kept dimensions: after the `position` kept
   // dimensions in front of R.
   int64_t position = 0;
-  for (int64_t d = 0; d < major; ++d) position += absl::c_linear_search(reduce->dimensions(), d) ? 0 : 1;
+  for (int64_t d = 0; d < major; ++d) position += absl::c_linear_search(reduced, d) ? 0 : 1;
   Shape partial_shape;
   if (result.IsTuple()) {
     std::vector<Shape> leaves;
@@ -97,7 +97,7 @@ absl::StatusOr<bool> Split(HloComputation* computation, NameUniquer* names, HloI
   HloInstructionProto inner = reduce->attributes();
   inner.clear_dimensions();
   std::vector<int64_t> inner_dims;
-  for (int64_t d : reduce->dimensions()) inner_dims.push_back(moved(d));
+  for (int64_t d : reduced) inner_dims.push_back(moved(d));
   absl::c_sort(inner_dims);
   for (int64_t d : inner_dims) inner.add_dimensions(d);
   ASSIGN_OR_RETURN(HloInstruction * partial, MakeInstruction(computation, names, HloOpcode::kReduce, partial_shape,

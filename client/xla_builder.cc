@@ -1,5 +1,6 @@
 #include "client/xla_builder.h"
 
+#include <algorithm>
 #include <atomic>
 #include <numeric>
 
@@ -407,6 +408,77 @@ XlaOp XlaBuilder::DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dn
     *proto.mutable_dot_dimension_numbers() = dnums;
     return AddInstruction(proto, HloOpcode::kDot, out, {lhs, rhs});
   }());
+}
+
+XlaOp XlaBuilder::ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
+                                     absl::Span<const std::pair<int64_t, int64_t>> padding,
+                                     absl::Span<const int64_t> lhs_dilation, absl::Span<const int64_t> rhs_dilation,
+                                     const ConvolutionDimensionNumbers& dnums, int64_t feature_group_count,
+                                     int64_t batch_group_count) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(Shape ls, GetShape(lhs));
+    ASSIGN_OR_RETURN(Shape rs, GetShape(rhs));
+    const int64_t spatial = dnums.kernel_spatial_dimensions_size();
+    auto check_size = [&](absl::string_view what, size_t size, bool may_be_empty) -> absl::Status {
+      if (static_cast<int64_t>(size) == spatial || (may_be_empty && size == 0)) return absl::OkStatus();
+      return InvalidArgument("Convolution: %s has %d entries but there are %d spatial dimensions", what, size,
+                             spatial);
+    };
+    RETURN_IF_ERROR(check_size("window_strides", window_strides.size(), false));
+    RETURN_IF_ERROR(check_size("padding", padding.size(), false));
+    RETURN_IF_ERROR(check_size("lhs_dilation", lhs_dilation.size(), true));
+    RETURN_IF_ERROR(check_size("rhs_dilation", rhs_dilation.size(), true));
+    if (rs.IsArray() && rs.rank() != spatial + 2) {
+      return InvalidArgument("Convolution: rhs %s must have rank %d", rs.ToString(), spatial + 2);
+    }
+    Window window;
+    for (int64_t i = 0; i < spatial; ++i) {
+      WindowDimension* w = window.add_dimensions();
+      w->set_size(rs.IsArray() ? rs.dimensions(dnums.kernel_spatial_dimensions(i)) : 0);
+      w->set_stride(window_strides[i]);
+      w->set_padding_low(padding[i].first);
+      w->set_padding_high(padding[i].second);
+      w->set_base_dilation(lhs_dilation.empty() ? 1 : lhs_dilation[i]);
+      w->set_window_dilation(rhs_dilation.empty() ? 1 : rhs_dilation[i]);
+    }
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferConvolveShape(ls, rs, window, dnums, feature_group_count,
+                                                                   batch_group_count));
+    HloInstructionProto proto;
+    *proto.mutable_window() = window;
+    *proto.mutable_convolution_dimension_numbers() = dnums;
+    proto.set_feature_group_count(feature_group_count);
+    proto.set_batch_group_count(batch_group_count);
+    return AddInstruction(proto, HloOpcode::kConvolution, out, {lhs, rhs});
+  }());
+}
+
+XlaOp XlaBuilder::Gather(XlaOp operand, XlaOp start_indices, const GatherDimensionNumbers& dnums,
+                         absl::Span<const int64_t> slice_sizes) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(Shape os, GetShape(operand));
+    ASSIGN_OR_RETURN(Shape is, GetShape(start_indices));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferGatherShape(os, is, dnums, slice_sizes));
+    HloInstructionProto proto;
+    *proto.mutable_gather_dimension_numbers() = dnums;
+    for (int64_t s : slice_sizes) proto.add_gather_slice_sizes(s);
+    return AddInstruction(proto, HloOpcode::kGather, out, {operand, start_indices});
+  }());
+}
+
+ConvolutionDimensionNumbers XlaBuilder::CreateDefaultConvDimensionNumbers(int num_spatial_dims) {
+  ConvolutionDimensionNumbers dnums;
+  dnums.set_input_batch_dimension(0);
+  dnums.set_input_feature_dimension(1);
+  dnums.set_kernel_output_feature_dimension(0);
+  dnums.set_kernel_input_feature_dimension(1);
+  dnums.set_output_batch_dimension(0);
+  dnums.set_output_feature_dimension(1);
+  for (int i = 0; i < num_spatial_dims; ++i) {
+    dnums.add_input_spatial_dimensions(i + 2);
+    dnums.add_kernel_spatial_dimensions(i + 2);
+    dnums.add_output_spatial_dimensions(i + 2);
+  }
+  return dnums;
 }
 
 XlaOp XlaBuilder::Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
@@ -867,6 +939,109 @@ XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dnums) {
   XlaBuilder* b = BuilderOf({lhs, rhs});
   if (b == nullptr) return XlaOp();
   return b->DotGeneral(lhs, rhs, dnums);
+}
+
+std::vector<std::pair<int64_t, int64_t>> MakePadding(absl::Span<const int64_t> input_dimensions,
+                                                     absl::Span<const int64_t> window_dimensions,
+                                                     absl::Span<const int64_t> window_strides, Padding padding) {
+  std::vector<std::pair<int64_t, int64_t>> out(input_dimensions.size(), {0, 0});
+  if (padding == Padding::kValid) return out;
+  for (size_t i = 0; i < out.size() && i < window_dimensions.size() && i < window_strides.size(); ++i) {
+    const int64_t stride = std::max<int64_t>(window_strides[i], 1);
+    const int64_t output = (input_dimensions[i] + stride - 1) / stride;
+    const int64_t total = std::max<int64_t>((output - 1) * stride + window_dimensions[i] - input_dimensions[i], 0);
+    out[i] = {total / 2, total - total / 2};
+  }
+  return out;
+}
+
+namespace {
+
+// Conv's and ConvWithGeneralDimensions' padding from the operand shapes.
+absl::StatusOr<std::vector<std::pair<int64_t, int64_t>>> PaddingFor(XlaBuilder* b, XlaOp lhs, XlaOp rhs,
+                                                                    absl::Span<const int64_t> window_strides,
+                                                                    Padding padding,
+                                                                    const ConvolutionDimensionNumbers& dnums) {
+  ASSIGN_OR_RETURN(Shape ls, b->GetShape(lhs));
+  ASSIGN_OR_RETURN(Shape rs, b->GetShape(rhs));
+  const int64_t spatial = dnums.input_spatial_dimensions_size();
+  if (!ls.IsArray() || !rs.IsArray() || ls.rank() != spatial + 2 || rs.rank() != spatial + 2 ||
+      dnums.kernel_spatial_dimensions_size() != spatial) {
+    return InvalidArgument("Convolution: lhs %s and rhs %s must be arrays of rank %d", ls.ToString(), rs.ToString(),
+                           spatial + 2);
+  }
+  std::vector<int64_t> in, window;
+  for (int64_t i = 0; i < spatial; ++i) {
+    const int64_t ld = dnums.input_spatial_dimensions(i), rd = dnums.kernel_spatial_dimensions(i);
+    if (ld < 0 || ld >= ls.rank() || rd < 0 || rd >= rs.rank()) {
+      return InvalidArgument("Convolution: spatial dimension %d is out of range", i);
+    }
+    in.push_back(ls.dimensions(ld));
+    window.push_back(rs.dimensions(rd));
+  }
+  return MakePadding(in, window, window_strides, padding);
+}
+
+}  // namespace
+
+XlaOp Conv(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides, Padding padding,
+           int64_t feature_group_count, int64_t batch_group_count) {
+  XlaBuilder* b = BuilderOf({lhs, rhs});
+  if (b == nullptr) return XlaOp();
+  auto rs = b->GetShape(rhs);
+  if (!rs.ok()) return b->ReportError(rs.status());
+  const int spatial = rs->IsArray() ? std::max(rs->rank() - 2, 0) : 0;
+  return ConvWithGeneralDimensions(lhs, rhs, window_strides, padding,
+                                   XlaBuilder::CreateDefaultConvDimensionNumbers(spatial), feature_group_count,
+                                   batch_group_count);
+}
+
+XlaOp ConvWithGeneralPadding(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
+                             absl::Span<const std::pair<int64_t, int64_t>> padding, int64_t feature_group_count,
+                             int64_t batch_group_count) {
+  XlaBuilder* b = BuilderOf({lhs, rhs});
+  if (b == nullptr) return XlaOp();
+  auto rs = b->GetShape(rhs);
+  if (!rs.ok()) return b->ReportError(rs.status());
+  const int spatial = rs->IsArray() ? std::max(rs->rank() - 2, 0) : 0;
+  return ConvGeneral(lhs, rhs, window_strides, padding, XlaBuilder::CreateDefaultConvDimensionNumbers(spatial),
+                     feature_group_count, batch_group_count);
+}
+
+XlaOp ConvWithGeneralDimensions(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides, Padding padding,
+                                const ConvolutionDimensionNumbers& dimension_numbers, int64_t feature_group_count,
+                                int64_t batch_group_count) {
+  XlaBuilder* b = BuilderOf({lhs, rhs});
+  if (b == nullptr) return XlaOp();
+  auto pads = PaddingFor(b, lhs, rhs, window_strides, padding, dimension_numbers);
+  if (!pads.ok()) return b->ReportError(pads.status());
+  return ConvGeneral(lhs, rhs, window_strides, *pads, dimension_numbers, feature_group_count, batch_group_count);
+}
+
+XlaOp ConvGeneral(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
+                  absl::Span<const std::pair<int64_t, int64_t>> padding,
+                  const ConvolutionDimensionNumbers& dimension_numbers, int64_t feature_group_count,
+                  int64_t batch_group_count) {
+  return ConvGeneralDilated(lhs, rhs, window_strides, padding, {}, {}, dimension_numbers, feature_group_count,
+                            batch_group_count);
+}
+
+XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
+                         absl::Span<const std::pair<int64_t, int64_t>> padding,
+                         absl::Span<const int64_t> lhs_dilation, absl::Span<const int64_t> rhs_dilation,
+                         const ConvolutionDimensionNumbers& dimension_numbers, int64_t feature_group_count,
+                         int64_t batch_group_count) {
+  XlaBuilder* b = BuilderOf({lhs, rhs});
+  if (b == nullptr) return XlaOp();
+  return b->ConvGeneralDilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+                               feature_group_count, batch_group_count);
+}
+
+XlaOp Gather(XlaOp input, XlaOp start_indices, const GatherDimensionNumbers& dimension_numbers,
+             absl::Span<const int64_t> slice_sizes) {
+  XlaBuilder* b = BuilderOf({input, start_indices});
+  if (b == nullptr) return XlaOp();
+  return b->Gather(input, start_indices, dimension_numbers, slice_sizes);
 }
 
 XlaOp Reduce(XlaOp operand, XlaOp init_value, const XlaComputation& computation,

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -24,6 +25,11 @@
 namespace xla {
 
 class XlaBuilder;
+
+// Conv's short-hand padding: kSame pads (with zeros) so each spatial output
+// has ceil(input / stride) elements, more padding high than low when the
+// total is odd; kValid does not pad.
+enum class Padding { kSame, kValid };
 
 // A handle to an instruction inside one XlaBuilder.
 class XlaOp {
@@ -93,6 +99,17 @@ class XlaBuilder {
   XlaOp GetTupleElement(XlaOp tuple, int64_t index);
   XlaOp Iota(const Shape& shape, int64_t iota_dimension);
   XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dnums);
+  XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
+                           absl::Span<const std::pair<int64_t, int64_t>> padding,
+                           absl::Span<const int64_t> lhs_dilation, absl::Span<const int64_t> rhs_dilation,
+                           const ConvolutionDimensionNumbers& dnums, int64_t feature_group_count,
+                           int64_t batch_group_count);
+  XlaOp Gather(XlaOp operand, XlaOp start_indices, const GatherDimensionNumbers& dnums,
+               absl::Span<const int64_t> slice_sizes);
+  // Dimension numbers of Conv/ConvWithGeneralPadding: lhs [batch, feature,
+  // spatial...], rhs [output feature, input feature, spatial...], result
+  // [batch, feature, spatial...].
+  static ConvolutionDimensionNumbers CreateDefaultConvDimensionNumbers(int num_spatial_dims);
   XlaOp Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
                const XlaComputation& computation, absl::Span<const int64_t> dimensions);
   XlaOp Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
@@ -261,6 +278,36 @@ XlaOp Iota(XlaBuilder* builder, PrimitiveType type, int64_t size);
 // dimension with rhs's first).
 XlaOp Dot(XlaOp lhs, XlaOp rhs);
 XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dimension_numbers);
+
+// Convolution (see the operation-semantics document). Conv and
+// ConvWithGeneralPadding use the default dimension numbers; the others take
+// them. Empty dilation spans mean no dilation.
+XlaOp Conv(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides, Padding padding,
+           int64_t feature_group_count = 1, int64_t batch_group_count = 1);
+XlaOp ConvWithGeneralPadding(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
+                             absl::Span<const std::pair<int64_t, int64_t>> padding,
+                             int64_t feature_group_count = 1, int64_t batch_group_count = 1);
+XlaOp ConvWithGeneralDimensions(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides, Padding padding,
+                                const ConvolutionDimensionNumbers& dimension_numbers,
+                                int64_t feature_group_count = 1, int64_t batch_group_count = 1);
+XlaOp ConvGeneral(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
+                  absl::Span<const std::pair<int64_t, int64_t>> padding,
+                  const ConvolutionDimensionNumbers& dimension_numbers, int64_t feature_group_count = 1,
+                  int64_t batch_group_count = 1);
+XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
+                         absl::Span<const std::pair<int64_t, int64_t>> padding,
+                         absl::Span<const int64_t> lhs_dilation, absl::Span<const int64_t> rhs_dilation,
+                         const ConvolutionDimensionNumbers& dimension_numbers, int64_t feature_group_count = 1,
+                         int64_t batch_group_count = 1);
+// The (low, high) padding `padding` means for inputs and windows of these
+// spatial sizes and strides.
+std::vector<std::pair<int64_t, int64_t>> MakePadding(absl::Span<const int64_t> input_dimensions,
+                                                     absl::Span<const int64_t> window_dimensions,
+                                                     absl::Span<const int64_t> window_strides, Padding padding);
+
+// Gather (see the operation-semantics document).
+XlaOp Gather(XlaOp input, XlaOp start_indices, const GatherDimensionNumbers& dimension_numbers,
+             absl::Span<const int64_t> slice_sizes);
 
 XlaOp Reduce(XlaOp operand, XlaOp init_value, const XlaComputation& computation,
              absl::Span<const int64_t> dimensions_to_reduce);

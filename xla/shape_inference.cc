@@ -233,11 +233,15 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kPad: case HloOpcode::kTuple: case HloOpcode::kGetTupleElement:
     case HloOpcode::kIota: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kMap:
     case HloOpcode::kCall: case HloOpcode::kWhile: case HloOpcode::kConditional:
+    case HloOpcode::kGather: case HloOpcode::kConvolution:
       return true;
     default:
       return false;
   }
 }
+
+// A convolution's feature/batch group count: 0 (unset in the proto) means 1.
+int64_t GroupCount(int64_t count) { return count == 0 ? 1 : count; }
 
 std::string ParamListStr(const ProgramShape& ps) { return ps.ToString(); }
 
@@ -801,6 +805,233 @@ absl::StatusOr<Shape> ShapeInference::InferDotOpShape(const Shape& lhs, const Sh
   return Validated(op, ShapeUtil::MakeShape(lhs.element_type(), dims));
 }
 
+// --- Gather and convolution -------------------------------------------------------
+
+namespace {
+
+// `dims` is strictly increasing (the document requires sorted dimension lists
+// for gather's offset_dims, collapsed_slice_dims and operand_batching_dims).
+absl::Status CheckSorted(absl::string_view op, absl::string_view what, absl::Span<const int64_t> dims) {
+  for (size_t i = 1; i < dims.size(); ++i) {
+    if (dims[i] <= dims[i - 1]) return InvalidArgument("%s: %s %s must be sorted and unique", op, what, ListStr(dims));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand, const Shape& start_indices,
+                                                       const GatherDimensionNumbers& dnums,
+                                                       absl::Span<const int64_t> slice_sizes) {
+  const char* op = "Gather";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  RETURN_IF_ERROR(ExpectArray(op, "start_indices", start_indices));
+  if (!IsIntegralType(start_indices.element_type())) {
+    return InvalidArgument("%s: start_indices must have an integral element type, got %s", op,
+                           start_indices.ToString());
+  }
+  const int64_t rank = operand.rank();
+  const int64_t index_vector_dim = dnums.index_vector_dim();
+  if (index_vector_dim < 0 || index_vector_dim > start_indices.rank()) {
+    return InvalidArgument("%s: index_vector_dim %d is out of range for start_indices %s (0..%d)", op,
+                           index_vector_dim, start_indices.ToString(), start_indices.rank());
+  }
+  // index_vector_dim == rank(start_indices) means a trailing implicit 1.
+  const int64_t index_vector_size =
+      index_vector_dim == start_indices.rank() ? 1 : start_indices.dimensions(index_vector_dim);
+  const auto& map = dnums.start_index_map();
+  if (map.size() != index_vector_size) {
+    return InvalidArgument("%s: start_index_map %s has %d entries but the index vector (dimension %d of %s) has %d",
+                           op, ListStr(map), map.size(), index_vector_dim, start_indices.ToString(),
+                           index_vector_size);
+  }
+  RETURN_IF_ERROR(CheckDimensionList(op, "start_index_map", map, operand));
+  if (static_cast<int64_t>(slice_sizes.size()) != rank) {
+    return InvalidArgument("%s: slice_sizes %s must have one entry per operand dimension (operand %s)", op,
+                           ListStr(slice_sizes), operand.ToString());
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (slice_sizes[d] < 0 || slice_sizes[d] > operand.dimensions(d)) {
+      return InvalidArgument("%s: slice size %d of dimension %d is out of range for operand %s", op, slice_sizes[d],
+                             d, operand.ToString());
+    }
+  }
+  const auto& collapsed = dnums.collapsed_slice_dims();
+  const auto& operand_batching = dnums.operand_batching_dims();
+  const auto& indices_batching = dnums.start_indices_batching_dims();
+  RETURN_IF_ERROR(CheckSorted(op, "collapsed_slice_dims", collapsed));
+  RETURN_IF_ERROR(CheckDimensionList(op, "collapsed_slice_dims", collapsed, operand));
+  RETURN_IF_ERROR(CheckSorted(op, "operand_batching_dims", operand_batching));
+  RETURN_IF_ERROR(CheckDimensionList(op, "operand_batching_dims", operand_batching, operand));
+  for (const auto* list : {&collapsed, &operand_batching}) {
+    for (int64_t d : *list) {
+      if (slice_sizes[d] > 1) {
+        return InvalidArgument("%s: dimension %d is collapsed or batching, so its slice size must be 0 or 1, got %d",
+                               op, d, slice_sizes[d]);
+      }
+    }
+  }
+  for (int64_t d : collapsed) {
+    if (std::find(operand_batching.begin(), operand_batching.end(), d) != operand_batching.end()) {
+      return InvalidArgument("%s: dimension %d is both a collapsed and a batching dimension", op, d);
+    }
+  }
+  for (int64_t d : map) {
+    if (std::find(operand_batching.begin(), operand_batching.end(), d) != operand_batching.end()) {
+      return InvalidArgument("%s: dimension %d is both in start_index_map and a batching dimension", op, d);
+    }
+  }
+  if (indices_batching.size() != operand_batching.size()) {
+    return InvalidArgument("%s: %d operand batching dimensions but %d start_indices batching dimensions", op,
+                           operand_batching.size(), indices_batching.size());
+  }
+  RETURN_IF_ERROR(CheckDimensionList(op, "start_indices_batching_dims", indices_batching, start_indices));
+  for (int i = 0; i < indices_batching.size(); ++i) {
+    if (indices_batching[i] == index_vector_dim) {
+      return InvalidArgument("%s: start_indices batching dimension %d is the index_vector_dim", op,
+                             indices_batching[i]);
+    }
+    if (start_indices.dimensions(indices_batching[i]) != operand.dimensions(operand_batching[i])) {
+      return InvalidArgument("%s: start_indices batching dimension %d has size %d but operand batching dimension %d "
+                             "has size %d",
+                             op, indices_batching[i], start_indices.dimensions(indices_batching[i]),
+                             operand_batching[i], operand.dimensions(operand_batching[i]));
+    }
+  }
+  // Result: the batch dimensions of start_indices (all but index_vector_dim)
+  // interleaved with the offset dimensions (operand dimensions neither
+  // collapsed nor batching, in order) at the positions offset_dims names.
+  const auto& offset_dims = dnums.offset_dims();
+  std::vector<int64_t> offset_sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(collapsed.begin(), collapsed.end(), d) == collapsed.end() &&
+        std::find(operand_batching.begin(), operand_batching.end(), d) == operand_batching.end()) {
+      offset_sizes.push_back(slice_sizes[d]);
+    }
+  }
+  if (offset_dims.size() != static_cast<int64_t>(offset_sizes.size())) {
+    return InvalidArgument("%s: offset_dims %s must have %d entries (operand rank %d minus %d collapsed and %d "
+                           "batching dimensions)",
+                           op, ListStr(offset_dims), offset_sizes.size(), rank, collapsed.size(),
+                           operand_batching.size());
+  }
+  std::vector<int64_t> batch_sizes;
+  for (int64_t d = 0; d < start_indices.rank(); ++d) {
+    if (d != index_vector_dim) batch_sizes.push_back(start_indices.dimensions(d));
+  }
+  const int64_t result_rank = static_cast<int64_t>(batch_sizes.size() + offset_sizes.size());
+  RETURN_IF_ERROR(CheckSorted(op, "offset_dims", offset_dims));
+  for (int64_t d : offset_dims) {
+    if (d < 0 || d >= result_rank) {
+      return InvalidArgument("%s: offset dimension %d is out of range for the result's rank %d", op, d, result_rank);
+    }
+  }
+  std::vector<int64_t> dims(result_rank);
+  size_t next_offset = 0, next_batch = 0;
+  for (int64_t d = 0; d < result_rank; ++d) {
+    const bool is_offset = next_offset < static_cast<size_t>(offset_dims.size()) && offset_dims[next_offset] == d;
+    dims[d] = is_offset ? offset_sizes[next_offset++] : batch_sizes[next_batch++];
+  }
+  return Validated(op, ShapeUtil::MakeShape(operand.element_type(), dims));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferConvolveShape(const Shape& lhs, const Shape& rhs, const Window& window,
+                                                         const ConvolutionDimensionNumbers& dnums,
+                                                         int64_t feature_group_count, int64_t batch_group_count) {
+  const char* op = "Convolution";
+  RETURN_IF_ERROR(ExpectArray(op, "lhs", lhs));
+  RETURN_IF_ERROR(ExpectArray(op, "rhs", rhs));
+  const std::string both = absl::StrCat("lhs ", lhs.ToString(), ", rhs ", rhs.ToString());
+  if (lhs.element_type() != rhs.element_type()) return InvalidArgument("%s: element types differ: %s", op, both);
+  if (lhs.element_type() == PRED) return InvalidArgument("%s: operands must be numbers, got pred (%s)", op, both);
+  const int64_t spatial = dnums.input_spatial_dimensions_size();
+  if (dnums.kernel_spatial_dimensions_size() != spatial || dnums.output_spatial_dimensions_size() != spatial) {
+    return InvalidArgument("%s: input, kernel and output must have as many spatial dimensions (%d, %d, %d)", op,
+                           spatial, dnums.kernel_spatial_dimensions_size(), dnums.output_spatial_dimensions_size());
+  }
+  if (lhs.rank() != spatial + 2 || rhs.rank() != spatial + 2) {
+    return InvalidArgument("%s: lhs and rhs must have rank %d (%d spatial dimensions + 2) (%s)", op, spatial + 2,
+                           spatial, both);
+  }
+  if (window.dimensions_size() != spatial) {
+    return InvalidArgument("%s: the window has %d dimensions but there are %d spatial dimensions", op,
+                           window.dimensions_size(), spatial);
+  }
+  // Each side's dimension numbers name every dimension once.
+  auto check_labels = [&](absl::string_view what, std::vector<int64_t> dims) -> absl::Status {
+    const Shape rank_shape = ShapeUtil::MakeShape(F32, std::vector<int64_t>(spatial + 2, 1));
+    return CheckDimensionList(op, what, dims, rank_shape);
+  };
+  std::vector<int64_t> in_dims = {dnums.input_batch_dimension(), dnums.input_feature_dimension()};
+  std::vector<int64_t> k_dims = {dnums.kernel_output_feature_dimension(), dnums.kernel_input_feature_dimension()};
+  std::vector<int64_t> out_dims = {dnums.output_batch_dimension(), dnums.output_feature_dimension()};
+  for (int64_t i = 0; i < spatial; ++i) {
+    in_dims.push_back(dnums.input_spatial_dimensions(i));
+    k_dims.push_back(dnums.kernel_spatial_dimensions(i));
+    out_dims.push_back(dnums.output_spatial_dimensions(i));
+  }
+  RETURN_IF_ERROR(check_labels("input dimension numbers", in_dims));
+  RETURN_IF_ERROR(check_labels("kernel dimension numbers", k_dims));
+  RETURN_IF_ERROR(check_labels("output dimension numbers", out_dims));
+  if (feature_group_count < 1 || batch_group_count < 1) {
+    return InvalidArgument("%s: feature_group_count %d and batch_group_count %d must be at least 1", op,
+                           feature_group_count, batch_group_count);
+  }
+  if (feature_group_count > 1 && batch_group_count > 1) {
+    return InvalidArgument("%s: feature_group_count %d and batch_group_count %d cannot both exceed 1", op,
+                           feature_group_count, batch_group_count);
+  }
+  const int64_t batch = lhs.dimensions(dnums.input_batch_dimension());
+  const int64_t in_features = lhs.dimensions(dnums.input_feature_dimension());
+  const int64_t kernel_in = rhs.dimensions(dnums.kernel_input_feature_dimension());
+  const int64_t kernel_out = rhs.dimensions(dnums.kernel_output_feature_dimension());
+  if (in_features % feature_group_count != 0 || in_features / feature_group_count != kernel_in) {
+    return InvalidArgument("%s: input features %d divided by feature_group_count %d must equal the kernel's input "
+                           "features %d (%s)",
+                           op, in_features, feature_group_count, kernel_in, both);
+  }
+  if (kernel_out % feature_group_count != 0) {
+    return InvalidArgument("%s: kernel output features %d must be a multiple of feature_group_count %d (%s)", op,
+                           kernel_out, feature_group_count, both);
+  }
+  if (batch % batch_group_count != 0 || kernel_out % batch_group_count != 0) {
+    return InvalidArgument("%s: input batch %d and kernel output features %d must be multiples of batch_group_count "
+                           "%d (%s)",
+                           op, batch, kernel_out, batch_group_count, both);
+  }
+  std::vector<int64_t> dims(spatial + 2);
+  dims[dnums.output_batch_dimension()] = batch / batch_group_count;
+  dims[dnums.output_feature_dimension()] = kernel_out;
+  for (int64_t i = 0; i < spatial; ++i) {
+    const WindowDimension& w = window.dimensions(i);
+    const int64_t in = lhs.dimensions(dnums.input_spatial_dimensions(i));
+    const int64_t k = rhs.dimensions(dnums.kernel_spatial_dimensions(i));
+    if (w.size() != k) {
+      return InvalidArgument("%s: window size %d of spatial dimension %d does not match the kernel's size %d (%s)", op,
+                             w.size(), i, k, both);
+    }
+    if (w.stride() < 1 || w.base_dilation() < 1 || w.window_dilation() < 1) {
+      return InvalidArgument("%s: window dimension %d needs stride and dilations of at least 1 (stride %d, "
+                             "lhs_dilate %d, rhs_dilate %d)",
+                             op, i, w.stride(), w.base_dilation(), w.window_dilation());
+    }
+    // Sizes after dilation and padding, each bounded so nothing overflows.
+    constexpr int64_t kLimit = int64_t{1} << 48;
+    if (in > kLimit || k > kLimit || w.base_dilation() > kLimit || w.window_dilation() > kLimit ||
+        std::abs(w.padding_low()) > kLimit || std::abs(w.padding_high()) > kLimit) {
+      return InvalidArgument("%s: window dimension %d has sizes too large to convolve", op, i);
+    }
+    const int64_t dilated_base = in == 0 ? 0 : (in - 1) * w.base_dilation() + 1;
+    const int64_t padded = dilated_base + w.padding_low() + w.padding_high();
+    const int64_t dilated_window = k == 0 ? 0 : (k - 1) * w.window_dilation() + 1;
+    if (padded < 0) {
+      return InvalidArgument("%s: spatial dimension %d has negative size %d after padding", op, i, padded);
+    }
+    dims[dnums.output_spatial_dimensions(i)] = padded < dilated_window ? 0 : (padded - dilated_window) / w.stride() + 1;
+  }
+  return Validated(op, ShapeUtil::MakeShape(lhs.element_type(), dims));
+}
+
 // --- Ops with called computations -------------------------------------------------
 
 absl::StatusOr<Shape> ShapeInference::InferReduceShape(absl::Span<const Shape* const> arg_shapes,
@@ -1123,6 +1354,14 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     case HloOpcode::kDot:
       RETURN_IF_ERROR(expect_operands(2));
       return InferDotOpShape(*operands[0], *operands[1], attrs.dot_dimension_numbers());
+    case HloOpcode::kGather:
+      RETURN_IF_ERROR(expect_operands(2));
+      return InferGatherShape(*operands[0], *operands[1], attrs.gather_dimension_numbers(),
+                              attrs.gather_slice_sizes());
+    case HloOpcode::kConvolution:
+      RETURN_IF_ERROR(expect_operands(2));
+      return InferConvolveShape(*operands[0], *operands[1], attrs.window(), attrs.convolution_dimension_numbers(),
+                                GroupCount(attrs.feature_group_count()), GroupCount(attrs.batch_group_count()));
     case HloOpcode::kReduce:
       return InferReduceShape(operands, attrs.dimensions(), *called[0]);
     case HloOpcode::kMap:

@@ -79,6 +79,19 @@ class ShapeInference {
   // Dot/DotGeneral. Result: batch dims, lhs free dims, rhs free dims.
   static absl::StatusOr<Shape> InferDotOpShape(const Shape& lhs, const Shape& rhs,
                                                const DotDimensionNumbers& dnums);
+  // Gather: slices of `operand` at the start positions held in
+  // `start_indices`. Result: the batch dimensions of start_indices (all but
+  // index_vector_dim) with the offset dimensions (the operand's dimensions
+  // that are neither collapsed nor batching, sized by slice_sizes) placed at
+  // offset_dims.
+  static absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_indices,
+                                                const GatherDimensionNumbers& dnums,
+                                                absl::Span<const int64_t> slice_sizes);
+  // Convolution (ConvGeneralDilated): window sizes equal the kernel's spatial
+  // sizes; group counts are at least 1 (not both above 1).
+  static absl::StatusOr<Shape> InferConvolveShape(const Shape& lhs, const Shape& rhs, const Window& window,
+                                                  const ConvolutionDimensionNumbers& dnums,
+                                                  int64_t feature_group_count, int64_t batch_group_count);
   // Reduce over `dimensions` of N operands with N init values (operands then
   // inits, in `arg_shapes`); the reducer takes 2N scalars and returns N
   // (a tuple when N > 1).

@@ -365,6 +365,10 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
       return ei::EvaluateIota(instruction);
     case HloOpcode::kDot:
       return ei::EvaluateDot(instruction, *operands[0], *operands[1]);
+    case HloOpcode::kGather:
+      return ei::EvaluateGather(instruction, *operands[0], *operands[1]);
+    case HloOpcode::kConvolution:
+      return ei::EvaluateConvolution(instruction, *operands[0], *operands[1]);
     case HloOpcode::kReduce:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateReduce(instruction, operands, run);

@@ -1,0 +1,195 @@
+// Gather and convolution in the reference evaluator: the operation-semantics
+// document's examples and each attribute (clamping, implicit index vectors,
+// batching dimensions, padding, strides, dilations, reversal, groups) on
+// values worked out by hand.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "xla/evaluator/hlo_evaluator.h"
+#include "xla/hlo/hlo_module.h"
+#include "xla/hlo/hlo_parser.h"
+#include "xla/literal.h"
+
+namespace xla {
+namespace {
+
+absl::StatusOr<Literal> EvalText(const std::string& text, std::vector<const Literal*> args) {
+  auto module = ParseHloModule(text);
+  if (!module.ok()) return module.status();
+  return HloEvaluator().Evaluate(**module, args);
+}
+
+// A module `ROOT r = <result> <op>(p0, p1), <attrs>` over two parameters.
+std::string TwoParamModule(const std::string& p0, const std::string& p1, const std::string& result,
+                           const std::string& op, const std::string& attrs) {
+  return "HloModule m\nENTRY e {\n  a = " + p0 + " parameter(0)\n  b = " + p1 + " parameter(1)\n  ROOT r = " +
+         result + " " + op + "(a, b), " + attrs + "\n}\n";
+}
+
+#define EXPECT_LITERAL(expr, expected)                      \
+  do {                                                      \
+    absl::StatusOr<Literal> _r = (expr);                    \
+    ASSERT_TRUE(_r.ok()) << _r.status();                    \
+    EXPECT_EQ(*_r, (expected)) << "got " << _r->ToString(); \
+  } while (0)
+
+const Literal& Matrix3x3() {
+  static const Literal* m = new Literal(Literal::CreateR2<int32_t>({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}));
+  return *m;
+}
+
+TEST(GatherTest, RowsByIndex) {
+  Literal idx = Literal::CreateR1<int32_t>({0, 2});
+  EXPECT_LITERAL(EvalText(TwoParamModule("s32[3,3]", "s32[2]", "s32[2,3]", "gather",
+                                         "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+                                         "index_vector_dim=1, slice_sizes={1,3}"),
+                          {&Matrix3x3(), &idx}),
+                 Literal::CreateR2<int32_t>({{1, 2, 3}, {7, 8, 9}}));
+}
+
+TEST(GatherTest, ColumnsByIndexWithOffsetDimensionFirst) {
+  Literal idx = Literal::CreateR1<int32_t>({0, 2});
+  EXPECT_LITERAL(EvalText(TwoParamModule("s32[3,3]", "s32[2]", "s32[3,2]", "gather",
+                                         "offset_dims={0}, collapsed_slice_dims={1}, start_index_map={1}, "
+                                         "index_vector_dim=1, slice_sizes={3,1}"),
+                          {&Matrix3x3(), &idx}),
+                 Literal::CreateR2<int32_t>({{1, 3}, {4, 6}, {7, 9}}));
+}
+
+TEST(GatherTest, StartsAreClampedSoTheSliceFits) {
+  // Starts (2,2) and (-1,5) become (1,1) and (0,1) for 2x2 slices.
+  Literal idx = Literal::CreateR2<int64_t>({{2, 2}, {-1, 5}});
+  EXPECT_LITERAL(EvalText(TwoParamModule("s32[3,3]", "s64[2,2]", "s32[2,2,2]", "gather",
+                                         "offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, "
+                                         "index_vector_dim=1, slice_sizes={2,2}"),
+                          {&Matrix3x3(), &idx}),
+                 Literal::CreateR3<int32_t>({{{5, 6}, {8, 9}}, {{2, 3}, {5, 6}}}));
+}
+
+TEST(GatherTest, IndexVectorDimFirstAndStartIndexMapReversed) {
+  // Index vectors run down dimension 0: (2, 0) and (1, 1), read through
+  // start_index_map={1,0} as (col 2, row 0) and (col 1, row 1).
+  Literal idx = Literal::CreateR2<uint32_t>({{2, 1}, {0, 1}});
+  EXPECT_LITERAL(EvalText(TwoParamModule("s32[3,3]", "u32[2,2]", "s32[2]", "gather",
+                                         "offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={1,0}, "
+                                         "index_vector_dim=0, slice_sizes={1,1}"),
+                          {&Matrix3x3(), &idx}),
+                 Literal::CreateR1<int32_t>({3, 5}));
+}
+
+TEST(GatherTest, OperandBatchingDimensionsPairWithIndexBatches) {
+  Literal operand = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
+  Literal idx = Literal::CreateR2<int32_t>({{2}, {0}});
+  EXPECT_LITERAL(EvalText(TwoParamModule("f32[2,3]", "s32[2,1]", "f32[2]", "gather",
+                                         "offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, "
+                                         "operand_batching_dims={0}, start_indices_batching_dims={0}, "
+                                         "index_vector_dim=1, slice_sizes={1,1}"),
+                          {&operand, &idx}),
+                 Literal::CreateR1<float>({3, 4}));
+}
+
+TEST(GatherTest, MismatchedSliceSizesAreAnError) {
+  Literal idx = Literal::CreateR1<int32_t>({0});
+  auto r = EvalText(TwoParamModule("s32[3,3]", "s32[1]", "s32[1,3]", "gather",
+                                   "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+                                   "index_vector_dim=1, slice_sizes={2,3}"),
+                    {&Matrix3x3(), &idx});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("slice size must be 0 or 1"), std::string::npos) << r.status();
+}
+
+// 1-d convolutions over [batch, feature, x] with a [out, in, x] kernel.
+std::string Conv1d(const std::string& lhs, const std::string& rhs, const std::string& result,
+                   const std::string& window, const std::string& extra = "") {
+  return TwoParamModule(lhs, rhs, result, "convolution",
+                        "window={" + window + "}, dim_labels=bf0_oi0->bf0" + extra);
+}
+
+TEST(ConvolutionTest, ValidStrideAndPadding) {
+  Literal x = Literal::CreateR3<float>({{{1, 2, 3, 4, 5}}});
+  Literal k = Literal::CreateR3<float>({{{1, 0, -1}}});
+  EXPECT_LITERAL(EvalText(Conv1d("f32[1,1,5]", "f32[1,1,3]", "f32[1,1,3]", "size=3"), {&x, &k}),
+                 Literal::CreateR3<float>({{{-2, -2, -2}}}));
+  // Padded [0,1,2,3,4,5,0], windows at 0, 2, 4.
+  EXPECT_LITERAL(EvalText(Conv1d("f32[1,1,5]", "f32[1,1,3]", "f32[1,1,3]", "size=3 stride=2 pad=1_1"), {&x, &k}),
+                 Literal::CreateR3<float>({{{-2, -2, 4}}}));
+  // Negative padding crops the base.
+  Literal one = Literal::CreateR3<float>({{{1}}});
+  EXPECT_LITERAL(EvalText(Conv1d("f32[1,1,5]", "f32[1,1,1]", "f32[1,1,4]", "size=1 pad=-1_0"), {&x, &one}),
+                 Literal::CreateR3<float>({{{2, 3, 4, 5}}}));
+}
+
+TEST(ConvolutionTest, Dilations) {
+  // lhs_dilate=2: [1,0,2,0,3] under a [1,1] window.
+  Literal x = Literal::CreateR3<float>({{{1, 2, 3}}});
+  Literal ones = Literal::CreateR3<float>({{{1, 1}}});
+  EXPECT_LITERAL(EvalText(Conv1d("f32[1,1,3]", "f32[1,1,2]", "f32[1,1,4]", "size=2 lhs_dilate=2"), {&x, &ones}),
+                 Literal::CreateR3<float>({{{1, 2, 2, 3}}}));
+  // rhs_dilate=2: [1,-1] acts as [1,0,-1].
+  Literal y = Literal::CreateR3<float>({{{1, 2, 3, 4, 5}}});
+  Literal diff = Literal::CreateR3<float>({{{1, -1}}});
+  EXPECT_LITERAL(EvalText(Conv1d("f32[1,1,5]", "f32[1,1,2]", "f32[1,1,3]", "size=2 rhs_dilate=2"), {&y, &diff}),
+                 Literal::CreateR3<float>({{{-2, -2, -2}}}));
+}
+
+TEST(ConvolutionTest, WindowReversalFlipsTheKernel) {
+  Literal x = Literal::CreateR3<float>({{{1, 2, 4}}});
+  Literal k = Literal::CreateR3<float>({{{1, 10}}});
+  EXPECT_LITERAL(EvalText(Conv1d("f32[1,1,3]", "f32[1,1,2]", "f32[1,1,2]", "size=2 rhs_reversal=1"), {&x, &k}),
+                 Literal::CreateR3<float>({{{12, 24}}}));
+}
+
+TEST(ConvolutionTest, FeatureGroupsConvolveSeparately) {
+  // Two groups of one input feature: output feature g reads input feature g.
+  Literal x = Literal::CreateR3<float>({{{1, 2, 3}, {10, 20, 30}}});
+  Literal k = Literal::CreateR3<float>({{{2}}, {{3}}});
+  EXPECT_LITERAL(EvalText(Conv1d("f32[1,2,3]", "f32[2,1,1]", "f32[1,2,3]", "size=1", ", feature_group_count=2"),
+                          {&x, &k}),
+                 Literal::CreateR3<float>({{{2, 4, 6}, {30, 60, 90}}}));
+}
+
+TEST(ConvolutionTest, BatchGroupsPairBatchesWithOutputFeatures) {
+  // Batch group 0 (batch 0) makes output feature 0, group 1 feature 1.
+  Literal x = Literal::CreateR3<int32_t>({{{1, 2, 3}}, {{4, 5, 6}}});
+  Literal k = Literal::CreateR3<int32_t>({{{1}}, {{10}}});
+  EXPECT_LITERAL(EvalText(Conv1d("s32[2,1,3]", "s32[2,1,1]", "s32[1,2,3]", "size=1", ", batch_group_count=2"),
+                          {&x, &k}),
+                 Literal::CreateR3<int32_t>({{{1, 2, 3}, {40, 50, 60}}}));
+}
+
+TEST(ConvolutionTest, TwoDimensionalNhwcSumsFeaturesAndWindow) {
+  // 1x3x3x2 input (feature 1 = 10 x feature 0), 2x2x2x1 kernel of ones on
+  // feature 0 and twos on feature 1: each output is 21 x (window sum of f0).
+  Literal x(ShapeUtil::MakeShape(F32, {1, 3, 3, 2}));
+  Literal k(ShapeUtil::MakeShape(F32, {2, 2, 2, 1}));
+  for (int i = 0; i < 9; ++i) {
+    x.data<float>()[2 * i] = i + 1;
+    x.data<float>()[2 * i + 1] = 10 * (i + 1);
+  }
+  for (int i = 0; i < 4; ++i) {
+    k.data<float>()[2 * i] = 1;
+    k.data<float>()[2 * i + 1] = 2;
+  }
+  auto r = EvalText(TwoParamModule("f32[1,3,3,2]", "f32[2,2,2,1]", "f32[1,2,2,1]", "convolution",
+                                   "window={size=2x2}, dim_labels=b01f_01io->b01f"),
+                    {&x, &k});
+  ASSERT_TRUE(r.ok()) << r.status();
+  // Window sums of [[1,2,3],[4,5,6],[7,8,9]]: 12 16 24 28.
+  EXPECT_EQ(r->data<float>()[0], 21 * 12);
+  EXPECT_EQ(r->data<float>()[1], 21 * 16);
+  EXPECT_EQ(r->data<float>()[2], 21 * 24);
+  EXPECT_EQ(r->data<float>()[3], 21 * 28);
+}
+
+TEST(ConvolutionTest, WrongWindowSizeIsAnError) {
+  Literal x = Literal::CreateR3<float>({{{1, 2, 3}}});
+  Literal k = Literal::CreateR3<float>({{{1, 1}}});
+  auto r = EvalText(Conv1d("f32[1,1,3]", "f32[1,1,2]", "f32[1,1,1]", "size=3"), {&x, &k});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("does not match the kernel's size"), std::string::npos)
+      << r.status();
+}
+
+}  // namespace
+}  // namespace xla

@@ -133,6 +133,7 @@ bool IsFusibleOpcode(HloOpcode opcode) {
     case HloOpcode::kConvert: case HloOpcode::kCopy: case HloOpcode::kSelect:
     case HloOpcode::kClamp: case HloOpcode::kCompare:
     case HloOpcode::kDynamicSlice: case HloOpcode::kBitcastConvert: case HloOpcode::kMap:
+    case HloOpcode::kGather:
       return true;
     default:
       return IsElementwiseUnary(opcode) || IsElementwiseBinary(opcode);
@@ -611,6 +612,8 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInst
     case HloOpcode::kPad: return EmitPadElement(hlo, index);
     case HloOpcode::kReduce: return EmitReduceElement(hlo, index);
     case HloOpcode::kDot: return EmitDotElement(hlo, index);
+    case HloOpcode::kConvolution: return EmitConvolutionElement(hlo, index);
+    case HloOpcode::kGather: return EmitGatherElement(hlo, index);
     case HloOpcode::kDynamicSlice: {
       const Shape& in = hlo->operand(0)->shape();
       ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts, EmitClampedStarts(*hlo, 1, in, shape.dimensions()));
@@ -678,17 +681,20 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitClampedStarts(
                              s->shape().ToString());
     }
     ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(s, vector ? IrIndex{b_->getInt64(d)} : IrIndex{}));
-    if (t == U64) {
-      // Values above INT64_MAX read as INT64_MAX (ReadIndexScalar).
-      v = b_->CreateSelect(b_->CreateICmpSLT(v, b_->getInt64(0)), b_->getInt64(INT64_MAX), v);
-    } else {
-      v = b_->CreateIntCast(v, b_->getInt64Ty(), IsSigned(t));
-    }
-    const int64_t hi = operand.dimensions(d) - sizes[d];
-    v = b_->CreateSelect(b_->CreateICmpSLT(v, b_->getInt64(hi)), v, b_->getInt64(hi));
-    starts[d] = b_->CreateSelect(b_->CreateICmpSGT(v, b_->getInt64(0)), v, b_->getInt64(0));
+    starts[d] = EmitClampedIndex(v, t, operand.dimensions(d) - sizes[d]);
   }
   return starts;
+}
+
+llvm::Value* ElementalIrEmitter::EmitClampedIndex(llvm::Value* v, PrimitiveType type, int64_t hi) {
+  if (type == U64) {
+    // Values above INT64_MAX read as INT64_MAX (ReadIndexScalar).
+    v = b_->CreateSelect(b_->CreateICmpSLT(v, b_->getInt64(0)), b_->getInt64(INT64_MAX), v);
+  } else {
+    v = b_->CreateIntCast(v, b_->getInt64Ty(), IsSigned(type));
+  }
+  v = b_->CreateSelect(b_->CreateICmpSLT(v, b_->getInt64(hi)), v, b_->getInt64(hi));
+  return b_->CreateSelect(b_->CreateICmpSGT(v, b_->getInt64(0)), v, b_->getInt64(0));
 }
 
 llvm::Value* ElementalIrEmitter::ToBits(PrimitiveType type, llvm::Value* v) {
@@ -1008,6 +1014,135 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruc
       v = b_->CreateAdd(a, b_->CreateMul(l, r));
     }
     b_->CreateStore(v, acc);
+    return absl::OkStatus();
+  }));
+  return b_->CreateLoad(acc->getAllocatedType(), acc);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitGatherElement(const HloInstruction* hlo, const IrIndex& index) {
+  const HloInstruction* operand = hlo->operand(0);
+  const HloInstruction* indices = hlo->operand(1);
+  const Shape& in_shape = operand->shape();
+  const Shape& idx_shape = indices->shape();
+  const GatherDimensionNumbers& dnums = hlo->attributes().gather_dimension_numbers();
+  const auto& slice_sizes = hlo->attributes().gather_slice_sizes();
+  const PrimitiveType idx_type = idx_shape.element_type();
+  const int64_t ivd = dnums.index_vector_dim();
+  if (!IsInt(idx_type) || slice_sizes.size() != in_shape.rank() || ivd < 0 || ivd > idx_shape.rank()) {
+    return InvalidArgument("CPU backend: %s: malformed gather", hlo->name());
+  }
+  // Result dimensions split into offsets within the slice (walking the
+  // operand's dimensions that are neither collapsed nor batching, in order)
+  // and batch coordinates into start_indices (all its dimensions but ivd).
+  std::vector<bool> is_offset(hlo->shape().rank(), false);
+  for (int64_t d : dnums.offset_dims()) is_offset[d] = true;
+  IrIndex in(in_shape.rank(), b_->getInt64(0)), idx_index(idx_shape.rank());
+  int64_t next_idx_dim = 0, next_operand_dim = 0;
+  auto skipped = [&](int64_t d) {
+    return absl::c_linear_search(dnums.collapsed_slice_dims(), d) ||
+           absl::c_linear_search(dnums.operand_batching_dims(), d);
+  };
+  for (int64_t d = 0; d < hlo->shape().rank(); ++d) {
+    if (is_offset[d]) {
+      while (skipped(next_operand_dim)) ++next_operand_dim;
+      in[next_operand_dim++] = index[d];
+    } else {
+      if (next_idx_dim == ivd) ++next_idx_dim;
+      idx_index[next_idx_dim++] = index[d];
+    }
+  }
+  const int64_t vector_size = ivd == idx_shape.rank() ? 1 : idx_shape.dimensions(ivd);
+  for (int64_t k = 0; k < vector_size; ++k) {
+    if (ivd < idx_shape.rank()) idx_index[ivd] = b_->getInt64(k);
+    ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(indices, idx_index));
+    const int64_t d = dnums.start_index_map(k);
+    in[d] = b_->CreateAdd(in[d], EmitClampedIndex(v, idx_type, in_shape.dimensions(d) - slice_sizes[d]), "", true,
+                          true);
+  }
+  for (int i = 0; i < dnums.operand_batching_dims_size(); ++i) {
+    in[dnums.operand_batching_dims(i)] = idx_index[dnums.start_indices_batching_dims(i)];
+  }
+  return EmitElement(operand, in);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const HloInstruction* hlo,
+                                                                        const IrIndex& index) {
+  const HloInstruction* lhs = hlo->operand(0);
+  const HloInstruction* rhs = hlo->operand(1);
+  const PrimitiveType type = hlo->shape().element_type();
+  const HloInstructionProto& attrs = hlo->attributes();
+  const ConvolutionDimensionNumbers& dnums = attrs.convolution_dimension_numbers();
+  const int64_t spatial = dnums.input_spatial_dimensions_size();
+  const int64_t fgc = std::max<int64_t>(attrs.feature_group_count(), 1);
+  const int64_t bgc = std::max<int64_t>(attrs.batch_group_count(), 1);
+  const int64_t kernel_in = rhs->shape().dimensions(dnums.kernel_input_feature_dimension());
+  const int64_t kernel_out = rhs->shape().dimensions(dnums.kernel_output_feature_dimension());
+  const int64_t batch_per_group = lhs->shape().dimensions(dnums.input_batch_dimension()) / bgc;
+
+  // Output feature oz reads feature group oz / (kernel_out / fgc) and batch
+  // group oz / (kernel_out / bgc), as the evaluator does.
+  llvm::Value* oz = index[dnums.output_feature_dimension()];
+  llvm::Value* feature_group = b_->CreateUDiv(oz, b_->getInt64(kernel_out / fgc));
+  llvm::Value* batch_group = b_->CreateUDiv(oz, b_->getInt64(kernel_out / bgc));
+  IrIndex li(lhs->shape().rank()), ri(rhs->shape().rank());
+  li[dnums.input_batch_dimension()] = b_->CreateAdd(b_->CreateMul(batch_group, b_->getInt64(batch_per_group)),
+                                                    index[dnums.output_batch_dimension()]);
+  llvm::Value* feature_base = b_->CreateMul(feature_group, b_->getInt64(kernel_in));
+  ri[dnums.kernel_output_feature_dimension()] = oz;
+
+  std::vector<int64_t> sizes(spatial), order(spatial);
+  for (int64_t i = 0; i < spatial; ++i) {
+    sizes[i] = rhs->shape().dimensions(dnums.kernel_spatial_dimensions(i));
+    order[i] = spatial - 1 - i;
+  }
+  llvm::AllocaInst* acc = EntryAlloca(IrValueType(type, b_->getContext()), "conv.acc");
+  b_->CreateStore(Zero(type), acc);
+  RETURN_IF_ERROR(EmitLoopNest(b_, sizes, order, "conv.k", [&](const IrIndex& k) -> absl::Status {
+    // The lhs position under kernel position k, and whether it is a real
+    // element (not padding and not a hole of lhs dilation).
+    llvm::Value* inside = b_->getTrue();
+    for (int64_t i = 0; i < spatial; ++i) {
+      const WindowDimension& w = attrs.window().dimensions(i);
+      llvm::Value* pos = b_->CreateAdd(
+          b_->CreateMul(index[dnums.output_spatial_dimensions(i)], b_->getInt64(w.stride())),
+          b_->CreateSub(b_->CreateMul(k[i], b_->getInt64(w.window_dilation())), b_->getInt64(w.padding_low())));
+      inside = b_->CreateAnd(inside, b_->CreateICmpSGE(pos, b_->getInt64(0)));
+      if (w.base_dilation() > 1) {
+        inside = b_->CreateAnd(inside, b_->CreateICmpEQ(b_->CreateSRem(pos, b_->getInt64(w.base_dilation())),
+                                                        b_->getInt64(0)));
+        pos = b_->CreateSDiv(pos, b_->getInt64(w.base_dilation()));
+      }
+      const int64_t in_size = lhs->shape().dimensions(dnums.input_spatial_dimensions(i));
+      inside = b_->CreateAnd(inside, b_->CreateICmpSLT(pos, b_->getInt64(in_size)));
+      li[dnums.input_spatial_dimensions(i)] = pos;
+      ri[dnums.kernel_spatial_dimensions(i)] =
+          w.window_reversal() ? b_->CreateSub(b_->getInt64(sizes[i] - 1), k[i]) : k[i];
+    }
+    llvm::Function* fn = b_->GetInsertBlock()->getParent();
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(b_->getContext(), "conv.inside", fn);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(b_->getContext(), "conv.next", fn);
+    b_->CreateCondBr(inside, body, next);
+    b_->SetInsertPoint(body);
+    RETURN_IF_ERROR(EmitForLoop(b_, kernel_in, "conv.iz", [&](llvm::Value* iz) -> absl::Status {
+      li[dnums.input_feature_dimension()] = b_->CreateAdd(feature_base, iz);
+      ri[dnums.kernel_input_feature_dimension()] = iz;
+      ASSIGN_OR_RETURN(llvm::Value * l, EmitElement(lhs, li));
+      ASSIGN_OR_RETURN(llvm::Value * r, EmitElement(rhs, ri));
+      llvm::Value* a = b_->CreateLoad(acc->getAllocatedType(), acc);
+      llvm::Value* v;
+      if (IsComplex(type)) {
+        ComplexIrEmitter complex(b_, module_);
+        v = complex.Add(a, complex.Multiply(type, l, r));
+      } else if (IsFloat(type)) {
+        v = b_->CreateFAdd(a, b_->CreateFMul(l, r));
+      } else {
+        v = b_->CreateAdd(a, b_->CreateMul(l, r));
+      }
+      b_->CreateStore(v, acc);
+      return absl::OkStatus();
+    }));
+    b_->CreateBr(next);
+    b_->SetInsertPoint(next);
     return absl::OkStatus();
   }));
   return b_->CreateLoad(acc->getAllocatedType(), acc);

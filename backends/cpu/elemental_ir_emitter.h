@@ -100,6 +100,8 @@ class ElementalIrEmitter {
   // values above INT64_MAX read as INT64_MAX).
   absl::StatusOr<std::vector<llvm::Value*>> EmitClampedStarts(const HloInstruction& hlo, int64_t first,
                                                               const Shape& operand, absl::Span<const int64_t> sizes);
+  // An integral index value of `type` as i64 clamped into [0, hi].
+  llvm::Value* EmitClampedIndex(llvm::Value* v, PrimitiveType type, int64_t hi);
 
   llvm::IRBuilder<>* builder() { return b_; }
 
@@ -107,6 +109,10 @@ class ElementalIrEmitter {
   absl::StatusOr<llvm::Value*> GenerateUnrounded(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitReduceElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitDotElement(const HloInstruction* hlo, const IrIndex& index);
+  // Convolution: the sum over kernel positions (skipping padding and lhs
+  // dilation holes) and the kernel's input features, as the evaluator does.
+  absl::StatusOr<llvm::Value*> EmitConvolutionElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitGatherElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitConcatenateElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitPadElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitBitcastConvertElement(const HloInstruction* hlo, const IrIndex& index);

@@ -68,6 +68,12 @@ int64_t InnerWork(const HloInstruction& hlo) {
     }
     return std::max<int64_t>(k, 1);
   }
+  if (hlo.opcode() == HloOpcode::kConvolution) {
+    const HloInstruction* kernel = hlo.operand(1);
+    const int64_t out_features = hlo.shape().dimensions(
+        hlo.attributes().convolution_dimension_numbers().output_feature_dimension());
+    return std::max<int64_t>(ShapeUtil::ElementsIn(kernel->shape()) / std::max<int64_t>(out_features, 1), 1);
+  }
   return 1;
 }
 
@@ -122,7 +128,7 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
   if (hlo.shape().IsArray()) RETURN_IF_ERROR(CheckSupportedElementType(hlo.shape().element_type(), hlo));
   if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) && !IsControlFlow(hlo) &&
       hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot &&
-      hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
+      hlo.opcode() != HloOpcode::kConvolution && hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
     return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
   }
   return absl::OkStatus();
@@ -156,7 +162,8 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
   for (const HloInstruction* h : order) {
     int64_t size = 1;
     if (h->opcode() == HloOpcode::kConcatenate || h->opcode() == HloOpcode::kPad ||
-        h->opcode() == HloOpcode::kDynamicSlice || h->opcode() == HloOpcode::kMap) {
+        h->opcode() == HloOpcode::kDynamicSlice || h->opcode() == HloOpcode::kMap ||
+        h->opcode() == HloOpcode::kGather) {
       size = kMaxRepeatedSize + 1;
     } else if (IsFusibleOpcode(h->opcode()) && h->opcode() != HloOpcode::kConstant) {
       for (const HloInstruction* o : h->operands()) size = std::min(size + repeated_size[o], kMaxRepeatedSize + 1);
@@ -179,9 +186,11 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
   }
   for (const HloInstruction* h : order) {
     if (!reachable.contains(h)) continue;
-    // Tuple elements need a buffer; dot operands are read many times each
-    // (and by the runtime for f32/f64), so they are not recomputed inline.
-    if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot || IsControlFlow(*h)) {
+    // Tuple elements need a buffer; dot and convolution operands are read
+    // many times each (and by the runtime for f32/f64 dots), so they are not
+    // recomputed inline.
+    if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot ||
+        h->opcode() == HloOpcode::kConvolution || IsControlFlow(*h)) {
       for (const HloInstruction* o : h->operands()) {
         if (materialize_.contains(o)) materialize_[o] = true;
       }

@@ -863,11 +863,13 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand, con
   RETURN_IF_ERROR(CheckDimensionList(op, "collapsed_slice_dims", collapsed, operand));
   RETURN_IF_ERROR(CheckSorted(op, "operand_batching_dims", operand_batching));
   RETURN_IF_ERROR(CheckDimensionList(op, "operand_batching_dims", operand_batching, operand));
+  // The specification allows 0 as well, but a result element would then
+  // read from an empty slice: there is no value to give it.
   for (const auto* list : {&collapsed, &operand_batching}) {
     for (int64_t d : *list) {
-      if (slice_sizes[d] > 1) {
-        return InvalidArgument("%s: dimension %d is collapsed or batching, so its slice size must be 0 or 1, got %d",
-                               op, d, slice_sizes[d]);
+      if (slice_sizes[d] != 1) {
+        return InvalidArgument("%s: dimension %d is collapsed or batching, so its slice size must be 1, got %d", op,
+                               d, slice_sizes[d]);
       }
     }
   }

@@ -44,6 +44,15 @@ constexpr ErrorSpec kElementwiseTol{1e-6, 1e-6};
 constexpr ErrorSpec kReduceTol{1e-4, 1e-5};
 // Dots through Eigen sum in another order than the evaluator.
 constexpr ErrorSpec kDotTol{1e-4, 1e-5};
+// Convolutions sum kernel positions and features in another order once
+// lowered to dots or elementwise sums (convolution_rewriter.h); f16/bf16
+// results may then round to the neighbouring value of their type.
+constexpr ErrorSpec kConvolutionTol{1e-4, 1e-5};
+ErrorSpec ConvolutionTol(const std::string& type) {
+  if (type == "f16") return {1e-2, 2e-3};
+  if (type == "bf16") return {1e-1, 1.6e-2};
+  return kConvolutionTol;
+}
 constexpr ErrorSpec kExact{0, 0};
 // exp, log, tanh, logistic and (not f64) erf are polynomial IR
 // (polynomial_math.h): a few ulp from libm; f16/bf16 results may then round
@@ -787,6 +796,149 @@ ENTRY e {
 }
 )",
                 {.tol = kDotTol});
+}
+
+// --- Gather ---------------------------------------------------------------------------
+
+std::string GatherModule(const std::string& operand, const std::string& indices, const std::string& result,
+                         const std::string& attrs) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  a = ", operand, " parameter(0)\n  i = ", indices,
+                      " parameter(1)\n  ROOT g = ", result, " gather(a, i), ", attrs, "\n}\n");
+}
+
+TEST(CpuBackendTest, GatherRowsOfEveryType) {
+  // Indices in [-10, 10] over 7 rows: in range, and clamped on both sides.
+  for (const std::string& t : AllTypes()) {
+    RunAndCompare(GatherModule(t + "[7,5]", "s32[4]", t + "[4,5]",
+                               "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+                               "slice_sizes={1,5}"),
+                  {.tol = kExact, .small_ints = 10});
+  }
+}
+
+TEST(CpuBackendTest, GatherIndexTypesAndAttributes) {
+  // Random index bits of every integral type (huge, negative, u64 above
+  // INT64_MAX), 2-d windows of a 6x7 operand.
+  for (const std::string& it : kIntTypes) {
+    RunAndCompare(GatherModule("f32[6,7]", it + "[3,2]", "f32[3,2,3]",
+                               "offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, "
+                               "index_vector_dim=1, slice_sizes={2,3}"),
+                  {.tol = kExact});
+  }
+  // Index vectors down dimension 0, mapped in reverse; operand column-major.
+  RunAndCompare(GatherModule("s16[6,7]{0,1}", "s32[2,4]", "s16[4]",
+                             "offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={1,0}, index_vector_dim=0, "
+                             "slice_sizes={1,1}"),
+                {.tol = kExact, .small_ints = 8});
+  // A scalar index (index_vector_dim = rank 0) and an offset dimension first.
+  RunAndCompare(GatherModule("f64[7,5]", "u8[]", "f64[7]",
+                             "offset_dims={0}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=0, "
+                             "slice_sizes={7,1}"),
+                {.tol = kExact, .small_ints = 6});
+  // Operand batching dimensions paired with start_indices dimension 0.
+  RunAndCompare(GatherModule("f32[3,6,4]", "s64[3,5,1]", "f32[3,5,4]",
+                             "offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, "
+                             "operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, "
+                             "slice_sizes={1,1,4}"),
+                {.tol = kExact, .small_ints = 7});
+  // Size-0 results: no indices, and empty slices.
+  RunAndCompare(GatherModule("f32[7,5]", "s32[0]", "f32[0,5]",
+                             "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+                             "slice_sizes={1,5}"),
+                {.tol = kExact});
+  RunAndCompare(GatherModule("f32[7,0]", "s32[3]", "f32[3,0]",
+                             "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+                             "slice_sizes={1,0}"),
+                {.tol = kExact});
+}
+
+TEST(CpuBackendTest, GatherFusesWithItsOperandAndUser) {
+  // An embedding lookup of a computed table followed by elementwise work:
+  // one loop, the table never materialized.
+  const std::string text = R"(HloModule m
+ENTRY e {
+  table = f32[50,8] parameter(0)
+  ids = s32[6] parameter(1)
+  sq = f32[50,8] multiply(table, table)
+  g = f32[6,8] gather(sq, ids), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}
+  one = f32[] constant(1)
+  ones = f32[6,8] broadcast(one), dimensions={}
+  ROOT r = f32[6,8] add(g, ones)
+}
+)";
+  RunAndCompare(text, {.tol = kExact, .small_ints = 60});
+  EXPECT_EQ(cpu_test::ArenaBytes(text), 0);
+}
+
+// --- Convolution ----------------------------------------------------------------------
+
+std::string ConvModule(const std::string& lhs, const std::string& rhs, const std::string& result,
+                       const std::string& attrs) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  a = ", lhs, " parameter(0)\n  b = ", rhs,
+                      " parameter(1)\n  ROOT c = ", result, " convolution(a, b), ", attrs, "\n}\n");
+}
+
+TEST(CpuBackendTest, ConvolutionTypes) {
+  // A 3x3 same-padded NHWC convolution (TensorFlow's layout), every number type.
+  for (const std::string t : {"f32", "f64", "f16", "bf16", "s32", "s8", "u16", "s64"}) {
+    RunAndCompare(ConvModule(t + "[2,9,9,3]", t + "[3,3,3,4]", t + "[2,9,9,4]",
+                             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+                  {.tol = ConvolutionTol(t), .small_ints = 20});
+  }
+}
+
+TEST(CpuBackendTest, ConvolutionWindowsAndDimensionNumbers) {
+  const std::vector<std::array<std::string, 4>> cases = {
+      // Strided, padded low/high unevenly (TensorFlow's SAME with stride 2).
+      {"f32[1,10,10,3]", "f32[3,3,3,5]", "f32[1,5,5,5]",
+       "window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f"},
+      // NCHW / OIHW, odd sizes, 1x1 kernel.
+      {"f32[3,4,7,5]", "f32[6,4,1,1]", "f32[3,6,7,5]", "window={size=1x1}, dim_labels=bf01_oi01->bf01"},
+      // Dilations, window reversal and negative padding.
+      {"f32[2,3,11]", "f32[4,3,3]", "f32[2,4,19]", "window={size=3 pad=1_-1 lhs_dilate=2}, dim_labels=bf0_oi0->bf0"},
+      {"f32[2,3,11]", "f32[4,3,3]", "f32[2,4,7]", "window={size=3 rhs_dilate=2}, dim_labels=bf0_oi0->bf0"},
+      {"f32[2,3,11]", "f32[4,3,3]", "f32[2,4,6]",
+       "window={size=3 stride=2 pad=1_1 rhs_reversal=1}, dim_labels=bf0_oi0->bf0"},
+      // Depthwise (feature groups = channels, multiplier 2) and grouped.
+      {"f32[1,8,8,6]", "f32[3,3,1,12]", "f32[1,8,8,12]",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=6"},
+      {"f32[2,6,6,6]", "f32[2,2,3,4]", "f32[2,5,5,4]",
+       "window={size=2x2}, dim_labels=b01f_01io->b01f, feature_group_count=2"},
+      // Batch groups (a weight gradient's shape).
+      {"f32[4,5,5,3]", "f32[2,2,3,6]", "f32[2,4,4,6]",
+       "window={size=2x2}, dim_labels=b01f_01io->b01f, batch_group_count=2"},
+      // Transposed layouts of all three, a 3-d convolution, and a kernel
+      // larger than the padded input (empty spatial result).
+      {"f32[2,6,6,3]{1,2,3,0}", "f32[3,3,3,4]{0,1,3,2}", "f32[2,4,4,4]{2,1,3,0}",
+       "window={size=3x3}, dim_labels=b01f_01io->b01f"},
+      {"f32[1,5,4,6,2]", "f32[2,2,3,2,3]", "f32[1,4,3,4,3]", "window={size=2x2x3}, dim_labels=b012f_012io->b012f"},
+      {"f32[1,2,2,1]", "f32[3,3,1,1]", "f32[1,0,0,1]", "window={size=3x3}, dim_labels=b01f_01io->b01f"},
+      {"f32[0,4,4,2]", "f32[3,3,2,2]", "f32[0,2,2,2]", "window={size=3x3}, dim_labels=b01f_01io->b01f"},
+  };
+  for (const auto& [lhs, rhs, result, attrs] : cases) {
+    RunAndCompare(ConvModule(lhs, rhs, result, attrs), {.tol = ConvolutionTol("f32")});
+  }
+}
+
+TEST(CpuBackendTest, ConvolutionWithFusedOperandsAndEpilogue) {
+  // A conv layer: the input computed elementwise, bias add and ReLU6 after.
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  x = f32[1,12,12,4] parameter(0)
+  w = f32[3,3,4,8] parameter(1)
+  bias = f32[8] parameter(2)
+  half = f32[] constant(0.5)
+  halves = f32[1,12,12,4] broadcast(half), dimensions={}
+  xs = f32[1,12,12,4] multiply(x, halves)
+  c = f32[1,6,6,8] convolution(xs, w), window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f
+  bb = f32[1,6,6,8] broadcast(bias), dimensions={3}
+  s = f32[1,6,6,8] add(c, bb)
+  zero = f32[] constant(0)
+  six = f32[] constant(6)
+  ROOT r = f32[1,6,6,8] clamp(zero, s, six)
+}
+)",
+                {.tol = ConvolutionTol("f32")});
 }
 
 // --- Control flow ---------------------------------------------------------------------

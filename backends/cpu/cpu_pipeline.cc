@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "backends/cpu/convolution_lowering.h"
 #include "backends/cpu/dot_canonicalization.h"
 #include "backends/cpu/reduction_splitting.h"
 #include "xla/transforms/algebraic_simplifier.h"
@@ -27,6 +28,9 @@ namespace {
 // The pipeline, top to bottom.
 void BuildPipeline(HloPassPipeline& pipeline) {
   pipeline.AddPass<CallInliner>();
+  // Float convolutions become dots (im2col) or fused elementwise sums
+  // (depthwise) first, so simplification folds their constant kernels.
+  pipeline.AddPass<ConvolutionLowering>();
   HloPassPipeline& simplify = pipeline.AddFixedPoint("simplification");
   simplify.AddPass<AlgebraicSimplifier>();
   simplify.AddPass<ConstantFolding>();

@@ -1095,11 +1095,13 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
     sizes[i] = rhs->shape().dimensions(dnums.kernel_spatial_dimensions(i));
     order[i] = spatial - 1 - i;
   }
+  // Padding and lhs-dilation holes read as zeros that still take part in
+  // the products (0 x inf is NaN), as in the evaluator: the lhs index is
+  // clamped into range and the loaded value replaced by zero outside.
+  const bool empty_lhs = ShapeUtil::ElementsIn(lhs->shape()) == 0;
   llvm::AllocaInst* acc = EntryAlloca(IrValueType(type, b_->getContext()), "conv.acc");
   b_->CreateStore(Zero(type), acc);
   RETURN_IF_ERROR(EmitLoopNest(b_, sizes, order, "conv.k", [&](const IrIndex& k) -> absl::Status {
-    // The lhs position under kernel position k, and whether it is a real
-    // element (not padding and not a hole of lhs dilation).
     llvm::Value* inside = b_->getTrue();
     for (int64_t i = 0; i < spatial; ++i) {
       const WindowDimension& w = attrs.window().dimensions(i);
@@ -1114,19 +1116,20 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
       }
       const int64_t in_size = lhs->shape().dimensions(dnums.input_spatial_dimensions(i));
       inside = b_->CreateAnd(inside, b_->CreateICmpSLT(pos, b_->getInt64(in_size)));
-      li[dnums.input_spatial_dimensions(i)] = pos;
+      llvm::Value* low = b_->CreateSelect(b_->CreateICmpSGT(pos, b_->getInt64(0)), pos, b_->getInt64(0));
+      li[dnums.input_spatial_dimensions(i)] =
+          b_->CreateSelect(b_->CreateICmpSLT(low, b_->getInt64(in_size - 1)), low, b_->getInt64(in_size - 1));
       ri[dnums.kernel_spatial_dimensions(i)] =
           w.window_reversal() ? b_->CreateSub(b_->getInt64(sizes[i] - 1), k[i]) : k[i];
     }
-    llvm::Function* fn = b_->GetInsertBlock()->getParent();
-    llvm::BasicBlock* body = llvm::BasicBlock::Create(b_->getContext(), "conv.inside", fn);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(b_->getContext(), "conv.next", fn);
-    b_->CreateCondBr(inside, body, next);
-    b_->SetInsertPoint(body);
-    RETURN_IF_ERROR(EmitForLoop(b_, kernel_in, "conv.iz", [&](llvm::Value* iz) -> absl::Status {
+    return EmitForLoop(b_, kernel_in, "conv.iz", [&](llvm::Value* iz) -> absl::Status {
       li[dnums.input_feature_dimension()] = b_->CreateAdd(feature_base, iz);
       ri[dnums.kernel_input_feature_dimension()] = iz;
-      ASSIGN_OR_RETURN(llvm::Value * l, EmitElement(lhs, li));
+      llvm::Value* l = Zero(type);
+      if (!empty_lhs) {
+        ASSIGN_OR_RETURN(llvm::Value * loaded, EmitElement(lhs, li));
+        l = b_->CreateSelect(inside, loaded, Zero(type));
+      }
       ASSIGN_OR_RETURN(llvm::Value * r, EmitElement(rhs, ri));
       llvm::Value* a = b_->CreateLoad(acc->getAllocatedType(), acc);
       llvm::Value* v;
@@ -1140,10 +1143,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
       }
       b_->CreateStore(v, acc);
       return absl::OkStatus();
-    }));
-    b_->CreateBr(next);
-    b_->SetInsertPoint(next);
-    return absl::OkStatus();
+    });
   }));
   return b_->CreateLoad(acc->getAllocatedType(), acc);
 }

@@ -1,5 +1,7 @@
 // Convolution (ConvGeneralDilated), as the StableHLO specification defines
-// it: lhs is dilated by lhs_dilate and padded (negative padding crops), the
+// it: lhs is dilated by lhs_dilate and padded with zeros (negative padding
+// crops; the zeros take part in the products, so an infinite weight over
+// padding gives NaN, as the document's "inserting those zero values" says), the
 // kernel is dilated by rhs_dilate (and reversed where window_reversal is
 // set), and each result element is the sum over kernel positions and the
 // kernel's input features of lhs * rhs. Feature groups split lhs features
@@ -55,23 +57,22 @@ void ConvLoop(const ConvGeometry& g, const A* lhs, const A* rhs, A* out) {
     for (int64_t p = 0; p < kernel_positions; ++p) {
       int64_t lhs_offset = 0, rhs_offset = 0;
       bool inside = true;
-      for (int64_t i = 0; i < g.spatial && inside; ++i) {
+      for (int64_t i = 0; i < g.spatial; ++i) {
         const int64_t pos = index[g.out_spatial_dim[i]] * g.stride[i] - g.pad_low[i] + k[i] * g.window_dilation[i];
         if (pos < 0 || pos % g.base_dilation[i] != 0 || pos / g.base_dilation[i] >= g.in_size[i]) inside = false;
         lhs_offset += pos / g.base_dilation[i] * g.in_stride[i];
         rhs_offset += (g.reversal[i] ? g.k_size[i] - 1 - k[i] : k[i]) * g.k_stride[i];
       }
-      if (inside) {
-        const A* l = lhs_base + lhs_offset;
-        const A* r = rhs_base + rhs_offset;
-        for (int64_t iz = 0; iz < g.kernel_in; ++iz) {
-          const A lv = l[iz * g.in_feature_stride];
-          const A rv = r[iz * g.k_in_stride];
-          if constexpr (is_int_v<A>) {
-            acc = WrapAdd(acc, WrapMul(lv, rv));
-          } else {
-            acc += lv * rv;
-          }
+      const A* l = lhs_base + lhs_offset;
+      const A* r = rhs_base + rhs_offset;
+      for (int64_t iz = 0; iz < g.kernel_in; ++iz) {
+        // Padding and dilation holes are zeros of the input (0 x inf is NaN).
+        const A lv = inside ? l[iz * g.in_feature_stride] : A(0);
+        const A rv = r[iz * g.k_in_stride];
+        if constexpr (is_int_v<A>) {
+          acc = WrapAdd(acc, WrapMul(lv, rv));
+        } else {
+          acc += lv * rv;
         }
       }
       for (int64_t i = g.spatial - 1; i >= 0; --i) {

@@ -2,6 +2,8 @@
 // document's examples and each attribute (clamping, implicit index vectors,
 // batching dimensions, padding, strides, dilations, reversal, groups) on
 // values worked out by hand.
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -180,6 +182,18 @@ TEST(ConvolutionTest, TwoDimensionalNhwcSumsFeaturesAndWindow) {
   EXPECT_EQ(r->data<float>()[1], 21 * 16);
   EXPECT_EQ(r->data<float>()[2], 21 * 24);
   EXPECT_EQ(r->data<float>()[3], 21 * 28);
+}
+
+TEST(ConvolutionTest, PaddingIsZerosThatTakePartInTheProducts) {
+  // 0 x inf is NaN: padding is inserted zeros, not skipped positions.
+  const float inf = std::numeric_limits<float>::infinity();
+  Literal x = Literal::CreateR3<float>({{{1, 2}}});
+  Literal k = Literal::CreateR3<float>({{{inf}}});
+  auto r = EvalText(Conv1d("f32[1,1,2]", "f32[1,1,1]", "f32[1,1,3]", "size=1 pad=1_0"), {&x, &k});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(std::isnan(r->data<float>()[0]));
+  EXPECT_EQ(r->data<float>()[1], inf);
+  EXPECT_EQ(r->data<float>()[2], inf);
 }
 
 TEST(ConvolutionTest, WrongWindowSizeIsAnError) {

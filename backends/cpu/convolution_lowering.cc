@@ -1,0 +1,296 @@
+#include "backends/cpu/convolution_lowering.h"
+
+#include <vector>
+
+#include "xla/primitive_util.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+#include "xla/transforms/hlo_rewrite_util.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+Shape RowMajor(PrimitiveType type, absl::Span<const int64_t> dims) {
+  return ShapeUtil::WithDefaultLayout(ShapeUtil::MakeShape(type, dims));
+}
+
+bool IsIdentity(absl::Span<const int64_t> permutation) {
+  for (size_t i = 0; i < permutation.size(); ++i) {
+    if (permutation[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+// Builds the replacement of one convolution in its computation.
+class Lowering {
+ public:
+  Lowering(HloComputation* computation, NameUniquer* names, HloInstruction* conv)
+      : computation_(computation),
+        names_(names),
+        conv_(conv),
+        dnums_(conv->attributes().convolution_dimension_numbers()),
+        window_(conv->attributes().window()),
+        spatial_(dnums_.input_spatial_dimensions_size()) {
+    for (int64_t i = 0; i < spatial_; ++i) {
+      out_sizes_.push_back(conv->shape().dimensions(dnums_.output_spatial_dimensions(i)));
+      kernel_sizes_.push_back(conv->operand(1)->shape().dimensions(dnums_.kernel_spatial_dimensions(i)));
+      positions_ *= kernel_sizes_.back();
+    }
+    batch_ = conv->operand(0)->shape().dimensions(dnums_.input_batch_dimension());
+    in_features_ = conv->operand(0)->shape().dimensions(dnums_.input_feature_dimension());
+    out_features_ = conv->shape().dimensions(dnums_.output_feature_dimension());
+  }
+
+  // Depthwise: sum over kernel positions of slice(input) * weights.
+  absl::StatusOr<HloInstruction*> Depthwise(PrimitiveType compute_type) {
+    const int64_t multiplier = out_features_ / in_features_;
+    ASSIGN_OR_RETURN(HloInstruction * input, PaddedInput(compute_type));
+    // Weights as [positions, out features].
+    ASSIGN_OR_RETURN(HloInstruction * kernel, KernelAsMatrix(compute_type));
+    std::vector<int64_t> out_dims = CanonicalOutputDims();
+    HloInstruction* sum = nullptr;
+    for (int64_t p = 0; p < positions_; ++p) {
+      ASSIGN_OR_RETURN(HloInstruction * x, WindowSlice(input, p, compute_type));
+      if (multiplier > 1) {
+        // Input feature g feeds out features g*m .. g*m + m - 1.
+        std::vector<int64_t> wide = out_dims;
+        wide.back() = in_features_;
+        wide.push_back(multiplier);
+        HloInstructionProto broadcast;
+        for (int64_t d = 0; d <= spatial_ + 1; ++d) broadcast.add_dimensions(d);
+        ASSIGN_OR_RETURN(x, Make(HloOpcode::kBroadcast, RowMajor(compute_type, wide), {x}, broadcast));
+        ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(compute_type, out_dims), {x}));
+      }
+      HloInstructionProto row;
+      auto* rows = row.add_slice_dimensions();
+      rows->set_start(p);
+      rows->set_limit(p + 1);
+      rows->set_stride(1);
+      auto* cols = row.add_slice_dimensions();
+      cols->set_start(0);
+      cols->set_limit(out_features_);
+      cols->set_stride(1);
+      ASSIGN_OR_RETURN(HloInstruction * w, Make(HloOpcode::kSlice, RowMajor(compute_type, {1, out_features_}),
+                                                {kernel}, row));
+      ASSIGN_OR_RETURN(w, Make(HloOpcode::kReshape, RowMajor(compute_type, {out_features_}), {w}));
+      HloInstructionProto along_features;
+      along_features.add_dimensions(spatial_ + 1);
+      ASSIGN_OR_RETURN(w, Make(HloOpcode::kBroadcast, RowMajor(compute_type, out_dims), {w}, along_features));
+      ASSIGN_OR_RETURN(HloInstruction * term, Make(HloOpcode::kMultiply, RowMajor(compute_type, out_dims), {x, w}));
+      if (sum == nullptr) {
+        sum = term;
+      } else {
+        ASSIGN_OR_RETURN(sum, Make(HloOpcode::kAdd, RowMajor(compute_type, out_dims), {sum, term}));
+      }
+    }
+    const PrimitiveType type = conv_->shape().element_type();
+    if (compute_type != type) {
+      ASSIGN_OR_RETURN(sum, Make(HloOpcode::kConvert, RowMajor(type, out_dims), {sum}));
+    }
+    return ToOutputOrder(sum);
+  }
+
+  // im2col: patches [batch, out spatial..., positions x features] times the
+  // kernel as [positions x features, out features].
+  absl::StatusOr<HloInstruction*> Im2col() {
+    const PrimitiveType type = conv_->shape().element_type();
+    ASSIGN_OR_RETURN(HloInstruction * input, PaddedInput(type));
+    std::vector<HloInstruction*> slices;
+    for (int64_t p = 0; p < positions_; ++p) {
+      ASSIGN_OR_RETURN(HloInstruction * x, WindowSlice(input, p, type));
+      slices.push_back(x);
+    }
+    std::vector<int64_t> patch_dims = CanonicalOutputDims();
+    patch_dims.back() = positions_ * in_features_;
+    HloInstruction* patches = slices[0];
+    if (slices.size() > 1) {
+      HloInstructionProto along_features;
+      along_features.add_dimensions(spatial_ + 1);
+      ASSIGN_OR_RETURN(patches, Make(HloOpcode::kConcatenate, RowMajor(type, patch_dims), slices, along_features));
+    }
+    ASSIGN_OR_RETURN(HloInstruction * kernel, KernelAsMatrix(type));
+    HloInstructionProto dot;
+    dot.mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(spatial_ + 1);
+    dot.mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(0);
+    ASSIGN_OR_RETURN(HloInstruction * product,
+                     Make(HloOpcode::kDot, RowMajor(type, CanonicalOutputDims()), {patches, kernel}, dot));
+    return ToOutputOrder(product);
+  }
+
+ private:
+  absl::StatusOr<HloInstruction*> Make(HloOpcode opcode, const Shape& shape,
+                                       absl::Span<HloInstruction* const> operands, HloInstructionProto attrs = {}) {
+    return MakeInstruction(computation_, names_, opcode, shape, operands, std::move(attrs));
+  }
+
+  // [batch, out spatial..., out features].
+  std::vector<int64_t> CanonicalOutputDims() const {
+    std::vector<int64_t> dims = {batch_};
+    dims.insert(dims.end(), out_sizes_.begin(), out_sizes_.end());
+    dims.push_back(out_features_);
+    return dims;
+  }
+
+  // The input as [batch, spatial..., features] in `type`, dilated and padded
+  // (negative padding crops) as the window says.
+  absl::StatusOr<HloInstruction*> PaddedInput(PrimitiveType type) {
+    HloInstruction* x = conv_->mutable_operand(0);
+    std::vector<int64_t> order = {dnums_.input_batch_dimension()};
+    for (int64_t i = 0; i < spatial_; ++i) order.push_back(dnums_.input_spatial_dimensions(i));
+    order.push_back(dnums_.input_feature_dimension());
+    std::vector<int64_t> dims;
+    for (int64_t d : order) dims.push_back(x->shape().dimensions(d));
+    if (!IsIdentity(order) || !ShapeUtil::HasDefaultLayout(x->shape())) {
+      HloInstructionProto transpose;
+      for (int64_t d : order) transpose.add_dimensions(d);
+      ASSIGN_OR_RETURN(x, Make(HloOpcode::kTranspose, RowMajor(x->shape().element_type(), dims), {x}, transpose));
+    }
+    if (x->shape().element_type() != type) {
+      ASSIGN_OR_RETURN(x, Make(HloOpcode::kConvert, RowMajor(type, dims), {x}));
+    }
+    HloInstructionProto pad;
+    bool padded = false;
+    pad.mutable_padding_config()->add_dimensions();  // batch
+    for (int64_t i = 0; i < spatial_; ++i) {
+      const WindowDimension& w = window_.dimensions(i);
+      auto* d = pad.mutable_padding_config()->add_dimensions();
+      d->set_edge_padding_low(w.padding_low());
+      d->set_edge_padding_high(w.padding_high());
+      d->set_interior_padding(w.base_dilation() - 1);
+      padded |= w.padding_low() != 0 || w.padding_high() != 0 || w.base_dilation() != 1;
+      const int64_t dilated = dims[1 + i] == 0 ? 0 : (dims[1 + i] - 1) * w.base_dilation() + 1;
+      dims[1 + i] = dilated + w.padding_low() + w.padding_high();
+    }
+    pad.mutable_padding_config()->add_dimensions();  // features
+    if (!padded) return x;
+    HloInstruction* zero = MakeConstant(computation_, names_, Literal::Zero(type));
+    return Make(HloOpcode::kPad, RowMajor(type, dims), {x, zero}, pad);
+  }
+
+  // The input under kernel position p (row-major over kernel positions):
+  // [batch, out spatial..., features].
+  absl::StatusOr<HloInstruction*> WindowSlice(HloInstruction* input, int64_t p, PrimitiveType type) {
+    std::vector<int64_t> k(spatial_);
+    for (int64_t i = spatial_ - 1; i >= 0; --i) {
+      k[i] = p % kernel_sizes_[i];
+      p /= kernel_sizes_[i];
+    }
+    HloInstructionProto slice;
+    auto add = [&slice](int64_t start, int64_t limit, int64_t stride) {
+      auto* d = slice.add_slice_dimensions();
+      d->set_start(start);
+      d->set_limit(limit);
+      d->set_stride(stride);
+    };
+    add(0, batch_, 1);
+    bool whole = true;
+    for (int64_t i = 0; i < spatial_; ++i) {
+      const WindowDimension& w = window_.dimensions(i);
+      const int64_t start = k[i] * w.window_dilation();
+      const int64_t limit = start + (out_sizes_[i] - 1) * w.stride() + 1;
+      add(start, limit, w.stride());
+      whole &= start == 0 && limit == input->shape().dimensions(1 + i) && (w.stride() == 1 || out_sizes_[i] == 1);
+    }
+    add(0, in_features_, 1);
+    if (whole) return input;
+    std::vector<int64_t> dims = CanonicalOutputDims();
+    dims.back() = in_features_;
+    return Make(HloOpcode::kSlice, RowMajor(type, dims), {input}, slice);
+  }
+
+  // The kernel, reversed where the window says so, as [positions x input
+  // features, out features] in `type`.
+  absl::StatusOr<HloInstruction*> KernelAsMatrix(PrimitiveType type) {
+    HloInstruction* w = conv_->mutable_operand(1);
+    HloInstructionProto reverse;
+    for (int64_t i = 0; i < spatial_; ++i) {
+      if (window_.dimensions(i).window_reversal()) reverse.add_dimensions(dnums_.kernel_spatial_dimensions(i));
+    }
+    if (reverse.dimensions_size() > 0) {
+      ASSIGN_OR_RETURN(w, Make(HloOpcode::kReverse, w->shape(), {w}, reverse));
+    }
+    std::vector<int64_t> order;
+    for (int64_t i = 0; i < spatial_; ++i) order.push_back(dnums_.kernel_spatial_dimensions(i));
+    order.push_back(dnums_.kernel_input_feature_dimension());
+    order.push_back(dnums_.kernel_output_feature_dimension());
+    std::vector<int64_t> dims;
+    for (int64_t d : order) dims.push_back(w->shape().dimensions(d));
+    if (!IsIdentity(order) || !ShapeUtil::HasDefaultLayout(w->shape())) {
+      HloInstructionProto transpose;
+      for (int64_t d : order) transpose.add_dimensions(d);
+      ASSIGN_OR_RETURN(w, Make(HloOpcode::kTranspose, RowMajor(w->shape().element_type(), dims), {w}, transpose));
+    }
+    if (w->shape().element_type() != type) {
+      ASSIGN_OR_RETURN(w, Make(HloOpcode::kConvert, RowMajor(type, dims), {w}));
+    }
+    const int64_t rows = positions_ * dims[spatial_];
+    return Make(HloOpcode::kReshape, RowMajor(type, {rows, dims[spatial_ + 1]}), {w});
+  }
+
+  // `canonical` ([batch, out spatial..., out features], row-major) in the
+  // convolution's dimension order and layout.
+  absl::StatusOr<HloInstruction*> ToOutputOrder(HloInstruction* canonical) {
+    std::vector<int64_t> permutation(spatial_ + 2);
+    permutation[dnums_.output_batch_dimension()] = 0;
+    for (int64_t i = 0; i < spatial_; ++i) permutation[dnums_.output_spatial_dimensions(i)] = 1 + i;
+    permutation[dnums_.output_feature_dimension()] = spatial_ + 1;
+    if (IsIdentity(permutation)) {
+      if (ShapeUtil::HasDefaultLayout(conv_->shape())) return canonical;
+      return Make(HloOpcode::kCopy, conv_->shape(), {canonical});
+    }
+    HloInstructionProto transpose;
+    for (int64_t d : permutation) transpose.add_dimensions(d);
+    return Make(HloOpcode::kTranspose, conv_->shape(), {canonical}, transpose);
+  }
+
+  HloComputation* computation_;
+  NameUniquer* names_;
+  HloInstruction* conv_;
+  const ConvolutionDimensionNumbers& dnums_;
+  const Window& window_;
+  const int64_t spatial_;
+  std::vector<int64_t> out_sizes_, kernel_sizes_;
+  int64_t positions_ = 1;
+  int64_t batch_ = 0, in_features_ = 0, out_features_ = 0;
+};
+
+absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloInstruction* conv) {
+  const PrimitiveType type = conv->shape().element_type();
+  if (type != F32 && type != F64 && type != F16 && type != BF16) return false;
+  if (ShapeUtil::ElementsIn(conv->shape()) == 0 || ShapeUtil::ElementsIn(conv->operand(0)->shape()) == 0) {
+    return false;
+  }
+  const HloInstructionProto& attrs = conv->attributes();
+  const auto& dnums = attrs.convolution_dimension_numbers();
+  const int64_t feature_groups = attrs.feature_group_count() == 0 ? 1 : attrs.feature_group_count();
+  const int64_t batch_groups = attrs.batch_group_count() == 0 ? 1 : attrs.batch_group_count();
+  if (batch_groups != 1) return false;
+  const int64_t in_features = conv->operand(0)->shape().dimensions(dnums.input_feature_dimension());
+  const int64_t kernel_in = conv->operand(1)->shape().dimensions(dnums.kernel_input_feature_dimension());
+  Lowering lowering(computation, names, conv);
+  HloInstruction* replacement = nullptr;
+  if (feature_groups > 1 && feature_groups == in_features && kernel_in == 1) {
+    const bool small_float = type == F16 || type == BF16;
+    ASSIGN_OR_RETURN(replacement, lowering.Depthwise(small_float ? F32 : type));
+  } else if (feature_groups == 1) {
+    const int64_t kernel_elements = ShapeUtil::ElementsIn(conv->operand(1)->shape());
+    const int64_t out_features = conv->shape().dimensions(dnums.output_feature_dimension());
+    const double patch_bytes = static_cast<double>(ShapeUtil::ElementsIn(conv->shape())) / out_features *
+                               (kernel_elements / out_features) * primitive_util::ByteWidth(type);
+    if (out_features == 0 || patch_bytes > ConvolutionLowering::kMaxPatchBytes) return false;
+    ASSIGN_OR_RETURN(replacement, lowering.Im2col());
+  } else {
+    return false;
+  }
+  return ReplaceInstruction(conv, replacement);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> ConvolutionLowering::Run(HloModule* module) {
+  return RewriteEach(module, HloOpcode::kConvolution, Lower);
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,46 @@
+// ConvolutionLowering ("convolution-lowering", CPU pipeline): rewrites float
+// convolutions into ops the backend already makes fast, so they never run
+// as the elemental loop (one output element at a time over its window):
+//
+// - Grouped by features like a depthwise convolution (feature_group_count =
+//   input features, one input feature per group): for each kernel position,
+//   the strided slice of the padded input times that position's weights
+//   (broadcast, repeated for a channel multiplier), summed over positions in
+//   row-major order. One fused elementwise loop; f16/bf16 computed in f32.
+// - Ungrouped (feature and batch group counts 1): im2col. The input, in
+//   [batch, spatial..., feature] order and padded (lhs dilation as interior
+//   padding), is sliced once per kernel position with the window's stride;
+//   the slices are concatenated along features into patches [batch,
+//   out spatial..., positions x features] (one fused loop), and the kernel,
+//   reversed where the window says so, becomes [positions x features, out
+//   features]. One dot then computes the result on the matmul runtime, and a
+//   transpose puts it into the convolution's dimension order.
+//
+// Both keep the document's semantics: padding and dilation holes are zeros
+// that take part in the products. Sums run in another order than the
+// evaluator's (im2col through the matmul runtime), so float results round
+// differently. Left as they are (the elemental loop): integer and complex
+// convolutions, other feature groupings, batch groups, empty results, and
+// im2col patches above kMaxPatchBytes (memory over speed).
+#ifndef BACKENDS_CPU_CONVOLUTION_LOWERING_H_
+#define BACKENDS_CPU_CONVOLUTION_LOWERING_H_
+
+#include <cstdint>
+
+#include "xla/transforms/hlo_pass.h"
+
+namespace xla {
+namespace cpu {
+
+class ConvolutionLowering : public HloPass {
+ public:
+  static constexpr int64_t kMaxPatchBytes = int64_t{1} << 30;
+
+  absl::string_view name() const override { return "convolution-lowering"; }
+  absl::StatusOr<bool> Run(HloModule* module) override;
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_CONVOLUTION_LOWERING_H_

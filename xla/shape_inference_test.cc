@@ -674,7 +674,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 }
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
-  for (HloOpcode op : {HloOpcode::kConvolution, HloOpcode::kSort, HloOpcode::kGather, HloOpcode::kFusion,
+  for (HloOpcode op : {HloOpcode::kSort, HloOpcode::kFusion, HloOpcode::kScatter, HloOpcode::kFft,
                        HloOpcode::kReduceWindow, HloOpcode::kCustomCall}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
@@ -694,6 +694,135 @@ TEST(InstructionTest, NullOperandsAreErrors) {
   auto r = SI::InferInstructionShape(HloOpcode::kAbs, {}, ops, {}, Shape());
   EXPECT_TRUE(IsError(r, {"Abs", "null"}));
 }
+
+// --- Gather and convolution -------------------------------------------------------
+
+GatherDimensionNumbers GatherDnums(std::vector<int64_t> offset, std::vector<int64_t> collapsed,
+                                   std::vector<int64_t> start_map, int64_t index_vector_dim) {
+  GatherDimensionNumbers g;
+  for (int64_t d : offset) g.add_offset_dims(d);
+  for (int64_t d : collapsed) g.add_collapsed_slice_dims(d);
+  for (int64_t d : start_map) g.add_start_index_map(d);
+  g.set_index_vector_dim(index_vector_dim);
+  return g;
+}
+
+TEST(GatherTest, ResultInterleavesBatchAndOffsetDimensions) {
+  // Batch dims of [5,7,2] (index vectors in
+  // dimension 2) around offset dims {1,2} of slices [8,6] of a [9,10,11].
+  EXPECT_TRUE(IsShape(ShapeInference::InferGatherShape(S("f32[9,10,11]"), S("s32[5,7,2]"),
+                                                       GatherDnums({1, 2}, {0}, {0, 1}, 2), {1, 8, 6}),
+                      "f32[5,8,6,7]"));
+  // Implicit index vector (index_vector_dim = rank) and a scalar index.
+  EXPECT_TRUE(IsShape(ShapeInference::InferGatherShape(S("f32[9,4]"), S("s64[3]"), GatherDnums({1}, {0}, {0}, 1),
+                                                       {1, 4}),
+                      "f32[3,4]"));
+  EXPECT_TRUE(IsShape(ShapeInference::InferGatherShape(S("u8[9,4]"), S("u32[]"), GatherDnums({0}, {0}, {0}, 0),
+                                                       {1, 4}),
+                      "u8[4]"));
+}
+
+TEST(GatherTest, Errors) {
+  const Shape operand = S("f32[9,4]");
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(operand, S("f32[3]"), GatherDnums({1}, {0}, {0}, 1), {1, 4}),
+                      {"start_indices must have an integral element type"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(operand, S("s32[3]"), GatherDnums({1}, {0}, {0}, 2), {1, 4}),
+                      {"index_vector_dim 2 is out of range"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(operand, S("s32[3,2]"), GatherDnums({1}, {0}, {0}, 1), {1, 4}),
+                      {"start_index_map {0} has 1 entries but the index vector", "has 2"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(operand, S("s32[3]"), GatherDnums({1}, {0}, {0}, 1), {1, 5}),
+                      {"slice size 5 of dimension 1 is out of range"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(operand, S("s32[3]"), GatherDnums({1}, {0}, {0}, 1), {2, 4}),
+                      {"slice size must be 1, got 2"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(operand, S("s32[3]"), GatherDnums({1}, {}, {0}, 1), {1, 4}),
+                      {"offset_dims {1} must have 2 entries"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(operand, S("s32[3]"), GatherDnums({2}, {0}, {0}, 1), {1, 4}),
+                      {"offset dimension 2 is out of range"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(S("f32[9,4,3]"), S("s32[3]"), GatherDnums({2, 1}, {0}, {0}, 1),
+                                                       {1, 4, 3}),
+                      {"offset_dims {2,1} must be sorted"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferGatherShape(operand, S("s32[3]"), GatherDnums({1}, {0}, {5}, 1), {1, 4}),
+                      {"start_index_map", "dimension 5 is out of range"}));
+}
+
+ConvolutionDimensionNumbers Nhwc() {
+  ConvolutionDimensionNumbers d;
+  d.set_input_batch_dimension(0);
+  d.set_input_feature_dimension(3);
+  d.add_input_spatial_dimensions(1);
+  d.add_input_spatial_dimensions(2);
+  d.add_kernel_spatial_dimensions(0);
+  d.add_kernel_spatial_dimensions(1);
+  d.set_kernel_input_feature_dimension(2);
+  d.set_kernel_output_feature_dimension(3);
+  d.set_output_batch_dimension(0);
+  d.set_output_feature_dimension(3);
+  d.add_output_spatial_dimensions(1);
+  d.add_output_spatial_dimensions(2);
+  return d;
+}
+
+Window Window2d(int64_t size, int64_t stride, int64_t pad_low, int64_t pad_high, int64_t lhs_dilation = 1,
+                int64_t rhs_dilation = 1) {
+  Window w;
+  for (int i = 0; i < 2; ++i) {
+    WindowDimension* d = w.add_dimensions();
+    d->set_size(size);
+    d->set_stride(stride);
+    d->set_padding_low(pad_low);
+    d->set_padding_high(pad_high);
+    d->set_base_dilation(lhs_dilation);
+    d->set_window_dilation(rhs_dilation);
+  }
+  return w;
+}
+
+TEST(ConvolutionTest, OutputSizes) {
+  // MobileNet's first layer: 300x300, 3x3 stride 2, pad 0_1 -> 150x150.
+  EXPECT_TRUE(IsShape(ShapeInference::InferConvolveShape(S("f32[1,300,300,3]"), S("f32[3,3,3,32]"),
+                                                         Window2d(3, 2, 0, 1), Nhwc(), 1, 1),
+                      "f32[1,150,150,32]"));
+  // Dilations: base (10-1)*2+1 = 19, window (3-1)*3+1 = 7 -> 13.
+  EXPECT_TRUE(IsShape(ShapeInference::InferConvolveShape(S("f32[2,10,10,4]"), S("f32[3,3,4,5]"),
+                                                         Window2d(3, 1, 0, 0, 2, 3), Nhwc(), 1, 1),
+                      "f32[2,13,13,5]"));
+  // Depthwise with multiplier 2, batch groups, a window larger than the base.
+  EXPECT_TRUE(IsShape(ShapeInference::InferConvolveShape(S("bf16[1,8,8,6]"), S("bf16[3,3,1,12]"),
+                                                         Window2d(3, 1, 1, 1), Nhwc(), 6, 1),
+                      "bf16[1,8,8,12]"));
+  EXPECT_TRUE(IsShape(ShapeInference::InferConvolveShape(S("f32[4,5,5,3]"), S("f32[2,2,3,6]"), Window2d(2, 1, 0, 0),
+                                                         Nhwc(), 1, 2),
+                      "f32[2,4,4,6]"));
+  EXPECT_TRUE(IsShape(ShapeInference::InferConvolveShape(S("s32[1,2,2,1]"), S("s32[3,3,1,1]"), Window2d(3, 1, 0, 0),
+                                                         Nhwc(), 1, 1),
+                      "s32[1,0,0,1]"));
+}
+
+TEST(ConvolutionTest, Errors) {
+  const Shape lhs = S("f32[1,8,8,4]");
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f64[3,3,4,2]"), Window2d(3, 1, 0, 0), Nhwc(), 1, 1),
+                      {"element types differ"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f32[3,3,3,2]"), Window2d(3, 1, 0, 0), Nhwc(), 1, 1),
+                      {"input features 4 divided by feature_group_count 1 must equal the kernel's input features 3"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f32[3,3,2,3]"), Window2d(3, 1, 0, 0), Nhwc(), 2, 1),
+                      {"kernel output features 3 must be a multiple of feature_group_count 2"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f32[3,3,4,2]"), Window2d(2, 1, 0, 0), Nhwc(), 1, 1),
+                      {"window size 2 of spatial dimension 0 does not match the kernel's size 3"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f32[3,3,4,2]"), Window2d(3, 0, 0, 0), Nhwc(), 1, 1),
+                      {"needs stride and dilations of at least 1"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f32[3,3,4,2]"), Window2d(3, 1, -5, -5), Nhwc(), 1, 1),
+                      {"negative size -2 after padding"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f32[3,3,4,2]"), Window2d(3, 1, 0, 0), Nhwc(), 0, 1),
+                      {"must be at least 1"}));
+  ConvolutionDimensionNumbers repeated = Nhwc();
+  repeated.set_input_feature_dimension(0);
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f32[3,3,4,2]"), Window2d(3, 1, 0, 0), repeated, 1, 1),
+                      {"input dimension numbers", "appears more than once"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(S("pred[1,8,8,4]"), S("pred[3,3,4,2]"),
+                                                         Window2d(3, 1, 0, 0), Nhwc(), 1, 1),
+                      {"operands must be numbers"}));
+}
+
 
 }  // namespace
 }  // namespace xla

@@ -20,6 +20,11 @@ std::unique_ptr<Backend> CpuBackendOrDie() {
 absl::StatusOr<Literal> RunOnCpu(const std::string& text, const std::vector<Literal>& args,
                                  const DebugOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(text));
+  return RunOnCpu(std::move(module), args, options);
+}
+
+absl::StatusOr<Literal> RunOnCpu(std::unique_ptr<HloModule> module, const std::vector<Literal>& args,
+                                 const DebugOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, BackendRegistry::Create("cpu"));
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable, backend->compiler()->Compile(std::move(module), options));
   std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
@@ -35,11 +40,16 @@ void CompareWithEvaluator(const std::string& text, const std::vector<Literal>& a
                           const DebugOptions& options) {
   auto module = ParseHloModule(text);
   ASSERT_TRUE(module.ok()) << module.status();
+  CompareWithEvaluator(std::move(*module), args, tolerance, options);
+}
+
+void CompareWithEvaluator(std::unique_ptr<HloModule> module, const std::vector<Literal>& args,
+                          const ErrorSpec& tolerance, const DebugOptions& options) {
   std::vector<const Literal*> arg_ptrs;
   for (const Literal& a : args) arg_ptrs.push_back(&a);
-  auto expected = HloEvaluator().Evaluate(**module, arg_ptrs);
+  auto expected = HloEvaluator().Evaluate(*module, arg_ptrs);
   ASSERT_TRUE(expected.ok()) << expected.status();
-  auto actual = RunOnCpu(text, args, options);
+  auto actual = RunOnCpu(std::move(module), args, options);
   ASSERT_TRUE(actual.ok()) << actual.status();
   EXPECT_EQ(actual->shape().ToString(true), expected->shape().ToString(true));
   absl::Status cmp = literal_comparison::Near(*expected, *actual, tolerance);

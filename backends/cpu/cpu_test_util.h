@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "xla/hlo/hlo_module.h"
 #include "xla/literal.h"
 #include "xla/literal_comparison.h"
 #include "proto/xla.pb.h"
@@ -22,12 +23,17 @@ std::unique_ptr<Backend> CpuBackendOrDie();
 // Compiles `text` for the CPU backend with `options` and runs it on `args`.
 absl::StatusOr<Literal> RunOnCpu(const std::string& text, const std::vector<Literal>& args,
                                  const DebugOptions& options = DebugOptions());
+absl::StatusOr<Literal> RunOnCpu(std::unique_ptr<HloModule> module, const std::vector<Literal>& args,
+                                 const DebugOptions& options = DebugOptions());
 
 // Evaluates `text` with HloEvaluator and runs it on the CPU backend with the
 // same arguments, then checks the result shapes (with layouts) are equal and
 // the values are within `tolerance` (gtest failures name the module).
 void CompareWithEvaluator(const std::string& text, const std::vector<Literal>& args, const ErrorSpec& tolerance,
                           const DebugOptions& options = DebugOptions());
+// The same for a module already built (e.g. one too large to print).
+void CompareWithEvaluator(std::unique_ptr<HloModule> module, const std::vector<Literal>& args,
+                          const ErrorSpec& tolerance, const DebugOptions& options = DebugOptions());
 
 // Random values of `shape` (tuples element by element): floats uniform in
 // [-range, range]; integers as random bits, or in [-small, small] when

@@ -25,13 +25,13 @@ bool EigenMatMulReference::Supported() {
 EigenMatMulReference::EigenMatMulReference(int threads) : pool_(std::make_unique<Pool>(threads)) {}
 EigenMatMulReference::~EigenMatMulReference() = default;
 
-void EigenMatMulReference::Run(const float* lhs, const float* rhs, float* out, int64_t n) {
+void EigenMatMulReference::Run(const float* lhs, const float* rhs, float* out, int64_t m, int64_t k, int64_t n) {
   // Column-major views (Eigen's native layout): a row-major matrix read
   // column-major is its transpose, so out^T = rhs^T . lhs^T.
   using Map = Eigen::TensorMap<Eigen::Tensor<const float, 2, Eigen::ColMajor>>;
   using OutMap = Eigen::TensorMap<Eigen::Tensor<float, 2, Eigen::ColMajor>>;
-  Map lhs_t(lhs, n, n), rhs_t(rhs, n, n);
-  OutMap out_t(out, n, n);
+  Map lhs_t(lhs, k, m), rhs_t(rhs, n, k);
+  OutMap out_t(out, n, m);
   Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> dims = {Eigen::IndexPair<Eigen::Index>(1, 0)};
   out_t.device(pool_->device) = rhs_t.contract(lhs_t, dims);
 }

@@ -21,7 +21,9 @@ class EigenMatMulReference {
   ~EigenMatMulReference();
 
   // out = lhs . rhs for row-major n x n matrices.
-  void Run(const float* lhs, const float* rhs, float* out, int64_t n);
+  void Run(const float* lhs, const float* rhs, float* out, int64_t n) { Run(lhs, rhs, out, n, n, n); }
+  // out[m, n] = lhs[m, k] . rhs[k, n], row-major.
+  void Run(const float* lhs, const float* rhs, float* out, int64_t m, int64_t k, int64_t n);
 
  private:
   struct Pool;

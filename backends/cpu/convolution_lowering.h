@@ -2,15 +2,19 @@
 // convolutions into ops the backend already makes fast, so they never run
 // as the elemental loop (one output element at a time over its window):
 //
+// The input under one kernel position, [batch, out spatial..., features],
+// is a strided slice of one dilated and padded copy of the input (in that
+// dimension order); for depthwise convolutions without lhs dilation, a
+// strided slice of the input itself padded with zeros only where the window
+// hangs over an edge (no copy: measured 1.7x faster on 112x112x64).
+//
 // - Grouped by features like a depthwise convolution (feature_group_count =
 //   input features, one input feature per group): for each kernel position,
-//   the strided slice of the padded input times that position's weights
-//   (broadcast, repeated for a channel multiplier), summed over positions in
-//   row-major order. One fused elementwise loop; f16/bf16 computed in f32.
-// - Ungrouped (feature and batch group counts 1): im2col. The input, in
-//   [batch, spatial..., feature] order and padded (lhs dilation as interior
-//   padding), is sliced once per kernel position with the window's stride;
-//   the slices are concatenated along features into patches [batch,
+//   that input times the position's weights (broadcast, repeated for a
+//   channel multiplier), summed over positions in row-major order. One fused
+//   elementwise loop; f16/bf16 computed in f32.
+// - Ungrouped (feature and batch group counts 1): im2col. The inputs of all
+//   kernel positions are concatenated along features into patches [batch,
 //   out spatial..., positions x features] (one fused loop), and the kernel,
 //   reversed where the window says so, becomes [positions x features, out
 //   features]. One dot then computes the result on the matmul runtime, and a

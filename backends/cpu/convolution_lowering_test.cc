@@ -84,6 +84,10 @@ TEST(ConvolutionLoweringTest, DepthwiseBecomesOneSumOfProducts) {
   EXPECT_NE(after.find("f32[1,8,8,6]{3,2,1,0} convert(%a)"), std::string::npos) << after;
   EXPECT_NE(after.find("f32[1,8,8,6,2]{4,3,2,1,0} broadcast("), std::string::npos) << after;
   EXPECT_NE(after.find("bf16[1,8,8,12]{3,2,1,0} convert("), std::string::npos) << after;
+  // No padded copy: each position's slice padded where it hangs over the
+  // edge (all but the centre position).
+  EXPECT_EQ(cpu_test::CountOccurrences(after, " pad("), 8) << after;
+  EXPECT_NE(after.find("f32[1,7,6,6]{3,2,1,0} slice("), std::string::npos) << after;
 }
 
 TEST(ConvolutionLoweringTest, WhatStaysAnElementalLoop) {

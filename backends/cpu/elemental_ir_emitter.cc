@@ -843,6 +843,20 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const Hl
   return phi;
 }
 
+bool ElementalIrEmitter::ReadsOnlyBuffers(const HloInstruction* hlo) {
+  while (buffers_(hlo) == nullptr) {
+    switch (hlo->opcode()) {
+      case HloOpcode::kSlice: case HloOpcode::kTranspose: case HloOpcode::kReshape: case HloOpcode::kBroadcast:
+      case HloOpcode::kConvert: case HloOpcode::kCopy: case HloOpcode::kReverse:
+        hlo = hlo->operand(0);
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitPadElement(const HloInstruction* hlo, const IrIndex& index) {
   const Shape& in_shape = hlo->operand(0)->shape();
   const auto& config = hlo->attributes().padding_config().dimensions();
@@ -858,6 +872,19 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitPadElement(const HloInstruc
     }
     inside = b_->CreateAnd(inside, b_->CreateICmpSLT(t, b_->getInt64(in_shape.dimensions(d))));
     in[d] = t;
+  }
+  if (ReadsOnlyBuffers(hlo->operand(0)) && !ShapeUtil::HasZeroElements(in_shape)) {
+    // Branch-free, so the loop around it vectorizes: the operand read at an
+    // index clamped into range (loads from buffers cannot fault or cost
+    // much), then the padding value selected outside.
+    for (int d = 0; d < in_shape.rank(); ++d) {
+      llvm::Value* low = b_->CreateSelect(b_->CreateICmpSGT(in[d], b_->getInt64(0)), in[d], b_->getInt64(0));
+      const int64_t last = in_shape.dimensions(d) - 1;
+      in[d] = b_->CreateSelect(b_->CreateICmpSLT(low, b_->getInt64(last)), low, b_->getInt64(last));
+    }
+    ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(hlo->operand(0), in));
+    ASSIGN_OR_RETURN(llvm::Value * p, EmitElement(hlo->operand(1), {}));
+    return b_->CreateSelect(inside, v, p);
   }
   llvm::Function* fn = b_->GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b_->getContext();

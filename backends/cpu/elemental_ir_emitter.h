@@ -115,6 +115,10 @@ class ElementalIrEmitter {
   absl::StatusOr<llvm::Value*> EmitGatherElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitConcatenateElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitPadElement(const HloInstruction* hlo, const IrIndex& index);
+  // Whether `hlo`'s elements are loads from a buffer through index-only
+  // ops (slice, transpose, reshape, broadcast, reverse) and converts: cheap
+  // and safe to read at any in-range index.
+  bool ReadsOnlyBuffers(const HloInstruction* hlo);
   absl::StatusOr<llvm::Value*> EmitBitcastConvertElement(const HloInstruction* hlo, const IrIndex& index);
   // A register value as the integer of its storage bits, and back.
   llvm::Value* ToBits(PrimitiveType type, llvm::Value* v);

@@ -215,10 +215,14 @@ class Lowering {
 
   // The input as [batch, spatial..., features] in `type`.
   absl::StatusOr<HloInstruction*> TransposedInput(PrimitiveType type) {
-    HloInstruction* x = conv_->mutable_operand(0);
     std::vector<int64_t> order = {dnums_.input_batch_dimension()};
     for (int64_t i = 0; i < spatial_; ++i) order.push_back(dnums_.input_spatial_dimensions(i));
     order.push_back(dnums_.input_feature_dimension());
+    return Reordered(conv_->mutable_operand(0), order, type);
+  }
+
+  // `x` with dimension i being x's dimension order[i], row-major, in `type`.
+  absl::StatusOr<HloInstruction*> Reordered(HloInstruction* x, absl::Span<const int64_t> order, PrimitiveType type) {
     std::vector<int64_t> dims;
     for (int64_t d : order) dims.push_back(x->shape().dimensions(d));
     if (!IsIdentity(order) || !ShapeUtil::HasDefaultLayout(x->shape())) {
@@ -297,18 +301,9 @@ class Lowering {
     for (int64_t i = 0; i < spatial_; ++i) order.push_back(dnums_.kernel_spatial_dimensions(i));
     order.push_back(dnums_.kernel_input_feature_dimension());
     order.push_back(dnums_.kernel_output_feature_dimension());
-    std::vector<int64_t> dims;
-    for (int64_t d : order) dims.push_back(w->shape().dimensions(d));
-    if (!IsIdentity(order) || !ShapeUtil::HasDefaultLayout(w->shape())) {
-      HloInstructionProto transpose;
-      for (int64_t d : order) transpose.add_dimensions(d);
-      ASSIGN_OR_RETURN(w, Make(HloOpcode::kTranspose, RowMajor(w->shape().element_type(), dims), {w}, transpose));
-    }
-    if (w->shape().element_type() != type) {
-      ASSIGN_OR_RETURN(w, Make(HloOpcode::kConvert, RowMajor(type, dims), {w}));
-    }
-    const int64_t rows = positions_ * dims[spatial_];
-    return Make(HloOpcode::kReshape, RowMajor(type, {rows, dims[spatial_ + 1]}), {w});
+    ASSIGN_OR_RETURN(w, Reordered(w, order, type));
+    const int64_t rows = positions_ * w->shape().dimensions(spatial_);
+    return Make(HloOpcode::kReshape, RowMajor(type, {rows, w->shape().dimensions(spatial_ + 1)}), {w});
   }
 
   // `canonical` ([batch, out spatial..., out features], row-major) in the

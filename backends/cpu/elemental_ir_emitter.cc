@@ -994,6 +994,16 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReduceElement(const HloInst
   return b_->CreateLoad(acc->getAllocatedType(), acc);
 }
 
+llvm::Value* ElementalIrEmitter::MultiplyAdd(PrimitiveType type, llvm::Value* acc, llvm::Value* l, llvm::Value* r) {
+  if (type == PRED) return b_->CreateOr(acc, b_->CreateAnd(l, r));
+  if (IsComplex(type)) {
+    ComplexIrEmitter complex(b_, module_);
+    return complex.Add(acc, complex.Multiply(type, l, r));
+  }
+  if (IsFloat(type)) return b_->CreateFAdd(acc, b_->CreateFMul(l, r));
+  return b_->CreateAdd(acc, b_->CreateMul(l, r));
+}
+
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruction* hlo, const IrIndex& index) {
   const auto& dnums = hlo->attributes().dot_dimension_numbers();
   const HloInstruction* lhs = hlo->operand(0);
@@ -1028,19 +1038,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruc
     ASSIGN_OR_RETURN(llvm::Value * r, EmitElement(rhs, ri));
     l = EmitConvert(lhs->shape().element_type(), type, l);
     r = EmitConvert(rhs->shape().element_type(), type, r);
-    llvm::Value* a = b_->CreateLoad(acc->getAllocatedType(), acc);
-    llvm::Value* v;
-    if (type == PRED) {
-      v = b_->CreateOr(a, b_->CreateAnd(l, r));
-    } else if (IsComplex(type)) {
-      ComplexIrEmitter complex(b_, module_);
-      v = complex.Add(a, complex.Multiply(type, l, r));
-    } else if (IsFloat(type)) {
-      v = b_->CreateFAdd(a, b_->CreateFMul(l, r));
-    } else {
-      v = b_->CreateAdd(a, b_->CreateMul(l, r));
-    }
-    b_->CreateStore(v, acc);
+    b_->CreateStore(MultiplyAdd(type, b_->CreateLoad(acc->getAllocatedType(), acc), l, r), acc);
     return absl::OkStatus();
   }));
   return b_->CreateLoad(acc->getAllocatedType(), acc);
@@ -1158,17 +1156,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
         l = b_->CreateSelect(inside, loaded, Zero(type));
       }
       ASSIGN_OR_RETURN(llvm::Value * r, EmitElement(rhs, ri));
-      llvm::Value* a = b_->CreateLoad(acc->getAllocatedType(), acc);
-      llvm::Value* v;
-      if (IsComplex(type)) {
-        ComplexIrEmitter complex(b_, module_);
-        v = complex.Add(a, complex.Multiply(type, l, r));
-      } else if (IsFloat(type)) {
-        v = b_->CreateFAdd(a, b_->CreateFMul(l, r));
-      } else {
-        v = b_->CreateAdd(a, b_->CreateMul(l, r));
-      }
-      b_->CreateStore(v, acc);
+      b_->CreateStore(MultiplyAdd(type, b_->CreateLoad(acc->getAllocatedType(), acc), l, r), acc);
       return absl::OkStatus();
     });
   }));

@@ -108,6 +108,8 @@ class ElementalIrEmitter {
  private:
   absl::StatusOr<llvm::Value*> GenerateUnrounded(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitReduceElement(const HloInstruction* hlo, const IrIndex& index);
+  // acc + l * r in `type` (pred: acc | (l & r)); integers wrap.
+  llvm::Value* MultiplyAdd(PrimitiveType type, llvm::Value* acc, llvm::Value* l, llvm::Value* r);
   absl::StatusOr<llvm::Value*> EmitDotElement(const HloInstruction* hlo, const IrIndex& index);
   // Convolution: the sum over kernel positions (skipping padding and lhs
   // dilation holes) and the kernel's input features, as the evaluator does.

@@ -501,6 +501,26 @@ XlaOp XlaBuilder::Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaO
   }());
 }
 
+XlaOp XlaBuilder::ReduceWindow(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
+                               const XlaComputation& computation, const Window& window) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    if (operands.size() != init_values.size() || operands.empty()) {
+      return InvalidArgument("ReduceWindow: needs as many init values (%d) as operands (%d), at least one",
+                             init_values.size(), operands.size());
+    }
+    std::vector<XlaOp> all(operands.begin(), operands.end());
+    all.insert(all.end(), init_values.begin(), init_values.end());
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(all));
+    std::vector<const Shape*> ptrs = Pointers(shapes);
+    HloInstructionProto proto;
+    ProgramShape ps;
+    RETURN_IF_ERROR(AddCalledComputation(computation, &proto, &ps));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferReduceWindowShape(ptrs, window, ps));
+    *proto.mutable_window() = window;
+    return AddInstruction(proto, HloOpcode::kReduceWindow, out, all);
+  }());
+}
+
 XlaOp XlaBuilder::Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
                       absl::Span<const int64_t> dimensions) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
@@ -1035,6 +1055,52 @@ XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_
   if (b == nullptr) return XlaOp();
   return b->ConvGeneralDilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
                                feature_group_count, batch_group_count);
+}
+
+XlaOp ReduceWindow(XlaOp operand, XlaOp init_value, const XlaComputation& computation,
+                   absl::Span<const int64_t> window_dimensions, absl::Span<const int64_t> window_strides,
+                   Padding padding) {
+  XlaBuilder* b = BuilderOf({operand, init_value});
+  if (b == nullptr) return XlaOp();
+  auto shape = b->GetShape(operand);
+  if (!shape.ok()) return b->ReportError(shape.status());
+  if (!shape->IsArray()) return b->ReportError(InvalidArgument("ReduceWindow: operand must be an array"));
+  const std::vector<std::pair<int64_t, int64_t>> pads =
+      MakePadding(shape->dimensions(), window_dimensions, window_strides, padding);
+  return ReduceWindowWithGeneralPadding({operand}, {init_value}, computation, window_dimensions, window_strides, {},
+                                        {}, pads);
+}
+
+XlaOp ReduceWindowWithGeneralPadding(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
+                                     const XlaComputation& computation,
+                                     absl::Span<const int64_t> window_dimensions,
+                                     absl::Span<const int64_t> window_strides,
+                                     absl::Span<const int64_t> base_dilations,
+                                     absl::Span<const int64_t> window_dilations,
+                                     absl::Span<const std::pair<int64_t, int64_t>> padding) {
+  if (operands.empty()) return XlaOp();
+  XlaBuilder* b = operands[0].builder();
+  if (b == nullptr) return XlaOp();
+  const size_t rank = window_dimensions.size();
+  auto sized = [rank](size_t size, bool may_be_empty) { return size == rank || (may_be_empty && size == 0); };
+  if (!sized(window_strides.size(), true) || !sized(base_dilations.size(), true) ||
+      !sized(window_dilations.size(), true) || !sized(padding.size(), true)) {
+    return b->ReportError(InvalidArgument(
+        "ReduceWindow: window_strides, base_dilations, window_dilations and padding need %d entries (or none), got "
+        "%d, %d, %d and %d",
+        rank, window_strides.size(), base_dilations.size(), window_dilations.size(), padding.size()));
+  }
+  Window window;
+  for (size_t i = 0; i < rank; ++i) {
+    WindowDimension* w = window.add_dimensions();
+    w->set_size(window_dimensions[i]);
+    w->set_stride(window_strides.empty() ? 1 : window_strides[i]);
+    w->set_base_dilation(base_dilations.empty() ? 1 : base_dilations[i]);
+    w->set_window_dilation(window_dilations.empty() ? 1 : window_dilations[i]);
+    w->set_padding_low(padding.empty() ? 0 : padding[i].first);
+    w->set_padding_high(padding.empty() ? 0 : padding[i].second);
+  }
+  return b->ReduceWindow(operands, init_values, computation, window);
 }
 
 XlaOp Gather(XlaOp input, XlaOp start_indices, const GatherDimensionNumbers& dimension_numbers,

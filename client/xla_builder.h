@@ -112,6 +112,8 @@ class XlaBuilder {
   static ConvolutionDimensionNumbers CreateDefaultConvDimensionNumbers(int num_spatial_dims);
   XlaOp Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
                const XlaComputation& computation, absl::Span<const int64_t> dimensions);
+  XlaOp ReduceWindow(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
+                     const XlaComputation& computation, const Window& window);
   XlaOp Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
             absl::Span<const int64_t> dimensions);
   XlaOp Call(const XlaComputation& computation, absl::Span<const XlaOp> operands);
@@ -304,6 +306,19 @@ XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_
 std::vector<std::pair<int64_t, int64_t>> MakePadding(absl::Span<const int64_t> input_dimensions,
                                                      absl::Span<const int64_t> window_dimensions,
                                                      absl::Span<const int64_t> window_strides, Padding padding);
+
+// ReduceWindow (see the operation-semantics document): padding positions
+// hold the init value. Empty strides, dilations or padding mean 1, 1 and 0.
+XlaOp ReduceWindow(XlaOp operand, XlaOp init_value, const XlaComputation& computation,
+                   absl::Span<const int64_t> window_dimensions, absl::Span<const int64_t> window_strides,
+                   Padding padding);
+XlaOp ReduceWindowWithGeneralPadding(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
+                                     const XlaComputation& computation,
+                                     absl::Span<const int64_t> window_dimensions,
+                                     absl::Span<const int64_t> window_strides,
+                                     absl::Span<const int64_t> base_dilations,
+                                     absl::Span<const int64_t> window_dilations,
+                                     absl::Span<const std::pair<int64_t, int64_t>> padding);
 
 // Gather (see the operation-semantics document).
 XlaOp Gather(XlaOp input, XlaOp start_indices, const GatherDimensionNumbers& dimension_numbers,

@@ -1,10 +1,11 @@
-// Conv, ConvWithGeneralPadding, ConvGeneralDilated and Gather through the
-// client API on every backend: the builder's padding short-hands and
-// default dimension numbers, hand-worked values, and random differential
+// Conv, ConvWithGeneralPadding, ConvGeneralDilated, Gather and ReduceWindow
+// through the client API on every backend: the builder's padding short-hands
+// and default dimension numbers, hand-worked values, and random differential
 // cases against the reference evaluator (the CPU backend lowers float
 // convolutions to dots and fused sums, so floats compare within a
 // tolerance).
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -138,6 +139,54 @@ TEST_P(ConvolutionGatherTest, GatherWindowsOnRandomInputs) {
   d.set_index_vector_dim(1);
   Gather(x, starts, d, {1, 3, 5});
   CompareWithReferenceOnRandomInputs(&b, ErrorSpec{0, 0});
+}
+
+TEST_P(ConvolutionGatherTest, ReduceWindowDocExamples) {
+  XlaComputation min;
+  {
+    XlaBuilder mb("min");
+    Min(Parameter(&mb, 0, ShapeUtil::MakeShape(F32, {}), "a"), Parameter(&mb, 1, ShapeUtil::MakeShape(F32, {}), "b"));
+    min = mb.Build().value();
+  }
+  for (Padding padding : {Padding::kValid, Padding::kSame}) {
+    XlaBuilder b(TestName());
+    std::vector<Literal> args;
+    XlaOp x = AddParam(&b, Literal::CreateR1<float>({10000, 1000, 100, 10, 1}), &args);
+    ReduceWindow(x, ConstantR0<float>(&b, std::numeric_limits<float>::max()), min, {3}, {2}, padding);
+    if (padding == Padding::kValid) {
+      ComputeAndCompareR1<float>(&b, {100, 1}, args);
+    } else {
+      ComputeAndCompareR1<float>(&b, {1000, 10, 1}, args);
+    }
+  }
+}
+
+TEST_P(ConvolutionGatherTest, VariadicReduceWindowArgmaxPooling) {
+  // Argmax pooling: (value, index) pairs reduced together.
+  XlaComputation argmax;
+  {
+    XlaBuilder ab("argmax");
+    const Shape f = ShapeUtil::MakeShape(F32, {}), i = ShapeUtil::MakeShape(S32, {});
+    XlaOp av = Parameter(&ab, 0, f, "av"), ai = Parameter(&ab, 1, i, "ai");
+    XlaOp bv = Parameter(&ab, 2, f, "bv"), bi = Parameter(&ab, 3, i, "bi");
+    XlaOp take_b = Gt(bv, av);
+    Tuple(&ab, {Select(take_b, bv, av), Select(take_b, bi, ai)});
+    argmax = ab.Build().value();
+  }
+  XlaBuilder b(TestName());
+  std::vector<Literal> args;
+  XlaOp v = AddParam(&b, Literal::CreateR1<float>({3, 9, 2, 7, 8, 1}), &args);
+  XlaOp idx = Iota(&b, S32, 6);
+  ReduceWindowWithGeneralPadding({v, idx}, {ConstantR0<float>(&b, -1), ConstantR0<int32_t>(&b, -1)}, argmax, {2},
+                                 {2}, {}, {}, {});
+  auto computation = b.Build();
+  ASSERT_TRUE(computation.ok()) << computation.status();
+  auto reference = test::EvaluateWithReference(*computation, args);
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  EXPECT_EQ(*reference, Literal::MakeTuple({Literal::CreateR1<float>({9, 7, 8}), Literal::CreateR1<int32_t>({1, 3, 4})}));
+  auto result = ExecuteComputation(*computation, args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(*result, *reference);
 }
 
 TEST_P(ConvolutionGatherTest, BuildErrors) {

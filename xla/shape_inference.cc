@@ -233,7 +233,7 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kPad: case HloOpcode::kTuple: case HloOpcode::kGetTupleElement:
     case HloOpcode::kIota: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kMap:
     case HloOpcode::kCall: case HloOpcode::kWhile: case HloOpcode::kConditional:
-    case HloOpcode::kGather: case HloOpcode::kConvolution:
+    case HloOpcode::kGather: case HloOpcode::kConvolution: case HloOpcode::kReduceWindow:
       return true;
     default:
       return false;
@@ -809,6 +809,28 @@ absl::StatusOr<Shape> ShapeInference::InferDotOpShape(const Shape& lhs, const Sh
 
 namespace {
 
+// The number of window positions along one dimension of size `in`: the base
+// dilated and padded (negative padding crops), the window dilated, then
+// stepped by the stride. Every size is bounded so nothing overflows.
+absl::StatusOr<int64_t> WindowedSize(const char* op, const char* what, int64_t i, int64_t in,
+                                     const WindowDimension& w) {
+  if (w.stride() < 1 || w.base_dilation() < 1 || w.window_dilation() < 1) {
+    return InvalidArgument("%s: window dimension %d needs stride and dilations of at least 1 (stride %d, "
+                           "lhs_dilate %d, rhs_dilate %d)",
+                           op, i, w.stride(), w.base_dilation(), w.window_dilation());
+  }
+  constexpr int64_t kLimit = int64_t{1} << 48;
+  if (in > kLimit || w.size() < 0 || w.size() > kLimit || w.base_dilation() > kLimit ||
+      w.window_dilation() > kLimit || std::abs(w.padding_low()) > kLimit || std::abs(w.padding_high()) > kLimit) {
+    return InvalidArgument("%s: window dimension %d has sizes out of range", op, i);
+  }
+  const int64_t dilated_base = in == 0 ? 0 : (in - 1) * w.base_dilation() + 1;
+  const int64_t padded = dilated_base + w.padding_low() + w.padding_high();
+  const int64_t dilated_window = w.size() == 0 ? 0 : (w.size() - 1) * w.window_dilation() + 1;
+  if (padded < 0) return InvalidArgument("%s: %s %d has negative size %d after padding", op, what, i, padded);
+  return padded < dilated_window ? 0 : (padded - dilated_window) / w.stride() + 1;
+}
+
 // `dims` is strictly increasing (the document requires sorted dimension lists
 // for gather's offset_dims, collapsed_slice_dims and operand_batching_dims).
 absl::Status CheckSorted(absl::string_view op, absl::string_view what, absl::Span<const int64_t> dims) {
@@ -1006,40 +1028,26 @@ absl::StatusOr<Shape> ShapeInference::InferConvolveShape(const Shape& lhs, const
   dims[dnums.output_feature_dimension()] = kernel_out;
   for (int64_t i = 0; i < spatial; ++i) {
     const WindowDimension& w = window.dimensions(i);
-    const int64_t in = lhs.dimensions(dnums.input_spatial_dimensions(i));
     const int64_t k = rhs.dimensions(dnums.kernel_spatial_dimensions(i));
     if (w.size() != k) {
       return InvalidArgument("%s: window size %d of spatial dimension %d does not match the kernel's size %d (%s)", op,
                              w.size(), i, k, both);
     }
-    if (w.stride() < 1 || w.base_dilation() < 1 || w.window_dilation() < 1) {
-      return InvalidArgument("%s: window dimension %d needs stride and dilations of at least 1 (stride %d, "
-                             "lhs_dilate %d, rhs_dilate %d)",
-                             op, i, w.stride(), w.base_dilation(), w.window_dilation());
-    }
-    // Sizes after dilation and padding, each bounded so nothing overflows.
-    constexpr int64_t kLimit = int64_t{1} << 48;
-    if (in > kLimit || k > kLimit || w.base_dilation() > kLimit || w.window_dilation() > kLimit ||
-        std::abs(w.padding_low()) > kLimit || std::abs(w.padding_high()) > kLimit) {
-      return InvalidArgument("%s: window dimension %d has sizes too large to convolve", op, i);
-    }
-    const int64_t dilated_base = in == 0 ? 0 : (in - 1) * w.base_dilation() + 1;
-    const int64_t padded = dilated_base + w.padding_low() + w.padding_high();
-    const int64_t dilated_window = k == 0 ? 0 : (k - 1) * w.window_dilation() + 1;
-    if (padded < 0) {
-      return InvalidArgument("%s: spatial dimension %d has negative size %d after padding", op, i, padded);
-    }
-    dims[dnums.output_spatial_dimensions(i)] = padded < dilated_window ? 0 : (padded - dilated_window) / w.stride() + 1;
+    ASSIGN_OR_RETURN(dims[dnums.output_spatial_dimensions(i)],
+                     WindowedSize(op, "spatial dimension", i, lhs.dimensions(dnums.input_spatial_dimensions(i)), w));
   }
   return Validated(op, ShapeUtil::MakeShape(lhs.element_type(), dims));
 }
 
 // --- Ops with called computations -------------------------------------------------
 
-absl::StatusOr<Shape> ShapeInference::InferReduceShape(absl::Span<const Shape* const> arg_shapes,
-                                                       absl::Span<const int64_t> dimensions,
-                                                       const ProgramShape& to_apply) {
-  const char* op = "Reduce";
+namespace {
+
+// Reduce's and ReduceWindow's arguments: N arrays of one set of dimensions,
+// then N scalar init values of their types; a reducer taking (T0..TN-1,
+// T0..TN-1) and returning T0 or (T0..TN-1). Returns N.
+absl::StatusOr<size_t> CheckReduction(const char* op, absl::Span<const Shape* const> arg_shapes,
+                                      const ProgramShape& to_apply) {
   RETURN_IF_ERROR(ExpectNonNull(op, arg_shapes));
   if (arg_shapes.empty() || arg_shapes.size() % 2 != 0) {
     return InvalidArgument("%s: expects N operands followed by N init values (N >= 1), got %d arguments", op,
@@ -1060,7 +1068,6 @@ absl::StatusOr<Shape> ShapeInference::InferReduceShape(absl::Span<const Shape* c
                              op, i, i, operand.ToString(), init.ToString());
     }
   }
-  RETURN_IF_ERROR(CheckDimensionList(op, "dimensions", dimensions, first));
   // Reducer: (T0..TN-1, T0..TN-1) -> T0 or (T0..TN-1), all scalars.
   if (to_apply.parameters().size() != 2 * n) {
     return InvalidArgument("%s: reducer must take %d parameters (2 per operand) but takes %d: %s", op, 2 * n,
@@ -1079,6 +1086,18 @@ absl::StatusOr<Shape> ShapeInference::InferReduceShape(absl::Span<const Shape* c
     return InvalidArgument("%s: reducer must return %s but returns %s (reducer %s)", op, expected_result.ToString(),
                            to_apply.result().ToString(), ParamListStr(to_apply));
   }
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferReduceShape(absl::Span<const Shape* const> arg_shapes,
+                                                       absl::Span<const int64_t> dimensions,
+                                                       const ProgramShape& to_apply) {
+  const char* op = "Reduce";
+  ASSIGN_OR_RETURN(const size_t n, CheckReduction(op, arg_shapes, to_apply));
+  const Shape& first = *arg_shapes[0];
+  RETURN_IF_ERROR(CheckDimensionList(op, "dimensions", dimensions, first));
   std::vector<int64_t> kept;
   for (int64_t d = 0; d < first.rank(); ++d) {
     if (std::find(dimensions.begin(), dimensions.end(), d) == dimensions.end()) kept.push_back(first.dimensions(d));
@@ -1086,6 +1105,28 @@ absl::StatusOr<Shape> ShapeInference::InferReduceShape(absl::Span<const Shape* c
   std::vector<Shape> results;
   for (size_t i = 0; i < n; ++i) results.push_back(ShapeUtil::MakeShape(arg_shapes[i]->element_type(), kept));
   return n == 1 ? results[0] : ShapeUtil::MakeTupleShape(std::move(results));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferReduceWindowShape(absl::Span<const Shape* const> arg_shapes,
+                                                             const Window& window, const ProgramShape& to_apply) {
+  const char* op = "ReduceWindow";
+  ASSIGN_OR_RETURN(const size_t n, CheckReduction(op, arg_shapes, to_apply));
+  const Shape& first = *arg_shapes[0];
+  if (window.dimensions_size() != first.rank()) {
+    return InvalidArgument("%s: the window has %d dimensions but the operands have rank %d (%s)", op,
+                           window.dimensions_size(), first.rank(), first.ToString());
+  }
+  std::vector<int64_t> dims(first.rank());
+  for (int64_t d = 0; d < first.rank(); ++d) {
+    const WindowDimension& w = window.dimensions(d);
+    if (w.size() < 1) return InvalidArgument("%s: window dimension %d has size %d (at least 1)", op, d, w.size());
+    if (w.window_reversal()) return InvalidArgument("%s: window dimension %d cannot be reversed", op, d);
+    ASSIGN_OR_RETURN(dims[d], WindowedSize(op, "dimension", d, first.dimensions(d), w));
+  }
+  std::vector<Shape> results;
+  for (size_t i = 0; i < n; ++i) results.push_back(ShapeUtil::MakeShape(arg_shapes[i]->element_type(), dims));
+  if (n == 1) return Validated(op, results[0]);
+  return ShapeUtil::MakeTupleShape(std::move(results));
 }
 
 absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* const> operands,
@@ -1241,7 +1282,10 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
   } else {
     size_t want_called = 0;
     if (opcode == HloOpcode::kWhile) want_called = 2;
-    if (opcode == HloOpcode::kReduce || opcode == HloOpcode::kMap || opcode == HloOpcode::kCall) want_called = 1;
+    if (opcode == HloOpcode::kReduce || opcode == HloOpcode::kMap || opcode == HloOpcode::kCall ||
+        opcode == HloOpcode::kReduceWindow) {
+      want_called = 1;
+    }
     if (called.size() != want_called) {
       return InvalidArgument("%s: expects %d called computations, got %d", op, want_called, called.size());
     }
@@ -1366,6 +1410,8 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
                                 GroupCount(attrs.feature_group_count()), GroupCount(attrs.batch_group_count()));
     case HloOpcode::kReduce:
       return InferReduceShape(operands, attrs.dimensions(), *called[0]);
+    case HloOpcode::kReduceWindow:
+      return InferReduceWindowShape(operands, attrs.window(), *called[0]);
     case HloOpcode::kMap:
       return InferMapShape(operands, *called[0], attrs.dimensions());
     case HloOpcode::kCall:

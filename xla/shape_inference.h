@@ -98,6 +98,10 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferReduceShape(absl::Span<const Shape* const> arg_shapes,
                                                 absl::Span<const int64_t> dimensions,
                                                 const ProgramShape& to_apply);
+  // ReduceWindow of N operands with N init values (in `arg_shapes`), one
+  // window dimension per operand dimension, and a reducer as for Reduce.
+  static absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> arg_shapes,
+                                                      const Window& window, const ProgramShape& to_apply);
   static absl::StatusOr<Shape> InferMapShape(absl::Span<const Shape* const> operands,
                                              const ProgramShape& to_apply,
                                              absl::Span<const int64_t> dimensions);

@@ -675,7 +675,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
   for (HloOpcode op : {HloOpcode::kSort, HloOpcode::kFusion, HloOpcode::kScatter, HloOpcode::kFft,
-                       HloOpcode::kReduceWindow, HloOpcode::kCustomCall}) {
+                       HloOpcode::kSelectAndScatter, HloOpcode::kCustomCall}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
@@ -823,6 +823,39 @@ TEST(ConvolutionTest, Errors) {
                       {"operands must be numbers"}));
 }
 
+
+TEST(ReduceWindowTest, ShapesAndErrors) {
+  const ProgramShape max = PS({"f32[]", "f32[]"}, "f32[]");
+  const Shape x = S("f32[4,6]"), init = S("f32[]");
+  auto infer = [&](const Window& w, const Shape& operand = S("f32[4,6]")) {
+    return ShapeInference::InferReduceWindowShape({&operand, &init}, w, max);
+  };
+  Window w;
+  for (int64_t size : {2, 3}) {
+    WindowDimension* d = w.add_dimensions();
+    d->set_size(size);
+    d->set_stride(size);
+    d->set_base_dilation(1);
+    d->set_window_dilation(1);
+  }
+  EXPECT_TRUE(IsShape(infer(w), "f32[2,2]"));
+  Window padded = w;
+  padded.mutable_dimensions(1)->set_padding_low(1);
+  padded.mutable_dimensions(1)->set_padding_high(2);
+  EXPECT_TRUE(IsShape(infer(padded), "f32[2,3]"));
+  Window one = w;
+  one.mutable_dimensions()->RemoveLast();
+  EXPECT_TRUE(IsError(infer(one), {"the window has 1 dimensions but the operands have rank 2"}));
+  Window zero = w;
+  zero.mutable_dimensions(0)->set_size(0);
+  EXPECT_TRUE(IsError(infer(zero), {"window dimension 0 has size 0"}));
+  Window no_stride = w;
+  no_stride.mutable_dimensions(1)->set_stride(0);
+  EXPECT_TRUE(IsError(infer(no_stride), {"needs stride and dilations of at least 1"}));
+  const Shape s32 = S("s32[]");
+  EXPECT_TRUE(IsError(ShapeInference::InferReduceWindowShape({&x, &s32}, w, max),
+                      {"init value 0 must be a scalar of operand 0's element type"}));
+}
 
 }  // namespace
 }  // namespace xla

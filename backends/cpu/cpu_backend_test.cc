@@ -941,6 +941,95 @@ ENTRY e {
                 {.tol = ConvolutionTol("f32")});
 }
 
+// --- Reduce-window --------------------------------------------------------------------
+
+std::string ReduceWindowModule(const std::string& t, const std::string& operand, const std::string& result,
+                               const std::string& op, const std::string& init, const std::string& window) {
+  return absl::StrCat("HloModule m\nr {\n  a = ", t, "[] parameter(0)\n  b = ", t, "[] parameter(1)\n  ROOT c = ", t,
+                      "[] ", op, "(a, b)\n}\nENTRY e {\n  x = ", t, operand, " parameter(0)\n  i = ", t, "[] constant(",
+                      init, ")\n  ROOT w = ", t, result, " reduce-window(x, i), window={", window, "}, to_apply=r\n}\n");
+}
+
+TEST(CpuBackendTest, ReduceWindowPoolingOfEveryType) {
+  // 3x3 max pooling, stride 2, SAME padding (TensorFlow's), NHWC; and a sum.
+  for (const std::string t : {"f32", "f64", "f16", "bf16", "s32", "u8", "s64"}) {
+    RunAndCompare(ReduceWindowModule(t, "[2,9,9,3]", "[2,5,5,3]", "maximum", "0",
+                                     "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0"),
+                  {.tol = kExact, .small_ints = 50});
+    RunAndCompare(ReduceWindowModule(t, "[2,9,9,3]", "[2,4,4,3]", "add", "0", "size=1x2x2x1 stride=1x2x2x1"),
+                  {.tol = t == "f16" || t == "bf16" ? ConvolutionTol(t) : kReduceTol, .small_ints = 50});
+  }
+}
+
+TEST(CpuBackendTest, ReduceWindowWindowsAndLayouts) {
+  const std::vector<std::array<std::string, 3>> cases = {
+      // Base and window dilation, negative and uneven padding.
+      {"[13,7]", "[12,3]", "size=3x2 stride=2x2 pad=1_-1x0_1 lhs_dilate=2x1 rhs_dilate=1x2"},
+      // A window as large as the padded input, and size-0 results.
+      {"[5,4]", "[1,1]", "size=7x4 pad=1_1x0_0"},
+      {"[0,4]", "[0,3]", "size=1x2"},
+      {"[3,4]", "[3,0]", "size=1x5"},
+      // Rank 1 and rank 3 with a transposed layout.
+      {"[100]", "[34]", "size=5 stride=3 pad=2_2"},
+      {"[4,6,5]{0,2,1}", "[4,3,5]", "size=1x2x1 stride=1x2x1"},
+  };
+  for (const auto& [operand, result, window] : cases) {
+    RunAndCompare(ReduceWindowModule("f32", operand, result, "maximum", "-inf", window), {.tol = kExact});
+    RunAndCompare(ReduceWindowModule("s32", operand, result, "add", "0", window), {.tol = kExact, .small_ints = 9});
+  }
+  // A non-identity init value counts once per padding position, as in the
+  // evaluator (the document pads with init values).
+  RunAndCompare(ReduceWindowModule("s32", "[6]", "[7]", "add", "3", "size=2 pad=1_1"), {.tol = kExact});
+}
+
+TEST(CpuBackendTest, VariadicReduceWindowArgmaxPooling) {
+  // (value, index) pairs: the first maximum's index in each 2x2 window,
+  // padding positions holding the init pair.
+  RunAndCompare(R"(HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(bv, av), direction=GT
+  v = f32[] select(gt, bv, av)
+  i = s32[] select(gt, bi, ai)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[2,7,7,3] parameter(0)
+  idx = s32[2,7,7,3] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  none = s32[] constant(-1)
+  ROOT w = (f32[2,4,4,3], s32[2,4,4,3]) reduce-window(x, idx, lo, none), window={size=1x2x2x1 stride=1x2x2x1 pad=0_0x0_1x0_1x0_0}, to_apply=argmax
+}
+)",
+                {.tol = kExact});
+}
+
+TEST(CpuBackendTest, ReduceWindowOfAFusedOperandAndGeneralReducer) {
+  // Average pooling after a ReLU, with a reducer that is not a single op.
+  RunAndCompare(R"(HloModule m
+r {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  s = f32[] add(a, b)
+  ROOT m = f32[] maximum(s, a)
+}
+ENTRY e {
+  x = f32[1,8,8,4] parameter(0)
+  z = f32[] constant(0)
+  zs = f32[1,8,8,4] broadcast(z), dimensions={}
+  relu = f32[1,8,8,4] maximum(x, zs)
+  w = f32[1,4,4,4] reduce-window(relu, z), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=r
+  q = f32[] constant(0.25)
+  qs = f32[1,4,4,4] broadcast(q), dimensions={}
+  ROOT avg = f32[1,4,4,4] multiply(w, qs)
+}
+)",
+                {.tol = kReduceTol});
+}
+
 // --- Control flow ---------------------------------------------------------------------
 
 // A counted loop over tuple state (s32 counter, f32 vector, f64 scalar).

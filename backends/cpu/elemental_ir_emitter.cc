@@ -611,6 +611,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInst
     case HloOpcode::kConcatenate: return EmitConcatenateElement(hlo, index);
     case HloOpcode::kPad: return EmitPadElement(hlo, index);
     case HloOpcode::kReduce: return EmitReduceElement(hlo, index);
+    case HloOpcode::kReduceWindow: return EmitReduceWindowElement(hlo, index);
     case HloOpcode::kDot: return EmitDotElement(hlo, index);
     case HloOpcode::kConvolution: return EmitConvolutionElement(hlo, index);
     case HloOpcode::kGather: return EmitGatherElement(hlo, index);
@@ -992,6 +993,74 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReduceElement(const HloInst
     return absl::OkStatus();
   }));
   return b_->CreateLoad(acc->getAllocatedType(), acc);
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReduceWindowElement(const HloInstruction* hlo,
+                                                                         const IrIndex& index) {
+  if (hlo->operand_count() != 2) return NotImplemented(*hlo, "variadic reduce-window as a fused value");
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, EmitVariadicReduceWindowElement(hlo, index));
+  return v.at(0);
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitVariadicReduceWindowElement(
+    const HloInstruction* hlo, const IrIndex& index) {
+  const int64_t n = hlo->operand_count() / 2;
+  const Shape& in_shape = hlo->operand(0)->shape();
+  const Window& window = hlo->attributes().window();
+  const int64_t rank = in_shape.rank();
+  std::vector<int64_t> sizes(rank), order(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes[d] = window.dimensions(d).size();
+    order[d] = rank - 1 - d;
+  }
+  std::vector<llvm::Value*> inits(n);
+  std::vector<llvm::AllocaInst*> accs(n);
+  for (int64_t i = 0; i < n; ++i) {
+    ASSIGN_OR_RETURN(inits[i], EmitElement(hlo->operand(n + i), {}));
+    accs[i] = EntryAlloca(inits[i]->getType(), "window.acc");
+    b_->CreateStore(inits[i], accs[i]);
+  }
+  const bool empty = ShapeUtil::HasZeroElements(in_shape);
+  // Row-major over the window, as the evaluator folds; padding and base
+  // dilation holes hold the init values. The operands are read at an index
+  // clamped into range and replaced outside, so the loop has no branches.
+  RETURN_IF_ERROR(EmitLoopNest(b_, sizes, order, "window", [&](const IrIndex& k) -> absl::Status {
+    llvm::Value* inside = b_->getTrue();
+    IrIndex in(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      const WindowDimension& w = window.dimensions(d);
+      llvm::Value* pos = b_->CreateAdd(
+          b_->CreateMul(index[d], b_->getInt64(w.stride())),
+          b_->CreateSub(b_->CreateMul(k[d], b_->getInt64(w.window_dilation())), b_->getInt64(w.padding_low())));
+      inside = b_->CreateAnd(inside, b_->CreateICmpSGE(pos, b_->getInt64(0)));
+      if (w.base_dilation() > 1) {
+        inside = b_->CreateAnd(inside, b_->CreateICmpEQ(b_->CreateSRem(pos, b_->getInt64(w.base_dilation())),
+                                                        b_->getInt64(0)));
+        pos = b_->CreateSDiv(pos, b_->getInt64(w.base_dilation()));
+      }
+      const int64_t last = in_shape.dimensions(d) - 1;
+      inside = b_->CreateAnd(inside, b_->CreateICmpSLE(pos, b_->getInt64(last)));
+      llvm::Value* low = b_->CreateSelect(b_->CreateICmpSGT(pos, b_->getInt64(0)), pos, b_->getInt64(0));
+      in[d] = b_->CreateSelect(b_->CreateICmpSLT(low, b_->getInt64(last)), low, b_->getInt64(last));
+    }
+    std::vector<llvm::Value*> args(2 * n);
+    for (int64_t i = 0; i < n; ++i) {
+      args[i] = b_->CreateLoad(accs[i]->getAllocatedType(), accs[i]);
+      args[n + i] = inits[i];
+      if (!empty) {
+        ASSIGN_OR_RETURN(llvm::Value * loaded, EmitElement(hlo->operand(i), in));
+        args[n + i] = b_->CreateSelect(inside, loaded, inits[i]);
+      }
+    }
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> v,
+                     EmitScalarComputationValues(*hlo->to_apply(), args, /*reassociate=*/false));
+    if (static_cast<int64_t>(v.size()) != n) return Internal("CPU backend: %s: reducer arity mismatch", hlo->name());
+    for (int64_t i = 0; i < n; ++i) b_->CreateStore(v[i], accs[i]);
+    return absl::OkStatus();
+  }));
+  std::vector<llvm::Value*> out(n);
+  for (int64_t i = 0; i < n; ++i) out[i] = b_->CreateLoad(accs[i]->getAllocatedType(), accs[i]);
+  return out;
 }
 
 llvm::Value* ElementalIrEmitter::MultiplyAdd(PrimitiveType type, llvm::Value* acc, llvm::Value* l, llvm::Value* r) {

@@ -79,6 +79,12 @@ class ElementalIrEmitter {
   // xla/evaluator/reduce_op.cc does.
   absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicReduceElement(const HloInstruction* hlo,
                                                                       const IrIndex& index);
+  // The N values of reduce-window `hlo` at `index`: each window's positions
+  // folded in row-major order, the init values where the window covers
+  // padding or a base dilation hole (the document pads with init values), as
+  // the evaluator does.
+  absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicReduceWindowElement(const HloInstruction* hlo,
+                                                                            const IrIndex& index);
 
   absl::StatusOr<llvm::Value*> EmitUnaryOp(const HloInstruction& hlo, PrimitiveType in_type, llvm::Value* x);
   absl::StatusOr<llvm::Value*> EmitBinaryOp(const HloInstruction& hlo, PrimitiveType type, llvm::Value* a,
@@ -108,6 +114,8 @@ class ElementalIrEmitter {
  private:
   absl::StatusOr<llvm::Value*> GenerateUnrounded(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitReduceElement(const HloInstruction* hlo, const IrIndex& index);
+  // Reduce-window of one operand (EmitVariadicReduceWindowElement).
+  absl::StatusOr<llvm::Value*> EmitReduceWindowElement(const HloInstruction* hlo, const IrIndex& index);
   // acc + l * r in `type` (pred: acc | (l & r)); integers wrap.
   llvm::Value* MultiplyAdd(PrimitiveType type, llvm::Value* acc, llvm::Value* l, llvm::Value* r);
   absl::StatusOr<llvm::Value*> EmitDotElement(const HloInstruction* hlo, const IrIndex& index);

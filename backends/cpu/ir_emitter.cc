@@ -49,9 +49,10 @@ bool IsControlFlow(const HloInstruction& hlo) {
          hlo.opcode() == HloOpcode::kCall || (hlo.opcode() == HloOpcode::kSelect && hlo.shape().IsTuple());
 }
 
-// A variadic reduce: its result is a tuple with one array per operand pair.
+// A variadic reduce or reduce-window: its result is a tuple with one array
+// per operand pair.
 bool IsTupleReduce(const HloInstruction& hlo) {
-  return hlo.opcode() == HloOpcode::kReduce && hlo.shape().IsTuple();
+  return (hlo.opcode() == HloOpcode::kReduce || hlo.opcode() == HloOpcode::kReduceWindow) && hlo.shape().IsTuple();
 }
 
 // Elements each element of `hlo` reads from its operands: the reduced
@@ -67,6 +68,11 @@ int64_t InnerWork(const HloInstruction& hlo) {
       k *= hlo.operand(0)->shape().dimensions(d);
     }
     return std::max<int64_t>(k, 1);
+  }
+  if (hlo.opcode() == HloOpcode::kReduceWindow) {
+    int64_t positions = 1;
+    for (const WindowDimension& w : hlo.attributes().window().dimensions()) positions *= w.size();
+    return std::max<int64_t>(positions, 1);
   }
   if (hlo.opcode() == HloOpcode::kConvolution) {
     const HloInstruction* kernel = hlo.operand(1);
@@ -117,7 +123,7 @@ bool IrEmitter::CanUseRuntimeMatMul(const HloInstruction& hlo) const { return Pl
 absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
   if (IsTupleReduce(hlo)) {
     for (const Shape& s : hlo.shape().tuple_shapes()) {
-      if (!s.IsArray()) return NotImplemented(hlo, "reduce with a nested tuple result");
+      if (!s.IsArray()) return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " with a nested tuple result"));
       RETURN_IF_ERROR(CheckSupportedElementType(s.element_type(), hlo));
     }
   } else if (hlo.shape().IsTuple() && !IsPlumbing(hlo) && !IsControlFlow(hlo) &&
@@ -128,7 +134,8 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
   if (hlo.shape().IsArray()) RETURN_IF_ERROR(CheckSupportedElementType(hlo.shape().element_type(), hlo));
   if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) && !IsControlFlow(hlo) &&
       hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot &&
-      hlo.opcode() != HloOpcode::kConvolution && hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
+      hlo.opcode() != HloOpcode::kConvolution && hlo.opcode() != HloOpcode::kReduceWindow &&
+      hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
     return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
   }
   return absl::OkStatus();
@@ -186,11 +193,11 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
   }
   for (const HloInstruction* h : order) {
     if (!reachable.contains(h)) continue;
-    // Tuple elements need a buffer; dot and convolution operands are read
-    // many times each (and by the runtime for f32/f64 dots), so they are not
-    // recomputed inline.
+    // Tuple elements need a buffer; dot, convolution and reduce-window
+    // operands are read many times each (and by the runtime for f32/f64
+    // dots), so they are not recomputed inline.
     if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot ||
-        h->opcode() == HloOpcode::kConvolution || IsControlFlow(*h)) {
+        h->opcode() == HloOpcode::kConvolution || h->opcode() == HloOpcode::kReduceWindow || IsControlFlow(*h)) {
       for (const HloInstruction* o : h->operands()) {
         if (materialize_.contains(o)) materialize_[o] = true;
       }
@@ -780,15 +787,20 @@ absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo) {
     cost.bytes_loaded += primitive_util::ByteWidth(hlo.operand(i)->shape().element_type());
     cost.bytes_stored += primitive_util::ByteWidth(shapes[i].element_type());
   }
-  const int64_t inner_work = std::max<int64_t>(
-      ShapeUtil::ElementsIn(hlo.operand(0)->shape()) / std::max<int64_t>(ShapeUtil::ElementsIn(first), 1), 1);
+  const bool window = hlo.opcode() == HloOpcode::kReduceWindow;
+  const int64_t inner_work =
+      window ? InnerWork(hlo)
+             : std::max<int64_t>(
+                   ShapeUtil::ElementsIn(hlo.operand(0)->shape()) / std::max<int64_t>(ShapeUtil::ElementsIn(first), 1),
+                   1);
   // Loop in the first element's layout; every element has the same dims.
   return EmitParallelLoopNest(
       &b_, device_, first, hlo.name(), cost, inner_work,
       [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the loop may be outlined.
         ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, local.EmitVariadicReduceElement(&hlo, index));
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, window ? local.EmitVariadicReduceWindowElement(&hlo, index)
+                                                             : local.EmitVariadicReduceElement(&hlo, index));
         if (v.size() != out.size()) return Internal("CPU backend: %s: reducer arity mismatch", hlo.name());
         for (size_t i = 0; i < out.size(); ++i) {
           local.StoreElement(local.RoundToType(shapes[i].element_type(), v[i]), remap(out[i]), shapes[i], index);

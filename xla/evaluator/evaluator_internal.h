@@ -97,6 +97,9 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instruction, c
 absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction,
                                        absl::Span<const Literal* const> operands,
                                        const ComputationRunner& run);
+absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
+                                             absl::Span<const Literal* const> operands,
+                                             const ComputationRunner& run);
 absl::StatusOr<Literal> EvaluateMap(const HloInstruction& instruction,
                                     absl::Span<const Literal* const> operands,
                                     const ComputationRunner& run);

@@ -1,7 +1,7 @@
-// Gather and convolution in the reference evaluator: the operation-semantics
-// document's examples and each attribute (clamping, implicit index vectors,
-// batching dimensions, padding, strides, dilations, reversal, groups) on
-// values worked out by hand.
+// Gather, convolution and reduce-window in the reference evaluator: the
+// operation-semantics document's examples and each attribute (clamping,
+// implicit index vectors, batching dimensions, padding, strides, dilations,
+// reversal, groups) on values worked out by hand.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -203,6 +203,45 @@ TEST(ConvolutionTest, WrongWindowSizeIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(std::string(r.status().message()).find("does not match the kernel's size"), std::string::npos)
       << r.status();
+}
+
+// Reduce-window with a max or min reducer: the document's examples.
+std::string ReduceWindowModule(const std::string& type, const std::string& operand, const std::string& result,
+                               const std::string& op, const std::string& init, const std::string& window) {
+  return "HloModule m\nr {\n  a = " + type + "[] parameter(0)\n  b = " + type + "[] parameter(1)\n  ROOT c = " + type +
+         "[] " + op + "(a, b)\n}\nENTRY e {\n  x = " + type + operand + " parameter(0)\n  i = " + type +
+         "[] constant(" + init + ")\n  ROOT w = " + type + result + " reduce-window(x, i), window={" + window +
+         "}, to_apply=r\n}\n";
+}
+
+TEST(ReduceWindowTest, MaxOverTwoByThreeWindows) {
+  Literal x = Literal::CreateR2<float>({{1, 5, 2, 9, 3, 4}, {6, 0, 7, 1, 8, 2}, {3, 3, 3, 4, 4, 4}, {5, 1, 0, 2, 2, 7}});
+  EXPECT_LITERAL(EvalText(ReduceWindowModule("f32", "[4,6]", "[2,2]", "maximum", "-inf", "size=2x3 stride=2x3"), {&x}),
+                 Literal::CreateR2<float>({{7, 9}, {5, 7}}));
+}
+
+TEST(ReduceWindowTest, ValidAndSamePaddingOfTheDocument) {
+  // Minimum over [10000, 1000, 100, 10, 1], window 3, stride 2.
+  Literal x = Literal::CreateR1<float>({10000, 1000, 100, 10, 1});
+  EXPECT_LITERAL(EvalText(ReduceWindowModule("f32", "[5]", "[2]", "minimum", "inf", "size=3 stride=2"), {&x}),
+                 Literal::CreateR1<float>({100, 1}));
+  EXPECT_LITERAL(EvalText(ReduceWindowModule("f32", "[5]", "[3]", "minimum", "inf", "size=3 stride=2 pad=1_1"), {&x}),
+                 Literal::CreateR1<float>({1000, 10, 1}));
+}
+
+TEST(ReduceWindowTest, PaddingAndHolesHoldTheInitValue) {
+  // A sum with init 10 (not an identity): each padding position and each
+  // base dilation hole adds 10, as if the input had been padded with it.
+  Literal x = Literal::CreateR1<int32_t>({1, 2, 3});
+  // Padded [10,1,2,3,10], window 2: 11 3 5 13 (plus the init 10 each).
+  EXPECT_LITERAL(EvalText(ReduceWindowModule("s32", "[3]", "[4]", "add", "10", "size=2 pad=1_1"), {&x}),
+                 Literal::CreateR1<int32_t>({21, 13, 15, 23}));
+  // Dilated [1,h,2,h,3], window 3 stride 2: 1+h+2, 2+h+3 (plus 10).
+  EXPECT_LITERAL(EvalText(ReduceWindowModule("s32", "[3]", "[2]", "add", "10", "size=3 stride=2 lhs_dilate=2"), {&x}),
+                 Literal::CreateR1<int32_t>({23, 25}));
+  // Window dilation 2 over [1,2,3]: 1+3 only.
+  EXPECT_LITERAL(EvalText(ReduceWindowModule("s32", "[3]", "[1]", "add", "0", "size=2 rhs_dilate=2"), {&x}),
+                 Literal::CreateR1<int32_t>({4}));
 }
 
 }  // namespace

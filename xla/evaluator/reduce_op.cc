@@ -1,14 +1,19 @@
-// Reduce (single and variadic) and map.
+// Reduce and reduce-window (single and variadic), and map.
 //
 // Reduce order: for each result element (row-major), the reduced elements are
 // folded in row-major order of the reduced dimensions, starting from the init
-// value: acc = f(acc, x). A reducer that is a single same-type binary op of
-// its two parameters runs as a typed loop; any other reducer is evaluated as
-// a computation on scalar literals.
+// value: acc = f(acc, x). Reduce-window folds each window's positions in
+// row-major order the same way; positions in the padding or in a base
+// dilation hole hold the init value (the document pads with init values). A
+// reducer that is a single same-type binary op of its two parameters runs
+// as a typed loop; any other reducer is evaluated as a computation on scalar
+// literals.
+#include <algorithm>
 #include <vector>
 
 #include "xla/evaluator/elementwise_kernels.h"
 #include "xla/evaluator/evaluator_internal.h"
+#include "xla/shape_inference.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -182,6 +187,115 @@ absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction, absl::
       }
     }
     for (int64_t i = 0; i < n; ++i) results[i].CopyElementFrom(args[i], 0, j);
+  }
+  if (n == 1) return std::move(results[0]);
+  return Literal::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
+                                             absl::Span<const Literal* const> operands,
+                                             const ComputationRunner& run) {
+  const HloComputation* reducer = instruction.to_apply();
+  if (reducer == nullptr || reducer->root_instruction() == nullptr) {
+    return InvalidArgument("HloEvaluator: %s: needs a reducer", InstrLabel(instruction));
+  }
+  std::vector<const Shape*> arg_shapes;
+  for (const Literal* op : operands) arg_shapes.push_back(&op->shape());
+  const Window& window = instruction.attributes().window();
+  ASSIGN_OR_RETURN(Shape inferred,
+                   ShapeInference::InferReduceWindowShape(arg_shapes, window, reducer->ComputeProgramShape()));
+  if (!inferred.Compatible(instruction.shape())) {
+    return InvalidArgument("HloEvaluator: %s: result %s does not match the reduce-window's shape %s",
+                           InstrLabel(instruction), instruction.shape().ToString(), inferred.ToString());
+  }
+  const int64_t n = operands.size() / 2;
+  const Shape& in = operands[0]->shape();
+  const Shape& out_shape = n == 1 ? inferred : inferred.tuple_shapes(0);
+  const int64_t rank = in.rank();
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.dimensions());
+  std::vector<int64_t> window_sizes;
+  for (const WindowDimension& w : window.dimensions()) window_sizes.push_back(w.size());
+  const int64_t out_count = ShapeUtil::ElementsIn(out_shape);
+  int64_t positions = 1;
+  for (int64_t s : window_sizes) positions *= s;
+
+  // Offsets into the operands of one window's positions, -1 for padding.
+  std::vector<int64_t> out_index(rank, 0), k(rank, 0), offsets(positions);
+  auto window_offsets = [&] {
+    std::fill(k.begin(), k.end(), 0);
+    for (int64_t p = 0; p < positions; ++p) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < rank && offset >= 0; ++d) {
+        const WindowDimension& w = window.dimensions(d);
+        const int64_t pos = out_index[d] * w.stride() + k[d] * w.window_dilation() - w.padding_low();
+        if (pos < 0 || pos % w.base_dilation() != 0 || pos / w.base_dilation() >= in.dimensions(d)) {
+          offset = -1;
+        } else {
+          offset += pos / w.base_dilation() * in_strides[d];
+        }
+      }
+      offsets[p] = offset;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++k[d] < window_sizes[d]) break;
+        k[d] = 0;
+      }
+    }
+  };
+  auto next_output = [&] {
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++out_index[d] < out_shape.dimensions(d)) break;
+      out_index[d] = 0;
+    }
+  };
+
+  std::vector<Literal> results;
+  for (int64_t i = 0; i < n; ++i) results.emplace_back(ShapeUtil::MakeShape(operands[i]->element_type(),
+                                                                            out_shape.dimensions()));
+  HloOpcode op;
+  bool swapped = false;
+  if (n == 1 && MatchSimpleReducer(*reducer, operands[0]->element_type(), &op, &swapped)) {
+    absl::Status status = WithBinaryKernel(op, operands[0]->element_type(), [&](auto tag, auto kernel) {
+      using T = decltype(tag);
+      auto x = operands[0]->data<T>();
+      const T init = operands[1]->data<T>()[0];
+      auto o = results[0].data<T>();
+      for (int64_t j = 0; j < out_count; ++j) {
+        window_offsets();
+        T acc = init;
+        for (int64_t off : offsets) {
+          const T v = off < 0 ? init : x[off];
+          acc = swapped ? kernel(v, acc) : kernel(acc, v);
+        }
+        o[j] = acc;
+        next_output();
+      }
+      return absl::OkStatus();
+    });
+    if (!status.ok()) return AddErrorContext(status, InstrLabel(instruction));
+    return std::move(results[0]);
+  }
+
+  // General path: call the reducer on scalar literals.
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < 2 * n; ++i) args.emplace_back(ShapeUtil::MakeScalarShape(operands[i % n]->element_type()));
+  std::vector<const Literal*> arg_ptrs;
+  for (const Literal& a : args) arg_ptrs.push_back(&a);
+  for (int64_t j = 0; j < out_count; ++j) {
+    window_offsets();
+    for (int64_t i = 0; i < n; ++i) args[i].CopyElementFrom(*operands[n + i], 0, 0);
+    for (int64_t off : offsets) {
+      for (int64_t i = 0; i < n; ++i) {
+        args[n + i].CopyElementFrom(off < 0 ? *operands[n + i] : *operands[i], off < 0 ? 0 : off, 0);
+      }
+      ASSIGN_OR_RETURN(Literal value, run(*reducer, arg_ptrs));
+      if (n == 1) {
+        args[0].CopyElementFrom(value, 0, 0);
+      } else {
+        for (int64_t i = 0; i < n; ++i) args[i].CopyElementFrom(value.tuple_elements()[i], 0, 0);
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) results[i].CopyElementFrom(args[i], 0, j);
+    next_output();
   }
   if (n == 1) return std::move(results[0]);
   return Literal::MakeTuple(std::move(results));

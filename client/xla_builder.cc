@@ -521,6 +521,30 @@ XlaOp XlaBuilder::ReduceWindow(absl::Span<const XlaOp> operands, absl::Span<cons
   }());
 }
 
+XlaOp XlaBuilder::Scatter(absl::Span<const XlaOp> inputs, XlaOp scatter_indices, absl::Span<const XlaOp> updates,
+                          const XlaComputation& update_computation, const ScatterDimensionNumbers& dnums,
+                          bool indices_are_sorted, bool unique_indices) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    if (inputs.size() != updates.size() || inputs.empty()) {
+      return InvalidArgument("Scatter: needs as many updates (%d) as inputs (%d), at least one", updates.size(),
+                             inputs.size());
+    }
+    std::vector<XlaOp> all(inputs.begin(), inputs.end());
+    all.push_back(scatter_indices);
+    all.insert(all.end(), updates.begin(), updates.end());
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(all));
+    std::vector<const Shape*> ptrs = Pointers(shapes);
+    HloInstructionProto proto;
+    ProgramShape ps;
+    RETURN_IF_ERROR(AddCalledComputation(update_computation, &proto, &ps));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferScatterShape(ptrs, dnums, ps));
+    *proto.mutable_scatter_dimension_numbers() = dnums;
+    proto.set_indices_are_sorted(indices_are_sorted);
+    proto.set_unique_indices(unique_indices);
+    return AddInstruction(proto, HloOpcode::kScatter, out, all);
+  }());
+}
+
 XlaOp XlaBuilder::Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
                       absl::Span<const int64_t> dimensions) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
@@ -1055,6 +1079,23 @@ XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_
   if (b == nullptr) return XlaOp();
   return b->ConvGeneralDilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
                                feature_group_count, batch_group_count);
+}
+
+XlaOp Scatter(XlaOp input, XlaOp scatter_indices, XlaOp updates, const XlaComputation& update_computation,
+              const ScatterDimensionNumbers& dimension_numbers, bool indices_are_sorted, bool unique_indices) {
+  XlaBuilder* b = BuilderOf({input, scatter_indices, updates});
+  if (b == nullptr) return XlaOp();
+  return b->Scatter({input}, scatter_indices, {updates}, update_computation, dimension_numbers, indices_are_sorted,
+                    unique_indices);
+}
+
+XlaOp Scatter(absl::Span<const XlaOp> inputs, XlaOp scatter_indices, absl::Span<const XlaOp> updates,
+              const XlaComputation& update_computation, const ScatterDimensionNumbers& dimension_numbers,
+              bool indices_are_sorted, bool unique_indices) {
+  XlaBuilder* b = scatter_indices.builder();
+  if (b == nullptr) return XlaOp();
+  return b->Scatter(inputs, scatter_indices, updates, update_computation, dimension_numbers, indices_are_sorted,
+                    unique_indices);
 }
 
 XlaOp ReduceWindow(XlaOp operand, XlaOp init_value, const XlaComputation& computation,

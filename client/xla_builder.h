@@ -114,6 +114,9 @@ class XlaBuilder {
                const XlaComputation& computation, absl::Span<const int64_t> dimensions);
   XlaOp ReduceWindow(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
                      const XlaComputation& computation, const Window& window);
+  XlaOp Scatter(absl::Span<const XlaOp> inputs, XlaOp scatter_indices, absl::Span<const XlaOp> updates,
+                const XlaComputation& update_computation, const ScatterDimensionNumbers& dnums,
+                bool indices_are_sorted, bool unique_indices);
   XlaOp Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
             absl::Span<const int64_t> dimensions);
   XlaOp Call(const XlaComputation& computation, absl::Span<const XlaOp> operands);
@@ -319,6 +322,16 @@ XlaOp ReduceWindowWithGeneralPadding(absl::Span<const XlaOp> operands, absl::Spa
                                      absl::Span<const int64_t> base_dilations,
                                      absl::Span<const int64_t> window_dilations,
                                      absl::Span<const std::pair<int64_t, int64_t>> padding);
+
+// Scatter (see the operation-semantics document): update elements that map
+// outside the input are skipped; the rest combine in row-major order of the
+// updates, current value first.
+XlaOp Scatter(XlaOp input, XlaOp scatter_indices, XlaOp updates, const XlaComputation& update_computation,
+              const ScatterDimensionNumbers& dimension_numbers, bool indices_are_sorted = false,
+              bool unique_indices = false);
+XlaOp Scatter(absl::Span<const XlaOp> inputs, XlaOp scatter_indices, absl::Span<const XlaOp> updates,
+              const XlaComputation& update_computation, const ScatterDimensionNumbers& dimension_numbers,
+              bool indices_are_sorted = false, bool unique_indices = false);
 
 // Gather (see the operation-semantics document).
 XlaOp Gather(XlaOp input, XlaOp start_indices, const GatherDimensionNumbers& dimension_numbers,

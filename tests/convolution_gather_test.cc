@@ -1,4 +1,4 @@
-// Conv, ConvWithGeneralPadding, ConvGeneralDilated, Gather and ReduceWindow
+// Conv, ConvWithGeneralPadding, ConvGeneralDilated, Gather, Scatter and ReduceWindow
 // through the client API on every backend: the builder's padding short-hands
 // and default dimension numbers, hand-worked values, and random differential
 // cases against the reference evaluator (the CPU backend lowers float
@@ -187,6 +187,28 @@ TEST_P(ConvolutionGatherTest, VariadicReduceWindowArgmaxPooling) {
   auto result = ExecuteComputation(*computation, args);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(*result, *reference);
+}
+
+TEST_P(ConvolutionGatherTest, ScatterAddIsGathersGradient) {
+  // Embedding gradient: rows of `grads` added into a zero table at `ids`
+  // (repeated ids accumulate; the out-of-range id 9 is skipped).
+  XlaComputation add;
+  {
+    XlaBuilder ab("add");
+    Add(Parameter(&ab, 0, ShapeUtil::MakeShape(F32, {}), "a"), Parameter(&ab, 1, ShapeUtil::MakeShape(F32, {}), "b"));
+    add = ab.Build().value();
+  }
+  XlaBuilder b(TestName());
+  std::vector<Literal> args;
+  XlaOp ids = AddParam(&b, Literal::CreateR1<int32_t>({3, 0, 3, 9}), &args);
+  XlaOp grads = AddParam(&b, Literal::CreateR2<float>({{1, 2}, {3, 4}, {5, 6}, {7, 8}}), &args);
+  ScatterDimensionNumbers d;
+  d.add_update_window_dims(1);
+  d.add_inserted_window_dims(0);
+  d.add_scatter_dims_to_operand_dims(0);
+  d.set_index_vector_dim(1);
+  Scatter(Broadcast(ConstantR0<float>(&b, 0), {4, 2}), ids, grads, add, d);
+  ComputeAndCompareR2<float>(&b, {{3, 4}, {0, 0}, {0, 0}, {6, 8}}, args);
 }
 
 TEST_P(ConvolutionGatherTest, BuildErrors) {

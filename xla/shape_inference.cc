@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -233,7 +234,7 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kPad: case HloOpcode::kTuple: case HloOpcode::kGetTupleElement:
     case HloOpcode::kIota: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kMap:
     case HloOpcode::kCall: case HloOpcode::kWhile: case HloOpcode::kConditional:
-    case HloOpcode::kGather: case HloOpcode::kConvolution: case HloOpcode::kReduceWindow:
+    case HloOpcode::kGather: case HloOpcode::kConvolution: case HloOpcode::kReduceWindow: case HloOpcode::kScatter:
       return true;
     default:
       return false;
@@ -1129,6 +1130,127 @@ absl::StatusOr<Shape> ShapeInference::InferReduceWindowShape(absl::Span<const Sh
   return ShapeUtil::MakeTupleShape(std::move(results));
 }
 
+absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* const> arg_shapes,
+                                                        const ScatterDimensionNumbers& dnums,
+                                                        const ProgramShape& to_apply) {
+  const char* op = "Scatter";
+  RETURN_IF_ERROR(ExpectNonNull(op, arg_shapes));
+  if (arg_shapes.size() < 3 || arg_shapes.size() % 2 != 1) {
+    return InvalidArgument("%s: expects N operands, the scatter indices and N updates (N >= 1), got %d arguments", op,
+                           arg_shapes.size());
+  }
+  const size_t n = arg_shapes.size() / 2;
+  const Shape& operand = *arg_shapes[0];
+  const Shape& indices = *arg_shapes[n];
+  const Shape& updates = *arg_shapes[n + 1];
+  // The combiner: (T0..TN-1 current, T0..TN-1 update) as a reducer is.
+  std::vector<Shape> scalars;
+  std::vector<const Shape*> reduction;
+  for (size_t i = 0; i < n; ++i) {
+    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("operand ", i), *arg_shapes[i]));
+    scalars.push_back(ShapeUtil::MakeScalarShape(arg_shapes[i]->element_type()));
+  }
+  for (size_t i = 0; i < n; ++i) reduction.push_back(arg_shapes[i]);
+  for (size_t i = 0; i < n; ++i) reduction.push_back(&scalars[i]);
+  RETURN_IF_ERROR(CheckReduction(op, reduction, to_apply).status());
+  for (size_t i = 0; i < n; ++i) {
+    const Shape& u = *arg_shapes[n + 1 + i];
+    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("updates ", i), u));
+    if (!ShapeUtil::SameDimensions(u, updates) || u.element_type() != arg_shapes[i]->element_type()) {
+      return InvalidArgument("%s: updates %d %s must have updates 0's dimensions and operand %d's type (%s)", op, i,
+                             u.ToString(), i, arg_shapes[i]->ToString());
+    }
+  }
+  RETURN_IF_ERROR(ExpectArray(op, "scatter_indices", indices));
+  if (!IsIntegralType(indices.element_type())) {
+    return InvalidArgument("%s: scatter_indices must have an integral element type, got %s", op, indices.ToString());
+  }
+  const int64_t ivd = dnums.index_vector_dim();
+  if (ivd < 0 || ivd > indices.rank()) {
+    return InvalidArgument("%s: index_vector_dim %d is out of range for scatter_indices %s (0..%d)", op, ivd,
+                           indices.ToString(), indices.rank());
+  }
+  const int64_t vector_size = ivd == indices.rank() ? 1 : indices.dimensions(ivd);
+  const auto& window_dims = dnums.update_window_dims();
+  const auto& inserted = dnums.inserted_window_dims();
+  const auto& batching = dnums.input_batching_dims();
+  const auto& index_batching = dnums.scatter_indices_batching_dims();
+  const auto& to_operand = dnums.scatter_dims_to_operand_dims();
+  RETURN_IF_ERROR(CheckSorted(op, "update_window_dims", window_dims));
+  RETURN_IF_ERROR(CheckDimensionList(op, "update_window_dims", window_dims, updates));
+  RETURN_IF_ERROR(CheckSorted(op, "inserted_window_dims", inserted));
+  RETURN_IF_ERROR(CheckDimensionList(op, "inserted_window_dims", inserted, operand));
+  RETURN_IF_ERROR(CheckSorted(op, "input_batching_dims", batching));
+  RETURN_IF_ERROR(CheckDimensionList(op, "input_batching_dims", batching, operand));
+  RETURN_IF_ERROR(CheckDimensionList(op, "scatter_indices_batching_dims", index_batching, indices));
+  for (int64_t d : inserted) {
+    if (absl::c_linear_search(batching, d)) {
+      return InvalidArgument("%s: dimension %d is both inserted and a batching dimension", op, d);
+    }
+  }
+  if (to_operand.size() != vector_size) {
+    return InvalidArgument("%s: scatter_dims_to_operand_dims %s has %d entries but the index vector has %d", op,
+                           ListStr(to_operand), to_operand.size(), vector_size);
+  }
+  RETURN_IF_ERROR(CheckDimensionList(op, "scatter_dims_to_operand_dims", to_operand, operand));
+  for (int64_t d : to_operand) {
+    if (absl::c_linear_search(batching, d)) {
+      return InvalidArgument("%s: dimension %d is both scattered to and a batching dimension", op, d);
+    }
+  }
+  if (index_batching.size() != batching.size()) {
+    return InvalidArgument("%s: %d input batching dimensions but %d scatter_indices batching dimensions", op,
+                           batching.size(), index_batching.size());
+  }
+  for (int i = 0; i < index_batching.size(); ++i) {
+    if (index_batching[i] == ivd) {
+      return InvalidArgument("%s: scatter_indices batching dimension %d is the index_vector_dim", op, ivd);
+    }
+    if (indices.dimensions(index_batching[i]) != operand.dimensions(batching[i])) {
+      return InvalidArgument("%s: scatter_indices batching dimension %d has size %d but input batching dimension %d "
+                             "has size %d",
+                             op, index_batching[i], indices.dimensions(index_batching[i]), batching[i],
+                             operand.dimensions(batching[i]));
+    }
+  }
+  if (operand.rank() != window_dims.size() + inserted.size() + batching.size()) {
+    return InvalidArgument("%s: operand rank %d must equal the update window dimensions (%d) plus the inserted (%d) "
+                           "and batching (%d) ones",
+                           op, operand.rank(), window_dims.size(), inserted.size(), batching.size());
+  }
+  const int64_t scatter_rank = indices.rank() - (ivd < indices.rank() ? 1 : 0);
+  if (updates.rank() != window_dims.size() + scatter_rank) {
+    return InvalidArgument("%s: updates %s must have rank %d (%d window dimensions and %d scatter dimensions)", op,
+                           updates.ToString(), window_dims.size() + scatter_rank, window_dims.size(), scatter_rank);
+  }
+  // Window dimensions fit the operand's dimensions that are neither
+  // inserted nor batching; scatter dimensions match scatter_indices'.
+  std::vector<int64_t> window_operand_dims, scatter_sizes;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (!absl::c_linear_search(inserted, d) && !absl::c_linear_search(batching, d)) window_operand_dims.push_back(d);
+  }
+  for (int64_t d = 0; d < indices.rank(); ++d) {
+    if (d != ivd) scatter_sizes.push_back(indices.dimensions(d));
+  }
+  size_t next_window = 0, next_scatter = 0;
+  for (int64_t d = 0; d < updates.rank(); ++d) {
+    if (absl::c_linear_search(window_dims, d)) {
+      const int64_t od = window_operand_dims[next_window++];
+      if (updates.dimensions(d) > operand.dimensions(od)) {
+        return InvalidArgument("%s: update window dimension %d has size %d, larger than operand dimension %d (%d)",
+                               op, d, updates.dimensions(d), od, operand.dimensions(od));
+      }
+    } else if (updates.dimensions(d) != scatter_sizes[next_scatter++]) {
+      return InvalidArgument("%s: update scatter dimension %d has size %d but scatter_indices has %d there", op, d,
+                             updates.dimensions(d), scatter_sizes[next_scatter - 1]);
+    }
+  }
+  if (n == 1) return NoLayout(operand);
+  std::vector<Shape> results;
+  for (size_t i = 0; i < n; ++i) results.push_back(NoLayout(*arg_shapes[i]));
+  return ShapeUtil::MakeTupleShape(std::move(results));
+}
+
 absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* const> operands,
                                                     const ProgramShape& to_apply,
                                                     absl::Span<const int64_t> dimensions) {
@@ -1283,7 +1405,7 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     size_t want_called = 0;
     if (opcode == HloOpcode::kWhile) want_called = 2;
     if (opcode == HloOpcode::kReduce || opcode == HloOpcode::kMap || opcode == HloOpcode::kCall ||
-        opcode == HloOpcode::kReduceWindow) {
+        opcode == HloOpcode::kReduceWindow || opcode == HloOpcode::kScatter) {
       want_called = 1;
     }
     if (called.size() != want_called) {
@@ -1412,6 +1534,8 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
       return InferReduceShape(operands, attrs.dimensions(), *called[0]);
     case HloOpcode::kReduceWindow:
       return InferReduceWindowShape(operands, attrs.window(), *called[0]);
+    case HloOpcode::kScatter:
+      return InferScatterShape(operands, attrs.scatter_dimension_numbers(), *called[0]);
     case HloOpcode::kMap:
       return InferMapShape(operands, *called[0], attrs.dimensions());
     case HloOpcode::kCall:

@@ -102,6 +102,10 @@ class ShapeInference {
   // window dimension per operand dimension, and a reducer as for Reduce.
   static absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> arg_shapes,
                                                       const Window& window, const ProgramShape& to_apply);
+  // Scatter of N operands (then scatter_indices, then N updates in
+  // `arg_shapes`); the combiner takes (current..., update...) as a reducer.
+  static absl::StatusOr<Shape> InferScatterShape(absl::Span<const Shape* const> arg_shapes,
+                                                 const ScatterDimensionNumbers& dnums, const ProgramShape& to_apply);
   static absl::StatusOr<Shape> InferMapShape(absl::Span<const Shape* const> operands,
                                              const ProgramShape& to_apply,
                                              absl::Span<const int64_t> dimensions);

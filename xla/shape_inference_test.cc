@@ -674,7 +674,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 }
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
-  for (HloOpcode op : {HloOpcode::kSort, HloOpcode::kFusion, HloOpcode::kScatter, HloOpcode::kFft,
+  for (HloOpcode op : {HloOpcode::kSort, HloOpcode::kFusion, HloOpcode::kAllToAll, HloOpcode::kFft,
                        HloOpcode::kSelectAndScatter, HloOpcode::kCustomCall}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
@@ -855,6 +855,32 @@ TEST(ReduceWindowTest, ShapesAndErrors) {
   const Shape s32 = S("s32[]");
   EXPECT_TRUE(IsError(ShapeInference::InferReduceWindowShape({&x, &s32}, w, max),
                       {"init value 0 must be a scalar of operand 0's element type"}));
+}
+
+TEST(ScatterTest, ShapesAndErrors) {
+  const ProgramShape add = PS({"f32[]", "f32[]"}, "f32[]");
+  const Shape operand = S("f32[5,3]"), ids = S("s32[4]"), updates = S("f32[4,3]");
+  ScatterDimensionNumbers d;
+  d.add_update_window_dims(1);
+  d.add_inserted_window_dims(0);
+  d.add_scatter_dims_to_operand_dims(0);
+  d.set_index_vector_dim(1);
+  EXPECT_TRUE(IsShape(ShapeInference::InferScatterShape({&operand, &ids, &updates}, d, add), "f32[5,3]"));
+  const Shape wide = S("f32[4,4]");
+  EXPECT_TRUE(IsError(ShapeInference::InferScatterShape({&operand, &ids, &wide}, d, add),
+                      {"update window dimension 1 has size 4, larger than operand dimension 1 (3)"}));
+  const Shape short_updates = S("f32[3,3]");
+  EXPECT_TRUE(IsError(ShapeInference::InferScatterShape({&operand, &ids, &short_updates}, d, add),
+                      {"update scatter dimension 0 has size 3 but scatter_indices has 4"}));
+  const Shape float_ids = S("f32[4]");
+  EXPECT_TRUE(IsError(ShapeInference::InferScatterShape({&operand, &float_ids, &updates}, d, add),
+                      {"scatter_indices must have an integral element type"}));
+  ScatterDimensionNumbers bad = d;
+  bad.clear_inserted_window_dims();
+  EXPECT_TRUE(IsError(ShapeInference::InferScatterShape({&operand, &ids, &updates}, bad, add),
+                      {"operand rank 2 must equal the update window dimensions (1) plus the inserted (0)"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferScatterShape({&operand, &ids, &updates}, d, PS({"f32[]"}, "f32[]")),
+                      {"reducer must take 2 parameters"}));
 }
 
 }  // namespace

@@ -941,6 +941,74 @@ ENTRY e {
                 {.tol = ConvolutionTol("f32")});
 }
 
+// --- Scatter --------------------------------------------------------------------------
+
+std::string ScatterModule(const std::string& t, const std::string& operand, const std::string& indices,
+                          const std::string& updates, const std::string& combine, const std::string& dims) {
+  return absl::StrCat("HloModule m\nc {\n  a = ", t, "[] parameter(0)\n  b = ", t, "[] parameter(1)\n  ROOT r = ", t,
+                      "[] ", combine, "\n}\nENTRY e {\n  x = ", t, operand, " parameter(0)\n  i = ", indices,
+                      " parameter(1)\n  u = ", t, updates, " parameter(2)\n  ROOT s = ", t, operand,
+                      " scatter(x, i, u), ", dims, ", to_apply=c\n}\n");
+}
+
+TEST(CpuBackendTest, ScatterOfEveryTypeWithCollisions) {
+  // Indices in [-10, 10] over 7 rows: collisions, and rows out of range
+  // (skipped); add, and a non-commutative combiner.
+  const std::string rows =
+      "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1";
+  for (const std::string t : {"f32", "f64", "s32", "u8", "s64", "f16", "bf16"}) {
+    RunAndCompare(ScatterModule(t, "[7,5]", "s32[12]", "[12,5]", "add(a, b)", rows),
+                  {.tol = kExact, .small_ints = 10});
+    RunAndCompare(ScatterModule(t, "[7,5]", "s32[12]", "[12,5]", "subtract(a, b)", rows),
+                  {.tol = kExact, .small_ints = 10});
+  }
+  RunAndCompare(ScatterModule("pred", "[7,5]", "s32[12]", "[12,5]", "or(a, b)", rows), {.tol = kExact, .small_ints = 10});
+}
+
+TEST(CpuBackendTest, ScatterIndexTypesAndWindows) {
+  // 2-d windows at 2-d starts of every index type (random bits: most out of
+  // range), and with small values.
+  const std::string windows =
+      "update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1";
+  for (const std::string& it : kIntTypes) {
+    RunAndCompare(ScatterModule("f32", "[6,7]", it + "[4,2]", "[4,2,3]", "add(a, b)", windows), {.tol = kExact});
+    RunAndCompare(ScatterModule("f32", "[6,7]", it + "[4,2]", "[4,2,3]", "add(a, b)", windows),
+                  {.tol = kExact, .small_ints = 6});
+  }
+  // Index vectors down dimension 0, a replacing combiner, a transposed
+  // operand; and batching dimensions.
+  RunAndCompare(ScatterModule("s32", "[6,7]{0,1}", "s32[2,5]", "[5]", "copy(b)",
+                              "update_window_dims={}, inserted_window_dims={0,1}, scatter_dims_to_operand_dims={1,0}, "
+                              "index_vector_dim=0"),
+                {.tol = kExact, .small_ints = 7});
+  RunAndCompare(ScatterModule("f32", "[3,6,4]", "s64[3,5,1]", "[3,5,4]", "add(a, b)",
+                              "update_window_dims={2}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, "
+                              "input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2"),
+                {.tol = kExact, .small_ints = 7});
+  // Into a computed operand (zeros: a gradient accumulator), which must
+  // not be fused into the scatter's loops.
+  RunAndCompare(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY e {
+  ids = s32[9] parameter(0)
+  g = f32[9,8] parameter(1)
+  z = f32[] constant(0)
+  zb = f32[6,8] broadcast(z), dimensions={}
+  ROOT s = f32[6,8] scatter(zb, ids, g), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}
+)",
+                {.tol = kExact, .small_ints = 7});
+  // No updates.
+  RunAndCompare(ScatterModule("f32", "[6,7]", "s32[0]", "[0,7]", "add(a, b)",
+                              "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+                              "index_vector_dim=1"),
+                {.tol = kExact});
+}
+
 // --- Reduce-window --------------------------------------------------------------------
 
 std::string ReduceWindowModule(const std::string& t, const std::string& operand, const std::string& result,

@@ -135,7 +135,7 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
   if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) && !IsControlFlow(hlo) &&
       hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot &&
       hlo.opcode() != HloOpcode::kConvolution && hlo.opcode() != HloOpcode::kReduceWindow &&
-      hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
+      hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
     return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
   }
   return absl::OkStatus();
@@ -193,11 +193,12 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
   }
   for (const HloInstruction* h : order) {
     if (!reachable.contains(h)) continue;
-    // Tuple elements need a buffer; dot, convolution and reduce-window
-    // operands are read many times each (and by the runtime for f32/f64
-    // dots), so they are not recomputed inline.
+    // Tuple elements need a buffer; dot, convolution, reduce-window and
+    // scatter operands are read many times each (and by the runtime for
+    // f32/f64 dots), so they are not recomputed inline.
     if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot ||
-        h->opcode() == HloOpcode::kConvolution || h->opcode() == HloOpcode::kReduceWindow || IsControlFlow(*h)) {
+        h->opcode() == HloOpcode::kConvolution || h->opcode() == HloOpcode::kReduceWindow ||
+        h->opcode() == HloOpcode::kScatter || IsControlFlow(*h)) {
       for (const HloInstruction* o : h->operands()) {
         if (materialize_.contains(o)) materialize_[o] = true;
       }
@@ -348,7 +349,8 @@ void IrEmitter::FindMatMulEpilogues(const std::vector<HloInstruction*>& order,
 bool IrEmitter::IsLoopEmitted(const HloInstruction& hlo) const {
   auto it = materialize_.find(&hlo);
   return it != materialize_.end() && it->second && !CanUseRuntimeMatMul(hlo) && !epilogue_dot_.contains(&hlo) &&
-         hlo.opcode() != HloOpcode::kDynamicUpdateSlice && !KeepsMinorDimension(hlo) &&
+         hlo.opcode() != HloOpcode::kDynamicUpdateSlice && hlo.opcode() != HloOpcode::kScatter &&
+         !KeepsMinorDimension(hlo) &&
          !ShapeUtil::HasZeroElements(hlo.shape());
 }
 
@@ -755,6 +757,7 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
   if (auto it = epilogue_dot_.find(&hlo); it != epilogue_dot_.end()) return EmitRuntimeMatMul(*it->second, &hlo);
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
+  if (hlo.opcode() == HloOpcode::kScatter) return EmitScatter(hlo, elemental);
   llvm::Value* out = addresses_.at(&hlo);
   if (KeepsMinorDimension(hlo)) {
     return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, out,
@@ -843,6 +846,98 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
                                 elemental.StoreElement(v, out, shape, at);
                                 return absl::OkStatus();
                               });
+}
+
+absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+  const HloInstruction* operand = hlo.operand(0);
+  const HloInstruction* indices = hlo.operand(1);
+  const HloInstruction* updates = hlo.operand(2);
+  const Shape& shape = hlo.shape();
+  const Shape& idx = indices->shape();
+  const Shape& up = updates->shape();
+  const ScatterDimensionNumbers& dnums = hlo.attributes().scatter_dimension_numbers();
+  const int64_t ivd = dnums.index_vector_dim();
+  if (hlo.operand_count() != 3 || !idx.IsArray() || !up.IsArray() || ivd < 0 || ivd > idx.rank()) {
+    return InvalidArgument("CPU backend: %s: malformed scatter", hlo.name());
+  }
+  llvm::Value* out = addresses_.at(&hlo);
+  // The operand first (the output buffer is never the operand's).
+  RETURN_IF_ERROR(EmitLoopNestForShape(&b_, shape, hlo.name() + ".copy", [&](const IrIndex& index) -> absl::Status {
+    ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(operand, index));
+    elemental.StoreElement(v, out, shape, index);
+    return absl::OkStatus();
+  }));
+  if (ShapeUtil::HasZeroElements(up)) return absl::OkStatus();
+  // Update dimension -> operand dimension (window dims) or scatter_indices
+  // dimension (scatter dims), as the evaluator maps them.
+  std::vector<int64_t> window_operand_dim(up.rank(), -1), scatter_index_dim(up.rank(), -1);
+  int64_t next_operand = 0, next_index = 0;
+  for (int64_t d = 0; d < up.rank(); ++d) {
+    if (absl::c_linear_search(dnums.update_window_dims(), d)) {
+      while (absl::c_linear_search(dnums.inserted_window_dims(), next_operand) ||
+             absl::c_linear_search(dnums.input_batching_dims(), next_operand)) {
+        ++next_operand;
+      }
+      window_operand_dim[d] = next_operand++;
+    } else {
+      if (next_index == ivd) ++next_index;
+      scatter_index_dim[d] = next_index++;
+    }
+  }
+  const int64_t vector_size = ivd == idx.rank() ? 1 : idx.dimensions(ivd);
+  const bool signed_index = primitive_util::IsSignedIntegralType(idx.element_type());
+  // One thread, updates in row-major order: colliding updates combine in the
+  // evaluator's order.
+  std::vector<int64_t> row_major(up.rank());
+  for (int64_t d = 0; d < up.rank(); ++d) row_major[d] = up.rank() - 1 - d;
+  return EmitLoopNest(
+      &b_, std::vector<int64_t>(up.dimensions().begin(), up.dimensions().end()), row_major, hlo.name() + ".update",
+      [&](const IrIndex& u) -> absl::Status {
+        IrIndex target(shape.rank(), b_.getInt64(0)), idx_index(idx.rank());
+        for (int64_t d = 0; d < up.rank(); ++d) {
+          if (window_operand_dim[d] >= 0) {
+            target[window_operand_dim[d]] = u[d];
+          } else {
+            idx_index[scatter_index_dim[d]] = u[d];
+          }
+        }
+        // Start indices bounded to +-2^62 (anything that far is invalid) so
+        // the sums cannot wrap into range; u64 above INT64_MAX reads negative.
+        constexpr int64_t kFar = int64_t{1} << 62;
+        for (int64_t k = 0; k < vector_size; ++k) {
+          if (ivd < idx.rank()) idx_index[ivd] = b_.getInt64(k);
+          ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(indices, idx_index));
+          v = b_.CreateIntCast(v, b_.getInt64Ty(), signed_index && idx.element_type() != U64);
+          if (idx.element_type() == U64) {
+            v = b_.CreateSelect(b_.CreateICmpSLT(v, b_.getInt64(0)), b_.getInt64(kFar), v);
+          }
+          v = b_.CreateSelect(b_.CreateICmpSGT(v, b_.getInt64(kFar)), b_.getInt64(kFar), v);
+          v = b_.CreateSelect(b_.CreateICmpSLT(v, b_.getInt64(-kFar)), b_.getInt64(-kFar), v);
+          const int64_t d = dnums.scatter_dims_to_operand_dims(k);
+          target[d] = b_.CreateAdd(target[d], v);
+        }
+        for (int i = 0; i < dnums.input_batching_dims_size(); ++i) {
+          const int64_t d = dnums.input_batching_dims(i);
+          target[d] = b_.CreateAdd(target[d], idx_index[dnums.scatter_indices_batching_dims(i)]);
+        }
+        llvm::Value* valid = b_.getTrue();
+        for (int64_t d = 0; d < shape.rank(); ++d) {
+          valid = b_.CreateAnd(valid, b_.CreateICmpULT(target[d], b_.getInt64(shape.dimensions(d))));
+        }
+        llvm::Function* fn = b_.GetInsertBlock()->getParent();
+        llvm::BasicBlock* apply = llvm::BasicBlock::Create(b_.getContext(), "scatter.apply", fn);
+        llvm::BasicBlock* next = llvm::BasicBlock::Create(b_.getContext(), "scatter.next", fn);
+        b_.CreateCondBr(valid, apply, next);
+        b_.SetInsertPoint(apply);
+        llvm::Value* current = elemental.LoadElement(out, shape, target);
+        ASSIGN_OR_RETURN(llvm::Value * update, elemental.EmitElement(updates, u));
+        ASSIGN_OR_RETURN(llvm::Value * combined,
+                         elemental.EmitScalarComputation(*hlo.to_apply(), {current, update}, /*reassociate=*/false));
+        elemental.StoreElement(elemental.RoundToType(shape.element_type(), combined), out, shape, target);
+        b_.CreateBr(next);
+        b_.SetInsertPoint(next);
+        return absl::OkStatus();
+      });
 }
 
 absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {

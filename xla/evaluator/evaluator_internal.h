@@ -87,11 +87,13 @@ absl::StatusOr<Literal> EvaluateIota(const HloInstruction& instruction);
 absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instruction, const Literal& lhs,
                                     const Literal& rhs);
 
-// --- Gather (gather_op.cc) and convolution (convolution_op.cc) ---------------
+// --- Gather and scatter (gather_op.cc), convolution (convolution_op.cc) -------
 absl::StatusOr<Literal> EvaluateGather(const HloInstruction& instruction, const Literal& operand,
                                        const Literal& start_indices);
 absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instruction, const Literal& lhs,
                                             const Literal& rhs);
+absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
+                                        const ComputationRunner& run);
 
 // --- Reduce and map (reduce_op.cc) ---------------------------------------------
 absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction,

@@ -205,6 +205,44 @@ TEST(ConvolutionTest, WrongWindowSizeIsAnError) {
       << r.status();
 }
 
+// Scatter with combiner `op` (current value first) over a [3,3] operand.
+std::string ScatterModule(const std::string& op, const std::string& indices, const std::string& updates,
+                          const std::string& dims) {
+  return "HloModule m\nc {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT r = s32[] " + op +
+         "\n}\nENTRY e {\n  x = s32[3,3] parameter(0)\n  i = " + indices + " parameter(1)\n  u = " + updates +
+         " parameter(2)\n  ROOT s = s32[3,3] scatter(x, i, u), " + dims + ", to_apply=c\n}\n";
+}
+
+const char kRowScatter[] =
+    "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1";
+
+TEST(ScatterTest, RowsAddedAtTheirIndices) {
+  Literal idx = Literal::CreateR1<int32_t>({0, 2});
+  Literal up = Literal::CreateR2<int32_t>({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_LITERAL(EvalText(ScatterModule("add(a, b)", "s32[2]", "s32[2,3]", kRowScatter), {&Matrix3x3(), &idx, &up}),
+                 Literal::CreateR2<int32_t>({{2, 4, 6}, {4, 5, 6}, {11, 13, 15}}));
+}
+
+TEST(ScatterTest, CollisionsCombineInUpdateOrderAndOutOfRangeIsSkipped) {
+  // Row 1 twice with current - update: (4-1)-10 ...; rows 5 and -1 skipped.
+  Literal idx = Literal::CreateR1<int64_t>({1, 5, 1, -1});
+  Literal up = Literal::CreateR2<int32_t>({{1, 1, 1}, {7, 7, 7}, {10, 20, 30}, {9, 9, 9}});
+  EXPECT_LITERAL(
+      EvalText(ScatterModule("subtract(a, b)", "s64[4]", "s32[4,3]", kRowScatter), {&Matrix3x3(), &idx, &up}),
+      Literal::CreateR2<int32_t>({{1, 2, 3}, {-7, -16, -25}, {7, 8, 9}}));
+}
+
+TEST(ScatterTest, ElementsByTwoDimensionalIndices) {
+  // Each update is one element at (row, col); the window is empty.
+  Literal idx = Literal::CreateR2<int32_t>({{0, 1}, {2, 2}, {3, 0}});
+  Literal up = Literal::CreateR1<int32_t>({100, 200, 300});
+  EXPECT_LITERAL(EvalText(ScatterModule("copy(b)", "s32[3,2]", "s32[3]",
+                                        "update_window_dims={}, inserted_window_dims={0,1}, "
+                                        "scatter_dims_to_operand_dims={0,1}, index_vector_dim=1"),
+                          {&Matrix3x3(), &idx, &up}),
+                 Literal::CreateR2<int32_t>({{1, 100, 3}, {4, 5, 6}, {7, 8, 200}}));
+}
+
 // Reduce-window with a max or min reducer: the document's examples.
 std::string ReduceWindowModule(const std::string& type, const std::string& operand, const std::string& result,
                                const std::string& op, const std::string& init, const std::string& window) {

@@ -2,11 +2,19 @@
 // position read from start_indices (clamped so the whole slice fits) plus the
 // element's offset within its slice. Operand batching dimensions take the
 // matching start_indices batch coordinate.
+//
+// Scatter, gather's inverse: the result starts as the operands; then, for
+// every update element in row-major order, the operand index it maps to
+// (start from scatter_indices, not clamped, plus the window offset) is
+// combined with it, current value first: out = f(out, update). Update
+// elements that map outside the operand are skipped (the document applies
+// only valid indices).
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "xla/evaluator/evaluator_internal.h"
 #include "xla/shape_inference.h"
 #include "xla/shape_util.h"
@@ -105,6 +113,102 @@ absl::StatusOr<Literal> EvaluateGather(const HloInstruction& instruction, const 
     }
   }
   return out;
+}
+
+absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
+                                        const ComputationRunner& run) {
+  const HloComputation* combiner = instruction.to_apply();
+  if (combiner == nullptr || combiner->root_instruction() == nullptr) {
+    return InvalidArgument("HloEvaluator: %s: needs an update computation", InstrLabel(instruction));
+  }
+  const ScatterDimensionNumbers& dnums = instruction.attributes().scatter_dimension_numbers();
+  std::vector<const Shape*> arg_shapes;
+  for (const Literal* op : operands) arg_shapes.push_back(&op->shape());
+  ASSIGN_OR_RETURN(Shape inferred,
+                   ShapeInference::InferScatterShape(arg_shapes, dnums, combiner->ComputeProgramShape()));
+  if (!inferred.Compatible(instruction.shape())) {
+    return InvalidArgument("HloEvaluator: %s: result %s does not match the scatter's shape %s",
+                           InstrLabel(instruction), instruction.shape().ToString(), inferred.ToString());
+  }
+  const int64_t n = operands.size() / 2;
+  const Literal& indices = *operands[n];
+  const Shape& in = operands[0]->shape();
+  const Shape& idx = indices.shape();
+  const Shape& up = operands[n + 1]->shape();
+  const int64_t ivd = dnums.index_vector_dim();
+  const int64_t vector_size = ivd == idx.rank() ? 1 : idx.dimensions(ivd);
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.dimensions());
+  const std::vector<int64_t> idx_strides = RowMajorStrides(idx.dimensions());
+  // Update dimension -> operand dimension (window dims) or scatter_indices
+  // dimension (scatter dims).
+  std::vector<int64_t> window_operand_dim(up.rank(), -1), scatter_index_dim(up.rank(), -1);
+  {
+    int64_t next_operand = 0, next_index = 0;
+    for (int64_t d = 0; d < up.rank(); ++d) {
+      if (absl::c_linear_search(dnums.update_window_dims(), d)) {
+        while (absl::c_linear_search(dnums.inserted_window_dims(), next_operand) ||
+               absl::c_linear_search(dnums.input_batching_dims(), next_operand)) {
+          ++next_operand;
+        }
+        window_operand_dim[d] = next_operand++;
+      } else {
+        if (next_index == ivd) ++next_index;
+        scatter_index_dim[d] = next_index++;
+      }
+    }
+  }
+
+  std::vector<Literal> results;
+  for (int64_t i = 0; i < n; ++i) results.push_back(*operands[i]);
+  std::vector<Literal> args;
+  for (int64_t i = 0; i < 2 * n; ++i) args.emplace_back(ShapeUtil::MakeScalarShape(operands[i % n]->element_type()));
+  std::vector<const Literal*> arg_ptrs;
+  for (const Literal& a : args) arg_ptrs.push_back(&a);
+  const int64_t count = ShapeUtil::ElementsIn(up);
+  std::vector<int64_t> u(up.rank(), 0), idx_index(idx.rank(), 0), target(in.rank());
+  for (int64_t linear = 0; linear < count; ++linear) {
+    std::fill(target.begin(), target.end(), 0);
+    for (int64_t d = 0; d < up.rank(); ++d) {
+      if (window_operand_dim[d] >= 0) {
+        target[window_operand_dim[d]] += u[d];
+      } else {
+        idx_index[scatter_index_dim[d]] = u[d];
+      }
+    }
+    for (int64_t k = 0; k < vector_size; ++k) {
+      if (ivd < idx.rank()) idx_index[ivd] = k;
+      int64_t idx_linear = 0;
+      for (int64_t d = 0; d < idx.rank(); ++d) idx_linear += idx_index[d] * idx_strides[d];
+      // Bounded so the sums cannot overflow: anything this far out is invalid.
+      constexpr int64_t kFar = int64_t{1} << 62;
+      target[dnums.scatter_dims_to_operand_dims(k)] += std::clamp(IndexAt(indices, idx_linear), -kFar, kFar);
+    }
+    for (int i = 0; i < dnums.input_batching_dims_size(); ++i) {
+      target[dnums.input_batching_dims(i)] += idx_index[dnums.scatter_indices_batching_dims(i)];
+    }
+    bool valid = true;
+    int64_t out_linear = 0;
+    for (int64_t d = 0; d < in.rank() && valid; ++d) {
+      valid = target[d] >= 0 && target[d] < in.dimensions(d);
+      out_linear += target[d] * in_strides[d];
+    }
+    if (valid) {
+      for (int64_t i = 0; i < n; ++i) {
+        args[i].CopyElementFrom(results[i], out_linear, 0);
+        args[n + i].CopyElementFrom(*operands[n + 1 + i], linear, 0);
+      }
+      ASSIGN_OR_RETURN(Literal value, run(*combiner, arg_ptrs));
+      for (int64_t i = 0; i < n; ++i) {
+        results[i].CopyElementFrom(n == 1 ? value : value.tuple_elements()[i], 0, out_linear);
+      }
+    }
+    for (int64_t d = up.rank() - 1; d >= 0; --d) {
+      if (++u[d] < up.dimensions(d)) break;
+      u[d] = 0;
+    }
+  }
+  if (n == 1) return std::move(results[0]);
+  return Literal::MakeTuple(std::move(results));
 }
 
 }  // namespace evaluator_internal

@@ -372,6 +372,9 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
     case HloOpcode::kReduce:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateReduce(instruction, operands, run);
+    case HloOpcode::kScatter:
+      RETURN_IF_ERROR(need_called(1));
+      return ei::EvaluateScatter(instruction, operands, run);
     case HloOpcode::kReduceWindow:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateReduceWindow(instruction, operands, run);

@@ -428,13 +428,19 @@ XlaOp XlaBuilder::ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int6
     RETURN_IF_ERROR(check_size("padding", padding.size(), false));
     RETURN_IF_ERROR(check_size("lhs_dilation", lhs_dilation.size(), true));
     RETURN_IF_ERROR(check_size("rhs_dilation", rhs_dilation.size(), true));
-    if (rs.IsArray() && rs.rank() != spatial + 2) {
-      return InvalidArgument("Convolution: rhs %s must have rank %d", rs.ToString(), spatial + 2);
+    if (!rs.IsArray() || rs.rank() != spatial + 2) {
+      return InvalidArgument("Convolution: rhs %s must be an array of rank %d", rs.ToString(), spatial + 2);
+    }
+    for (int64_t d : dnums.kernel_spatial_dimensions()) {
+      if (d < 0 || d >= rs.rank()) {
+        return InvalidArgument("Convolution: kernel spatial dimension %d is out of range for rhs %s", d,
+                               rs.ToString());
+      }
     }
     Window window;
     for (int64_t i = 0; i < spatial; ++i) {
       WindowDimension* w = window.add_dimensions();
-      w->set_size(rs.IsArray() ? rs.dimensions(dnums.kernel_spatial_dimensions(i)) : 0);
+      w->set_size(rs.dimensions(dnums.kernel_spatial_dimensions(i)));
       w->set_stride(window_strides[i]);
       w->set_padding_low(padding[i].first);
       w->set_padding_high(padding[i].second);

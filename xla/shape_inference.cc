@@ -820,14 +820,16 @@ absl::StatusOr<int64_t> WindowedSize(const char* op, const char* what, int64_t i
                            "lhs_dilate %d, rhs_dilate %d)",
                            op, i, w.stride(), w.base_dilation(), w.window_dilation());
   }
-  constexpr int64_t kLimit = int64_t{1} << 48;
-  if (in > kLimit || w.size() < 0 || w.size() > kLimit || w.base_dilation() > kLimit ||
-      w.window_dilation() > kLimit || std::abs(w.padding_low()) > kLimit || std::abs(w.padding_high()) > kLimit) {
-    return InvalidArgument("%s: window dimension %d has sizes out of range", op, i);
-  }
-  const int64_t dilated_base = in == 0 ? 0 : (in - 1) * w.base_dilation() + 1;
-  const int64_t padded = dilated_base + w.padding_low() + w.padding_high();
-  const int64_t dilated_window = w.size() == 0 ? 0 : (w.size() - 1) * w.window_dilation() + 1;
+  if (w.size() < 0) return InvalidArgument("%s: window dimension %d has negative size %d", op, i, w.size());
+  // Each size must be representable: a wrapped product would pass for a
+  // small one.
+  int64_t dilated_base = 0, dilated_window = 0, padded = 0;
+  const bool ok = (in == 0 || (CheckedMul(in - 1, w.base_dilation(), &dilated_base) &&
+                               CheckedAdd(dilated_base, 1, &dilated_base))) &&
+                  (w.size() == 0 || (CheckedMul(w.size() - 1, w.window_dilation(), &dilated_window) &&
+                                     CheckedAdd(dilated_window, 1, &dilated_window))) &&
+                  CheckedAdd(dilated_base, w.padding_low(), &padded) && CheckedAdd(padded, w.padding_high(), &padded);
+  if (!ok) return InvalidArgument("%s: window dimension %d has sizes that overflow", op, i);
   if (padded < 0) return InvalidArgument("%s: %s %d has negative size %d after padding", op, what, i, padded);
   return padded < dilated_window ? 0 : (padded - dilated_window) / w.stride() + 1;
 }
@@ -1048,7 +1050,7 @@ namespace {
 // then N scalar init values of their types; a reducer taking (T0..TN-1,
 // T0..TN-1) and returning T0 or (T0..TN-1). Returns N.
 absl::StatusOr<size_t> CheckReduction(const char* op, absl::Span<const Shape* const> arg_shapes,
-                                      const ProgramShape& to_apply) {
+                                      const ProgramShape& to_apply, const char* reducer = "reducer") {
   RETURN_IF_ERROR(ExpectNonNull(op, arg_shapes));
   if (arg_shapes.empty() || arg_shapes.size() % 2 != 0) {
     return InvalidArgument("%s: expects N operands followed by N init values (N >= 1), got %d arguments", op,
@@ -1071,21 +1073,22 @@ absl::StatusOr<size_t> CheckReduction(const char* op, absl::Span<const Shape* co
   }
   // Reducer: (T0..TN-1, T0..TN-1) -> T0 or (T0..TN-1), all scalars.
   if (to_apply.parameters().size() != 2 * n) {
-    return InvalidArgument("%s: reducer must take %d parameters (2 per operand) but takes %d: %s", op, 2 * n,
+    return InvalidArgument("%s: %s must take %d parameters (2 per operand) but takes %d: %s", op, reducer, 2 * n,
                            to_apply.parameters().size(), ParamListStr(to_apply));
   }
   std::vector<Shape> scalars;
   for (size_t i = 0; i < n; ++i) scalars.push_back(ShapeUtil::MakeScalarShape(arg_shapes[i]->element_type()));
   for (size_t p = 0; p < 2 * n; ++p) {
     if (!to_apply.parameters()[p].Compatible(scalars[p % n])) {
-      return InvalidArgument("%s: reducer parameter %d has shape %s but must be %s (reducer %s)", op, p,
-                             to_apply.parameters()[p].ToString(), scalars[p % n].ToString(), ParamListStr(to_apply));
+      return InvalidArgument("%s: %s parameter %d has shape %s but must be %s (%s %s)", op, reducer, p,
+                             to_apply.parameters()[p].ToString(), scalars[p % n].ToString(), reducer,
+                             ParamListStr(to_apply));
     }
   }
   const Shape expected_result = n == 1 ? scalars[0] : ShapeUtil::MakeTupleShape(scalars);
   if (!to_apply.result().Compatible(expected_result)) {
-    return InvalidArgument("%s: reducer must return %s but returns %s (reducer %s)", op, expected_result.ToString(),
-                           to_apply.result().ToString(), ParamListStr(to_apply));
+    return InvalidArgument("%s: %s must return %s but returns %s (%s %s)", op, reducer, expected_result.ToString(),
+                           to_apply.result().ToString(), reducer, ParamListStr(to_apply));
   }
   return n;
 }
@@ -1118,15 +1121,25 @@ absl::StatusOr<Shape> ShapeInference::InferReduceWindowShape(absl::Span<const Sh
                            window.dimensions_size(), first.rank(), first.ToString());
   }
   std::vector<int64_t> dims(first.rank());
+  // Every result element folds every window position: a window of more
+  // positions than any array could hold is a mistake, not a workload.
+  constexpr int64_t kMaxWindowPositions = int64_t{1} << 32;
+  int64_t positions = 1;
   for (int64_t d = 0; d < first.rank(); ++d) {
     const WindowDimension& w = window.dimensions(d);
     if (w.size() < 1) return InvalidArgument("%s: window dimension %d has size %d (at least 1)", op, d, w.size());
+    if (!CheckedMul(positions, w.size(), &positions) || positions > kMaxWindowPositions) {
+      return InvalidArgument("%s: the window has more than %d positions", op, kMaxWindowPositions);
+    }
     if (w.window_reversal()) return InvalidArgument("%s: window dimension %d cannot be reversed", op, d);
     ASSIGN_OR_RETURN(dims[d], WindowedSize(op, "dimension", d, first.dimensions(d), w));
   }
   std::vector<Shape> results;
-  for (size_t i = 0; i < n; ++i) results.push_back(ShapeUtil::MakeShape(arg_shapes[i]->element_type(), dims));
-  if (n == 1) return Validated(op, results[0]);
+  for (size_t i = 0; i < n; ++i) {
+    ASSIGN_OR_RETURN(Shape result, Validated(op, ShapeUtil::MakeShape(arg_shapes[i]->element_type(), dims)));
+    results.push_back(std::move(result));
+  }
+  if (n == 1) return results[0];
   return ShapeUtil::MakeTupleShape(std::move(results));
 }
 
@@ -1152,7 +1165,7 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
   }
   for (size_t i = 0; i < n; ++i) reduction.push_back(arg_shapes[i]);
   for (size_t i = 0; i < n; ++i) reduction.push_back(&scalars[i]);
-  RETURN_IF_ERROR(CheckReduction(op, reduction, to_apply).status());
+  RETURN_IF_ERROR(CheckReduction(op, reduction, to_apply, "update computation").status());
   for (size_t i = 0; i < n; ++i) {
     const Shape& u = *arg_shapes[n + 1 + i];
     RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("updates ", i), u));

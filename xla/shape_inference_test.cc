@@ -1,6 +1,7 @@
 #include "xla/shape_inference.h"
 
 #include <array>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -880,7 +881,37 @@ TEST(ScatterTest, ShapesAndErrors) {
   EXPECT_TRUE(IsError(ShapeInference::InferScatterShape({&operand, &ids, &updates}, bad, add),
                       {"operand rank 2 must equal the update window dimensions (1) plus the inserted (0)"}));
   EXPECT_TRUE(IsError(ShapeInference::InferScatterShape({&operand, &ids, &updates}, d, PS({"f32[]"}, "f32[]")),
-                      {"reducer must take 2 parameters"}));
+                      {"update computation must take 2 parameters"}));
+}
+
+TEST(WindowTest, SizesThatWouldOverflowAreRejected) {
+  const ProgramShape add = PS({"f32[]", "f32[]"}, "f32[]");
+  const Shape x = S("f32[65537]"), init = S("f32[]");
+  auto window = [](int64_t size, int64_t lhs_dilation, int64_t rhs_dilation, int64_t pad) {
+    Window w;
+    WindowDimension* d = w.add_dimensions();
+    d->set_size(size);
+    d->set_stride(1);
+    d->set_base_dilation(lhs_dilation);
+    d->set_window_dilation(rhs_dilation);
+    d->set_padding_low(pad);
+    d->set_padding_high(pad);
+    return w;
+  };
+  // (65537 - 1) * 2^48 wraps to 0 in 64 bits.
+  EXPECT_TRUE(IsError(ShapeInference::InferReduceWindowShape({&x, &init}, window(1, int64_t{1} << 48, 1, 0), add),
+                      {"sizes that overflow"}));
+  EXPECT_TRUE(IsError(ShapeInference::InferReduceWindowShape({&x, &init}, window(65537, 1, int64_t{1} << 48, 0), add),
+                      {"sizes that overflow"}));
+  EXPECT_TRUE(IsError(
+      ShapeInference::InferReduceWindowShape({&x, &init}, window(1, 1, 1, std::numeric_limits<int64_t>::min()), add),
+      {"sizes that overflow"}));
+  // A window of 2^48 positions over a padded scalar: one result element,
+  // 2^48 reductions.
+  const Shape one = S("f32[1]");
+  EXPECT_TRUE(IsError(ShapeInference::InferReduceWindowShape(
+                          {&one, &init}, window(int64_t{1} << 48, 1, 1, int64_t{1} << 47), add),
+                      {"the window has more than"}));
 }
 
 }  // namespace

@@ -344,6 +344,14 @@ absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloI
   const int64_t feature_groups = attrs.feature_group_count() == 0 ? 1 : attrs.feature_group_count();
   const int64_t batch_groups = attrs.batch_group_count() == 0 ? 1 : attrs.batch_group_count();
   if (batch_groups != 1) return false;
+  // One instruction or more per kernel position: kernels beyond
+  // kMaxKernelPositions (and empty ones) stay an elemental loop.
+  int64_t positions = 1;
+  for (int64_t d : dnums.kernel_spatial_dimensions()) positions *= conv->operand(1)->shape().dimensions(d);
+  if (positions == 0 || positions > ConvolutionLowering::kMaxKernelPositions ||
+      ShapeUtil::ElementsIn(conv->operand(1)->shape()) == 0) {
+    return false;
+  }
   const int64_t in_features = conv->operand(0)->shape().dimensions(dnums.input_feature_dimension());
   const int64_t kernel_in = conv->operand(1)->shape().dimensions(dnums.kernel_input_feature_dimension());
   Lowering lowering(computation, names, conv);

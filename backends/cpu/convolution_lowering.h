@@ -24,8 +24,9 @@
 // that take part in the products. Sums run in another order than the
 // evaluator's (im2col through the matmul runtime), so float results round
 // differently. Left as they are (the elemental loop): integer and complex
-// convolutions, other feature groupings, batch groups, empty results, and
-// im2col patches above kMaxPatchBytes (memory over speed).
+// convolutions, other feature groupings, batch groups, empty results and
+// kernels, kernels of more than kMaxKernelPositions positions, and im2col
+// patches above kMaxPatchBytes (memory over speed).
 #ifndef BACKENDS_CPU_CONVOLUTION_LOWERING_H_
 #define BACKENDS_CPU_CONVOLUTION_LOWERING_H_
 
@@ -39,6 +40,8 @@ namespace cpu {
 class ConvolutionLowering : public HloPass {
  public:
   static constexpr int64_t kMaxPatchBytes = int64_t{1} << 30;
+  // Each kernel position becomes a few instructions.
+  static constexpr int64_t kMaxKernelPositions = 1024;
 
   absl::string_view name() const override { return "convolution-lowering"; }
   absl::StatusOr<bool> Run(HloModule* module) override;

@@ -93,19 +93,26 @@ TEST(ConvolutionLoweringTest, DepthwiseBecomesOneSumOfProducts) {
 
 TEST(ConvolutionLoweringTest, WhatStaysAnElementalLoop) {
   const std::string kept[] = {
-      // Integers, batch groups, partial feature groups, empty results.
+      // Integers, batch groups, partial feature groups, empty results (the
+      // float ones compared exactly: the elemental loop sums in the
+      // evaluator's order).
       ConvModule("s32[1,6,6,3]", "s32[3,3,3,4]", "s32[1,4,4,4]", "window={size=3x3}, dim_labels=b01f_01io->b01f"),
       ConvModule("f32[4,5,5,3]", "f32[2,2,3,6]", "f32[2,4,4,6]",
                  "window={size=2x2}, dim_labels=b01f_01io->b01f, batch_group_count=2"),
       ConvModule("f32[2,6,6,6]", "f32[2,2,3,4]", "f32[2,5,5,4]",
                  "window={size=2x2}, dim_labels=b01f_01io->b01f, feature_group_count=2"),
       ConvModule("f32[0,4,4,2]", "f32[3,3,2,2]", "f32[0,2,2,2]", "window={size=3x3}, dim_labels=b01f_01io->b01f"),
+      // Empty kernels (ungrouped and depthwise).
+      ConvModule("f32[1,4,1]", "f32[0,1,1]", "f32[1,5,1]", "window={size=0}, dim_labels=b0f_0io->b0f"),
+      ConvModule("f32[1,4,2]", "f32[0,1,2]", "f32[1,5,2]",
+                 "window={size=0}, dim_labels=b0f_0io->b0f, feature_group_count=2"),
   };
   for (const std::string& text : kept) {
     bool changed = true;
     const std::string after = AfterPass(text, &changed);
     EXPECT_FALSE(changed) << after;
     EXPECT_EQ(cpu_test::CountOccurrences(after, " convolution("), 1) << after;
+    cpu_test::CompareWithEvaluator(text, cpu_test::RandomArguments(text, 5), ErrorSpec{0, 0});
   }
 }
 

@@ -219,9 +219,10 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
   int64_t positions = 1;
   for (int64_t s : window_sizes) positions *= s;
 
-  // Offsets into the operands of one window's positions, -1 for padding.
-  std::vector<int64_t> out_index(rank, 0), k(rank, 0), offsets(positions);
-  auto window_offsets = [&] {
+  // Calls fn(offset) for the current output element's window positions in
+  // row-major order: the offset into the operands, or -1 for padding.
+  std::vector<int64_t> out_index(rank, 0), k(rank, 0);
+  auto for_each_position = [&](auto&& fn) -> absl::Status {
     std::fill(k.begin(), k.end(), 0);
     for (int64_t p = 0; p < positions; ++p) {
       int64_t offset = 0;
@@ -234,12 +235,13 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
           offset += pos / w.base_dilation() * in_strides[d];
         }
       }
-      offsets[p] = offset;
+      RETURN_IF_ERROR(fn(offset));
       for (int64_t d = rank - 1; d >= 0; --d) {
         if (++k[d] < window_sizes[d]) break;
         k[d] = 0;
       }
     }
+    return absl::OkStatus();
   };
   auto next_output = [&] {
     for (int64_t d = rank - 1; d >= 0; --d) {
@@ -260,12 +262,12 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
       const T init = operands[1]->data<T>()[0];
       auto o = results[0].data<T>();
       for (int64_t j = 0; j < out_count; ++j) {
-        window_offsets();
         T acc = init;
-        for (int64_t off : offsets) {
+        RETURN_IF_ERROR(for_each_position([&](int64_t off) {
           const T v = off < 0 ? init : x[off];
           acc = swapped ? kernel(v, acc) : kernel(acc, v);
-        }
+          return absl::OkStatus();
+        }));
         o[j] = acc;
         next_output();
       }
@@ -281,9 +283,8 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
   std::vector<const Literal*> arg_ptrs;
   for (const Literal& a : args) arg_ptrs.push_back(&a);
   for (int64_t j = 0; j < out_count; ++j) {
-    window_offsets();
     for (int64_t i = 0; i < n; ++i) args[i].CopyElementFrom(*operands[n + i], 0, 0);
-    for (int64_t off : offsets) {
+    RETURN_IF_ERROR(for_each_position([&](int64_t off) -> absl::Status {
       for (int64_t i = 0; i < n; ++i) {
         args[n + i].CopyElementFrom(off < 0 ? *operands[n + i] : *operands[i], off < 0 ? 0 : off, 0);
       }
@@ -293,7 +294,8 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
       } else {
         for (int64_t i = 0; i < n; ++i) args[i].CopyElementFrom(value.tuple_elements()[i], 0, 0);
       }
-    }
+      return absl::OkStatus();
+    }));
     for (int64_t i = 0; i < n; ++i) results[i].CopyElementFrom(args[i], 0, j);
     next_output();
   }

@@ -1,5 +1,6 @@
 #include "xla/transforms/constant_folding.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "xla/evaluator/hlo_evaluator.h"
@@ -18,9 +19,18 @@ bool ContainsToken(const Shape& shape) {
   return false;
 }
 
-// Multiply-adds of a dot (result elements times the contracted size) or an
-// upper bound for a convolution (lhs elements times rhs elements).
+// Work of a dot (result elements times the contracted size), a convolution
+// (result elements times the kernel elements per output feature) or a
+// reduce-window (result elements times the window's positions): what
+// evaluating it at compile time costs.
 double MultiplyAdds(const HloInstruction* i) {
+  if (i->opcode() == HloOpcode::kReduceWindow) {
+    double positions = 1;
+    for (const WindowDimension& w : i->attributes().window().dimensions()) positions *= static_cast<double>(w.size());
+    const Shape& first = i->shape().IsTuple() && i->shape().tuple_shapes_size() > 0 ? i->shape().tuple_shapes(0)
+                                                                                      : i->shape();
+    return first.IsArray() ? static_cast<double>(ShapeUtil::ElementsIn(first)) * positions : 0;
+  }
   const Shape& lhs = i->operand(0)->shape();
   const Shape& rhs = i->operand(1)->shape();
   if (!lhs.IsArray() || !rhs.IsArray() || !i->shape().IsArray()) return 0;
@@ -31,7 +41,13 @@ double MultiplyAdds(const HloInstruction* i) {
     }
     return static_cast<double>(ShapeUtil::ElementsIn(i->shape())) * contracted;
   }
-  return static_cast<double>(ShapeUtil::ElementsIn(lhs)) * static_cast<double>(ShapeUtil::ElementsIn(rhs));
+  const auto& dnums = i->attributes().convolution_dimension_numbers();
+  const int64_t out_feature = dnums.output_feature_dimension();
+  const double out_features = out_feature >= 0 && out_feature < i->shape().rank()
+                                  ? std::max<double>(static_cast<double>(i->shape().dimensions(out_feature)), 1)
+                                  : 1;
+  return static_cast<double>(ShapeUtil::ElementsIn(i->shape())) * static_cast<double>(ShapeUtil::ElementsIn(rhs)) /
+         out_features;
 }
 
 bool ShouldFold(const HloInstruction* i, const ConstantFoldingOptions& options) {
@@ -55,7 +71,8 @@ bool ShouldFold(const HloInstruction* i, const ConstantFoldingOptions& options) 
   }
   if (ContainsToken(i->shape())) return false;
   if (TotalElementCount(i->shape()) > options.max_result_elements) return false;
-  if ((i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution) &&
+  if ((i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution ||
+       i->opcode() == HloOpcode::kReduceWindow) &&
       MultiplyAdds(i) > static_cast<double>(options.max_multiply_adds)) {
     return false;
   }

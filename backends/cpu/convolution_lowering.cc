@@ -357,6 +357,8 @@ absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloI
   Lowering lowering(computation, names, conv);
   HloInstruction* replacement = nullptr;
   if (feature_groups > 1 && feature_groups == in_features && kernel_in == 1) {
+    // The sum is one fused expression, emitted recursively: bounded depth.
+    if (positions > ConvolutionLowering::kMaxDepthwisePositions) return false;
     const bool small_float = type == F16 || type == BF16;
     ASSIGN_OR_RETURN(replacement, lowering.Depthwise(small_float ? F32 : type));
   } else if (feature_groups == 1) {

@@ -25,7 +25,8 @@
 // evaluator's (im2col through the matmul runtime), so float results round
 // differently. Left as they are (the elemental loop): integer and complex
 // convolutions, other feature groupings, batch groups, empty results and
-// kernels, kernels of more than kMaxKernelPositions positions, and im2col
+// kernels, kernels of more than kMaxKernelPositions positions (depthwise:
+// kMaxDepthwisePositions), and im2col
 // patches above kMaxPatchBytes (memory over speed).
 #ifndef BACKENDS_CPU_CONVOLUTION_LOWERING_H_
 #define BACKENDS_CPU_CONVOLUTION_LOWERING_H_
@@ -42,6 +43,8 @@ class ConvolutionLowering : public HloPass {
   static constexpr int64_t kMaxPatchBytes = int64_t{1} << 30;
   // Each kernel position becomes a few instructions.
   static constexpr int64_t kMaxKernelPositions = 1024;
+  // A depthwise sum has one term per position in one fused expression.
+  static constexpr int64_t kMaxDepthwisePositions = 64;
 
   absl::string_view name() const override { return "convolution-lowering"; }
   absl::StatusOr<bool> Run(HloModule* module) override;

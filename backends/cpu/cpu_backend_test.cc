@@ -965,6 +965,46 @@ TEST(CpuBackendTest, ScatterOfEveryTypeWithCollisions) {
   RunAndCompare(ScatterModule("pred", "[7,5]", "s32[12]", "[12,5]", "or(a, b)", rows), {.tol = kExact, .small_ints = 10});
 }
 
+TEST(CpuBackendTest, VariadicScatterAndResultLayouts) {
+  // (value, index) pairs combined by a max-with-index computation, results
+  // in a layout other than the operands'.
+  RunAndCompare(R"(HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(bv, av), direction=GT
+  v = f32[] select(gt, bv, av)
+  i = s32[] select(gt, bi, ai)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[6,4] parameter(0)
+  xi = s32[6,4] parameter(1)
+  ids = s32[10] parameter(2)
+  u = f32[10,4] parameter(3)
+  ui = s32[10,4] parameter(4)
+  ROOT s = (f32[6,4]{0,1}, s32[6,4]) scatter(x, xi, ids, u, ui), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax
+}
+)",
+                {.tol = kExact, .small_ints = 8});
+  RunAndCompare(R"(HloModule m
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT r = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[6,4] parameter(0)
+  ids = s32[10] parameter(1)
+  u = s32[10,4] parameter(2)
+  ROOT s = s32[6,4]{0,1} scatter(x, ids, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+}
+)",
+                {.tol = kExact, .small_ints = 8});
+}
+
 TEST(CpuBackendTest, ScatterIndexTypesAndWindows) {
   // 2-d windows at 2-d starts of every index type (random bits: most out of
   // range), and with small values.

@@ -49,10 +49,12 @@ bool IsControlFlow(const HloInstruction& hlo) {
          hlo.opcode() == HloOpcode::kCall || (hlo.opcode() == HloOpcode::kSelect && hlo.shape().IsTuple());
 }
 
-// A variadic reduce or reduce-window: its result is a tuple with one array
-// per operand pair.
+// A variadic reduce, reduce-window or scatter: its result is a tuple with
+// one array per operand.
 bool IsTupleReduce(const HloInstruction& hlo) {
-  return (hlo.opcode() == HloOpcode::kReduce || hlo.opcode() == HloOpcode::kReduceWindow) && hlo.shape().IsTuple();
+  return (hlo.opcode() == HloOpcode::kReduce || hlo.opcode() == HloOpcode::kReduceWindow ||
+          hlo.opcode() == HloOpcode::kScatter) &&
+         hlo.shape().IsTuple();
 }
 
 // Elements each element of `hlo` reads from its operands: the reduced
@@ -849,24 +851,38 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
 }
 
 absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
-  const HloInstruction* operand = hlo.operand(0);
-  const HloInstruction* indices = hlo.operand(1);
-  const HloInstruction* updates = hlo.operand(2);
-  const Shape& shape = hlo.shape();
+  const int64_t n = hlo.operand_count() / 2;
+  const HloInstruction* indices = hlo.operand(n);
   const Shape& idx = indices->shape();
-  const Shape& up = updates->shape();
+  const Shape& up = hlo.operand(n + 1)->shape();
+  const Shape& shape = hlo.operand(0)->shape();
+  // Result i's shape, with the layout its buffer has.
+  auto result_shape = [&hlo](int64_t i) -> const Shape& {
+    return hlo.shape().IsTuple() ? hlo.shape().tuple_shapes(i) : hlo.shape();
+  };
   const ScatterDimensionNumbers& dnums = hlo.attributes().scatter_dimension_numbers();
   const int64_t ivd = dnums.index_vector_dim();
-  if (hlo.operand_count() != 3 || !idx.IsArray() || !up.IsArray() || ivd < 0 || ivd > idx.rank()) {
+  if (n < 1 || hlo.operand_count() != 2 * n + 1 || !idx.IsArray() || !up.IsArray() || ivd < 0 || ivd > idx.rank()) {
     return InvalidArgument("CPU backend: %s: malformed scatter", hlo.name());
   }
-  llvm::Value* out = addresses_.at(&hlo);
-  // The operand first (the output buffer is never the operand's).
-  RETURN_IF_ERROR(EmitLoopNestForShape(&b_, shape, hlo.name() + ".copy", [&](const IrIndex& index) -> absl::Status {
-    ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(operand, index));
-    elemental.StoreElement(v, out, shape, index);
-    return absl::OkStatus();
-  }));
+  std::vector<llvm::Value*> out;
+  if (hlo.shape().IsTuple()) {
+    ASSIGN_OR_RETURN(out, LeafAddresses(*trees_.at(&hlo)));
+  } else {
+    out.push_back(addresses_.at(&hlo));
+  }
+  if (static_cast<int64_t>(out.size()) != n) return Internal("CPU backend: %s: bad scatter leaves", hlo.name());
+  // The operands first (the output buffers are never the operands').
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& result = result_shape(i);
+    RETURN_IF_ERROR(EmitLoopNestForShape(&b_, result, absl::StrCat(hlo.name(), ".copy", i),
+                                         [&](const IrIndex& index) -> absl::Status {
+                                           ASSIGN_OR_RETURN(llvm::Value * v,
+                                                            elemental.EmitElement(hlo.operand(i), index));
+                                           elemental.StoreElement(v, out[i], result, index);
+                                           return absl::OkStatus();
+                                         }));
+  }
   if (ShapeUtil::HasZeroElements(up)) return absl::OkStatus();
   // Update dimension -> operand dimension (window dims) or scatter_indices
   // dimension (scatter dims), as the evaluator maps them.
@@ -902,12 +918,12 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitte
           }
         }
         // Start indices bounded to +-2^62 (anything that far is invalid) so
-        // the sums cannot wrap into range; u64 above INT64_MAX reads negative.
+        // the sums cannot wrap into range; u64 above INT64_MAX reads as far.
         constexpr int64_t kFar = int64_t{1} << 62;
         for (int64_t k = 0; k < vector_size; ++k) {
           if (ivd < idx.rank()) idx_index[ivd] = b_.getInt64(k);
           ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(indices, idx_index));
-          v = b_.CreateIntCast(v, b_.getInt64Ty(), signed_index && idx.element_type() != U64);
+          v = b_.CreateIntCast(v, b_.getInt64Ty(), signed_index);
           if (idx.element_type() == U64) {
             v = b_.CreateSelect(b_.CreateICmpSLT(v, b_.getInt64(0)), b_.getInt64(kFar), v);
           }
@@ -929,11 +945,20 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitte
         llvm::BasicBlock* next = llvm::BasicBlock::Create(b_.getContext(), "scatter.next", fn);
         b_.CreateCondBr(valid, apply, next);
         b_.SetInsertPoint(apply);
-        llvm::Value* current = elemental.LoadElement(out, shape, target);
-        ASSIGN_OR_RETURN(llvm::Value * update, elemental.EmitElement(updates, u));
-        ASSIGN_OR_RETURN(llvm::Value * combined,
-                         elemental.EmitScalarComputation(*hlo.to_apply(), {current, update}, /*reassociate=*/false));
-        elemental.StoreElement(elemental.RoundToType(shape.element_type(), combined), out, shape, target);
+        std::vector<llvm::Value*> args(2 * n);
+        for (int64_t i = 0; i < n; ++i) {
+          args[i] = elemental.LoadElement(out[i], result_shape(i), target);
+          ASSIGN_OR_RETURN(args[n + i], elemental.EmitElement(hlo.operand(n + 1 + i), u));
+        }
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined,
+                         elemental.EmitScalarComputationValues(*hlo.to_apply(), args, /*reassociate=*/false));
+        if (static_cast<int64_t>(combined.size()) != n) {
+          return Internal("CPU backend: %s: update computation arity mismatch", hlo.name());
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          const Shape& result = result_shape(i);
+          elemental.StoreElement(elemental.RoundToType(result.element_type(), combined[i]), out[i], result, target);
+        }
         b_.CreateBr(next);
         b_.SetInsertPoint(next);
         return absl::OkStatus();
@@ -1051,7 +1076,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
       continue;
     }
     if (IsTupleReduce(*h)) {
-      RETURN_IF_ERROR(EmitVariadicReduce(*h));
+      RETURN_IF_ERROR(h->opcode() == HloOpcode::kScatter ? EmitScatter(*h, elemental) : EmitVariadicReduce(*h));
       continue;
     }
     auto it = materialize_.find(h);

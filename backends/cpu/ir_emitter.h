@@ -149,9 +149,9 @@ class IrEmitter {
   // value into each element's buffer.
   absl::Status EmitVariadicReduce(const HloInstruction& hlo);
   absl::Status EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental);
-  // Scatter (one operand): the operand copied, then each update combined
-  // into its target in row-major order of the updates, on one thread (the
-  // evaluator's order); updates mapping outside the operand are skipped.
+  // Scatter (single or variadic): the operands copied, then each update
+  // combined into its target in row-major order of the updates, on one
+  // thread (the evaluator's order); updates mapping outside are skipped.
   absl::Status EmitScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
   llvm::Value* BufferOf(const HloInstruction* hlo);

@@ -551,6 +551,21 @@ XlaOp XlaBuilder::Scatter(absl::Span<const XlaOp> inputs, XlaOp scatter_indices,
   }());
 }
 
+XlaOp XlaBuilder::SelectAndScatter(XlaOp operand, const XlaComputation& select, const Window& window, XlaOp source,
+                                   XlaOp init_value, const XlaComputation& scatter) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes({operand, source, init_value}));
+    HloInstructionProto proto;
+    ProgramShape select_shape, scatter_shape;
+    RETURN_IF_ERROR(AddCalledComputation(select, &proto, &select_shape));
+    RETURN_IF_ERROR(AddCalledComputation(scatter, &proto, &scatter_shape));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferSelectAndScatterShape(shapes[0], select_shape, window, shapes[1],
+                                                                           shapes[2], scatter_shape));
+    *proto.mutable_window() = window;
+    return AddInstruction(proto, HloOpcode::kSelectAndScatter, out, {operand, source, init_value});
+  }());
+}
+
 XlaOp XlaBuilder::Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
                       absl::Span<const int64_t> dimensions) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
@@ -1085,6 +1100,45 @@ XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_
   if (b == nullptr) return XlaOp();
   return b->ConvGeneralDilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
                                feature_group_count, batch_group_count);
+}
+
+XlaOp SelectAndScatter(XlaOp operand, const XlaComputation& select, absl::Span<const int64_t> window_dimensions,
+                       absl::Span<const int64_t> window_strides, Padding padding, XlaOp source, XlaOp init_value,
+                       const XlaComputation& scatter) {
+  XlaBuilder* b = BuilderOf({operand, source, init_value});
+  if (b == nullptr) return XlaOp();
+  auto shape = b->GetShape(operand);
+  if (!shape.ok()) return b->ReportError(shape.status());
+  if (!shape->IsArray()) return b->ReportError(InvalidArgument("SelectAndScatter: operand must be an array"));
+  return SelectAndScatterWithGeneralPadding(operand, select, window_dimensions, window_strides,
+                                            MakePadding(shape->dimensions(), window_dimensions, window_strides, padding),
+                                            source, init_value, scatter);
+}
+
+XlaOp SelectAndScatterWithGeneralPadding(XlaOp operand, const XlaComputation& select,
+                                         absl::Span<const int64_t> window_dimensions,
+                                         absl::Span<const int64_t> window_strides,
+                                         absl::Span<const std::pair<int64_t, int64_t>> padding, XlaOp source,
+                                         XlaOp init_value, const XlaComputation& scatter) {
+  XlaBuilder* b = BuilderOf({operand, source, init_value});
+  if (b == nullptr) return XlaOp();
+  const size_t rank = window_dimensions.size();
+  if (window_strides.size() != rank || padding.size() != rank) {
+    return b->ReportError(InvalidArgument(
+        "SelectAndScatter: window_strides and padding need %d entries, got %d and %d", rank, window_strides.size(),
+        padding.size()));
+  }
+  Window window;
+  for (size_t i = 0; i < rank; ++i) {
+    WindowDimension* w = window.add_dimensions();
+    w->set_size(window_dimensions[i]);
+    w->set_stride(window_strides[i]);
+    w->set_padding_low(padding[i].first);
+    w->set_padding_high(padding[i].second);
+    w->set_base_dilation(1);
+    w->set_window_dilation(1);
+  }
+  return b->SelectAndScatter(operand, select, window, source, init_value, scatter);
 }
 
 XlaOp Scatter(XlaOp input, XlaOp scatter_indices, XlaOp updates, const XlaComputation& update_computation,

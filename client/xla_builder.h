@@ -117,6 +117,8 @@ class XlaBuilder {
   XlaOp Scatter(absl::Span<const XlaOp> inputs, XlaOp scatter_indices, absl::Span<const XlaOp> updates,
                 const XlaComputation& update_computation, const ScatterDimensionNumbers& dnums,
                 bool indices_are_sorted, bool unique_indices);
+  XlaOp SelectAndScatter(XlaOp operand, const XlaComputation& select, const Window& window, XlaOp source,
+                         XlaOp init_value, const XlaComputation& scatter);
   XlaOp Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
             absl::Span<const int64_t> dimensions);
   XlaOp Call(const XlaComputation& computation, absl::Span<const XlaOp> operands);
@@ -322,6 +324,18 @@ XlaOp ReduceWindowWithGeneralPadding(absl::Span<const XlaOp> operands, absl::Spa
                                      absl::Span<const int64_t> base_dilations,
                                      absl::Span<const int64_t> window_dilations,
                                      absl::Span<const std::pair<int64_t, int64_t>> padding);
+
+// SelectAndScatter (see the operation-semantics document): in each window
+// of `operand` the element `select` picks receives the window's `source`
+// element through `scatter`; every other element is `init_value`.
+XlaOp SelectAndScatter(XlaOp operand, const XlaComputation& select, absl::Span<const int64_t> window_dimensions,
+                       absl::Span<const int64_t> window_strides, Padding padding, XlaOp source, XlaOp init_value,
+                       const XlaComputation& scatter);
+XlaOp SelectAndScatterWithGeneralPadding(XlaOp operand, const XlaComputation& select,
+                                         absl::Span<const int64_t> window_dimensions,
+                                         absl::Span<const int64_t> window_strides,
+                                         absl::Span<const std::pair<int64_t, int64_t>> padding, XlaOp source,
+                                         XlaOp init_value, const XlaComputation& scatter);
 
 // Scatter (see the operation-semantics document): update elements that map
 // outside the input are skipped; the rest combine in row-major order of the

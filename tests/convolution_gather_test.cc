@@ -1,4 +1,5 @@
-// Conv, ConvWithGeneralPadding, ConvGeneralDilated, Gather, Scatter and ReduceWindow
+// Conv, ConvWithGeneralPadding, ConvGeneralDilated, Gather, Scatter,
+// ReduceWindow and SelectAndScatter
 // through the client API on every backend: the builder's padding short-hands
 // and default dimension numbers, hand-worked values, and random differential
 // cases against the reference evaluator (the CPU backend lowers float
@@ -209,6 +210,24 @@ TEST_P(ConvolutionGatherTest, ScatterAddIsGathersGradient) {
   d.set_index_vector_dim(1);
   Scatter(Broadcast(ConstantR0<float>(&b, 0), {4, 2}), ids, grads, add, d);
   ComputeAndCompareR2<float>(&b, {{3, 4}, {0, 0}, {0, 0}, {6, 8}}, args);
+}
+
+TEST_P(ConvolutionGatherTest, SelectAndScatterMaxPoolGradient) {
+  XlaComputation ge, add;
+  {
+    XlaBuilder gb("ge");
+    Ge(Parameter(&gb, 0, ShapeUtil::MakeShape(F32, {}), "a"), Parameter(&gb, 1, ShapeUtil::MakeShape(F32, {}), "b"));
+    ge = gb.Build().value();
+    XlaBuilder ab("add");
+    Add(Parameter(&ab, 0, ShapeUtil::MakeShape(F32, {}), "a"), Parameter(&ab, 1, ShapeUtil::MakeShape(F32, {}), "b"));
+    add = ab.Build().value();
+  }
+  XlaBuilder b(TestName());
+  std::vector<Literal> args;
+  XlaOp x = AddParam(&b, Literal::CreateR2<float>({{7, 2, 5, 3}, {3, 8, 9, 3}, {1, 5, 7, 5}, {0, 6, 2, 10}}), &args);
+  XlaOp g = AddParam(&b, Literal::CreateR2<float>({{2, 6}, {3, 1}}), &args);
+  SelectAndScatter(x, ge, {2, 2}, {2, 2}, Padding::kValid, g, ConstantR0<float>(&b, 0), add);
+  ComputeAndCompareR2<float>(&b, {{0, 0, 0, 0}, {0, 2, 6, 0}, {0, 0, 0, 0}, {0, 3, 0, 1}}, args);
 }
 
 TEST_P(ConvolutionGatherTest, BuildErrors) {

@@ -235,6 +235,7 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kIota: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kMap:
     case HloOpcode::kCall: case HloOpcode::kWhile: case HloOpcode::kConditional:
     case HloOpcode::kGather: case HloOpcode::kConvolution: case HloOpcode::kReduceWindow: case HloOpcode::kScatter:
+    case HloOpcode::kSelectAndScatter:
       return true;
     default:
       return false;
@@ -1264,6 +1265,49 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
   return ShapeUtil::MakeTupleShape(std::move(results));
 }
 
+absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(const Shape& operand, const ProgramShape& select,
+                                                                 const Window& window, const Shape& source,
+                                                                 const Shape& init_value,
+                                                                 const ProgramShape& scatter) {
+  const char* op = "SelectAndScatter";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  RETURN_IF_ERROR(ExpectArray(op, "source", source));
+  const Shape scalar = ShapeUtil::MakeScalarShape(operand.element_type());
+  if (!init_value.Compatible(scalar)) {
+    return InvalidArgument("%s: init value must be a %s scalar, got %s", op, TypeName(operand.element_type()),
+                           init_value.ToString());
+  }
+  if (select.parameters().size() != 2 || !select.parameters()[0].Compatible(scalar) ||
+      !select.parameters()[1].Compatible(scalar) || !select.result().Compatible(ShapeUtil::MakeScalarShape(PRED))) {
+    return InvalidArgument("%s: select must take two %s scalars and return a pred scalar: %s", op,
+                           TypeName(operand.element_type()), ParamListStr(select));
+  }
+  if (scatter.parameters().size() != 2 || !scatter.parameters()[0].Compatible(scalar) ||
+      !scatter.parameters()[1].Compatible(scalar) || !scatter.result().Compatible(scalar)) {
+    return InvalidArgument("%s: scatter must take two %s scalars and return one: %s", op,
+                           TypeName(operand.element_type()), ParamListStr(scatter));
+  }
+  if (window.dimensions_size() != operand.rank()) {
+    return InvalidArgument("%s: the window has %d dimensions but the operand has rank %d", op,
+                           window.dimensions_size(), operand.rank());
+  }
+  std::vector<int64_t> windows(operand.rank());
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    const WindowDimension& w = window.dimensions(d);
+    if (w.size() < 1) return InvalidArgument("%s: window dimension %d has size %d (at least 1)", op, d, w.size());
+    if (w.base_dilation() > 1 || w.window_dilation() > 1 || w.window_reversal()) {
+      return InvalidArgument("%s: window dimension %d cannot be dilated or reversed", op, d);
+    }
+    ASSIGN_OR_RETURN(windows[d], WindowedSize(op, "dimension", d, operand.dimensions(d), w));
+  }
+  const Shape expected_source = ShapeUtil::MakeShape(operand.element_type(), windows);
+  if (!source.Compatible(expected_source)) {
+    return InvalidArgument("%s: source %s must have one %s element per window: %s", op, source.ToString(),
+                           TypeName(operand.element_type()), expected_source.ToString());
+  }
+  return NoLayout(operand);
+}
+
 absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* const> operands,
                                                     const ProgramShape& to_apply,
                                                     absl::Span<const int64_t> dimensions) {
@@ -1416,7 +1460,7 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     if (called.empty()) return InvalidArgument("%s: needs at least one branch computation", op);
   } else {
     size_t want_called = 0;
-    if (opcode == HloOpcode::kWhile) want_called = 2;
+    if (opcode == HloOpcode::kWhile || opcode == HloOpcode::kSelectAndScatter) want_called = 2;
     if (opcode == HloOpcode::kReduce || opcode == HloOpcode::kMap || opcode == HloOpcode::kCall ||
         opcode == HloOpcode::kReduceWindow || opcode == HloOpcode::kScatter) {
       want_called = 1;
@@ -1549,6 +1593,10 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
       return InferReduceWindowShape(operands, attrs.window(), *called[0]);
     case HloOpcode::kScatter:
       return InferScatterShape(operands, attrs.scatter_dimension_numbers(), *called[0]);
+    case HloOpcode::kSelectAndScatter:
+      RETURN_IF_ERROR(expect_operands(3));
+      return InferSelectAndScatterShape(*operands[0], *called[0], attrs.window(), *operands[1], *operands[2],
+                                        *called[1]);
     case HloOpcode::kMap:
       return InferMapShape(operands, *called[0], attrs.dimensions());
     case HloOpcode::kCall:

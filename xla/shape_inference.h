@@ -106,6 +106,11 @@ class ShapeInference {
   // `arg_shapes`); the combiner takes (current..., update...) as a reducer.
   static absl::StatusOr<Shape> InferScatterShape(absl::Span<const Shape* const> arg_shapes,
                                                  const ScatterDimensionNumbers& dnums, const ProgramShape& to_apply);
+  // SelectAndScatter(operand, source, init) with computations select
+  // (T, T) -> pred and scatter (T, T) -> T; windows without dilation.
+  static absl::StatusOr<Shape> InferSelectAndScatterShape(const Shape& operand, const ProgramShape& select,
+                                                          const Window& window, const Shape& source,
+                                                          const Shape& init_value, const ProgramShape& scatter);
   static absl::StatusOr<Shape> InferMapShape(absl::Span<const Shape* const> operands,
                                              const ProgramShape& to_apply,
                                              absl::Span<const int64_t> dimensions);

@@ -676,7 +676,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
   for (HloOpcode op : {HloOpcode::kSort, HloOpcode::kFusion, HloOpcode::kAllToAll, HloOpcode::kFft,
-                       HloOpcode::kSelectAndScatter, HloOpcode::kCustomCall}) {
+                       HloOpcode::kRng, HloOpcode::kCustomCall}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);

@@ -137,7 +137,8 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
   if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) && !IsControlFlow(hlo) &&
       hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot &&
       hlo.opcode() != HloOpcode::kConvolution && hlo.opcode() != HloOpcode::kReduceWindow &&
-      hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
+      hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kSelectAndScatter &&
+      hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
     return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
   }
   return absl::OkStatus();
@@ -200,7 +201,7 @@ absl::Status IrEmitter::AssignSlots(const HloComputation& computation, ResultCop
     // f32/f64 dots), so they are not recomputed inline.
     if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot ||
         h->opcode() == HloOpcode::kConvolution || h->opcode() == HloOpcode::kReduceWindow ||
-        h->opcode() == HloOpcode::kScatter || IsControlFlow(*h)) {
+        h->opcode() == HloOpcode::kScatter || h->opcode() == HloOpcode::kSelectAndScatter || IsControlFlow(*h)) {
       for (const HloInstruction* o : h->operands()) {
         if (materialize_.contains(o)) materialize_[o] = true;
       }
@@ -352,6 +353,7 @@ bool IrEmitter::IsLoopEmitted(const HloInstruction& hlo) const {
   auto it = materialize_.find(&hlo);
   return it != materialize_.end() && it->second && !CanUseRuntimeMatMul(hlo) && !epilogue_dot_.contains(&hlo) &&
          hlo.opcode() != HloOpcode::kDynamicUpdateSlice && hlo.opcode() != HloOpcode::kScatter &&
+         hlo.opcode() != HloOpcode::kSelectAndScatter &&
          !KeepsMinorDimension(hlo) &&
          !ShapeUtil::HasZeroElements(hlo.shape());
 }
@@ -760,6 +762,7 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
   if (hlo.opcode() == HloOpcode::kScatter) return EmitScatter(hlo, elemental);
+  if (hlo.opcode() == HloOpcode::kSelectAndScatter) return EmitSelectAndScatter(hlo, elemental);
   llvm::Value* out = addresses_.at(&hlo);
   if (KeepsMinorDimension(hlo)) {
     return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, out,
@@ -963,6 +966,93 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitte
         b_.SetInsertPoint(next);
         return absl::OkStatus();
       });
+}
+
+absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+  const HloInstruction* operand = hlo.operand(0);
+  const HloInstruction* source = hlo.operand(1);
+  const Shape& shape = hlo.shape();
+  const Shape& in = operand->shape();
+  const auto& called = hlo.called_computations();
+  const Window& window = hlo.attributes().window();
+  if (hlo.operand_count() != 3 || called.size() != 2 || window.dimensions_size() != in.rank()) {
+    return InvalidArgument("CPU backend: %s: malformed select-and-scatter", hlo.name());
+  }
+  llvm::Value* out = addresses_.at(&hlo);
+  ASSIGN_OR_RETURN(llvm::Value * init, elemental.EmitElement(hlo.operand(2), {}));
+  RETURN_IF_ERROR(EmitLoopNestForShape(&b_, shape, hlo.name() + ".init", [&](const IrIndex& index) -> absl::Status {
+    elemental.StoreElement(init, out, shape, index);
+    return absl::OkStatus();
+  }));
+  if (ShapeUtil::HasZeroElements(source->shape()) || ShapeUtil::HasZeroElements(in)) return absl::OkStatus();
+  const int64_t rank = in.rank();
+  std::vector<int64_t> sizes(rank), row_major(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes[d] = window.dimensions(d).size();
+    row_major[d] = rank - 1 - d;
+  }
+  // The selection: whether there is one, its value and its index.
+  llvm::Type* value_type = init->getType();
+  llvm::IRBuilder<> entry(&b_.GetInsertBlock()->getParent()->getEntryBlock(),
+                          b_.GetInsertBlock()->getParent()->getEntryBlock().begin());
+  llvm::AllocaInst* has = entry.CreateAlloca(b_.getInt1Ty(), nullptr, "sel.has");
+  llvm::AllocaInst* value = entry.CreateAlloca(value_type, nullptr, "sel.value");
+  std::vector<llvm::AllocaInst*> at(rank);
+  for (int64_t d = 0; d < rank; ++d) at[d] = entry.CreateAlloca(b_.getInt64Ty(), nullptr, "sel.at");
+  // One thread, source elements in row-major order (the evaluator's order
+  // for scatters into the same element).
+  std::vector<int64_t> source_dims(source->shape().dimensions().begin(), source->shape().dimensions().end());
+  return EmitLoopNest(&b_, source_dims, row_major, hlo.name() + ".source", [&](const IrIndex& s) -> absl::Status {
+    b_.CreateStore(b_.getFalse(), has);
+    b_.CreateStore(init, value);
+    for (int64_t d = 0; d < rank; ++d) b_.CreateStore(b_.getInt64(0), at[d]);
+    // The first position inside the operand is selected, then each later
+    // one for which select(selected, candidate) is false.
+    RETURN_IF_ERROR(EmitLoopNest(&b_, sizes, row_major, hlo.name() + ".window", [&](const IrIndex& k) -> absl::Status {
+      llvm::Value* inside = b_.getTrue();
+      IrIndex pos(rank);
+      for (int64_t d = 0; d < rank; ++d) {
+        const WindowDimension& w = window.dimensions(d);
+        pos[d] = b_.CreateSub(b_.CreateAdd(b_.CreateMul(s[d], b_.getInt64(w.stride())), k[d]),
+                              b_.getInt64(w.padding_low()));
+        inside = b_.CreateAnd(inside, b_.CreateICmpULT(pos[d], b_.getInt64(in.dimensions(d))));
+      }
+      llvm::Function* fn = b_.GetInsertBlock()->getParent();
+      llvm::BasicBlock* consider = llvm::BasicBlock::Create(b_.getContext(), "sel.consider", fn);
+      llvm::BasicBlock* next = llvm::BasicBlock::Create(b_.getContext(), "sel.next", fn);
+      b_.CreateCondBr(inside, consider, next);
+      b_.SetInsertPoint(consider);
+      ASSIGN_OR_RETURN(llvm::Value * candidate, elemental.EmitElement(operand, pos));
+      llvm::Value* current = b_.CreateLoad(value_type, value);
+      ASSIGN_OR_RETURN(llvm::Value * keep,
+                       elemental.EmitScalarComputation(*called[0], {current, candidate}, /*reassociate=*/false));
+      llvm::Value* had = b_.CreateLoad(b_.getInt1Ty(), has);
+      llvm::Value* take = b_.CreateOr(b_.CreateNot(had), b_.CreateNot(keep));
+      b_.CreateStore(b_.CreateSelect(take, candidate, current), value);
+      for (int64_t d = 0; d < rank; ++d) {
+        b_.CreateStore(b_.CreateSelect(take, pos[d], b_.CreateLoad(b_.getInt64Ty(), at[d])), at[d]);
+      }
+      b_.CreateStore(b_.getTrue(), has);
+      b_.CreateBr(next);
+      b_.SetInsertPoint(next);
+      return absl::OkStatus();
+    }));
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* apply = llvm::BasicBlock::Create(b_.getContext(), "sel.apply", fn);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(b_.getContext(), "sel.done", fn);
+    b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), has), apply, done);
+    b_.SetInsertPoint(apply);
+    IrIndex target(rank);
+    for (int64_t d = 0; d < rank; ++d) target[d] = b_.CreateLoad(b_.getInt64Ty(), at[d]);
+    llvm::Value* old_value = elemental.LoadElement(out, shape, target);
+    ASSIGN_OR_RETURN(llvm::Value * update, elemental.EmitElement(source, s));
+    ASSIGN_OR_RETURN(llvm::Value * combined,
+                     elemental.EmitScalarComputation(*called[1], {old_value, update}, /*reassociate=*/false));
+    elemental.StoreElement(elemental.RoundToType(shape.element_type(), combined), out, shape, target);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return absl::OkStatus();
+  });
 }
 
 absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {

@@ -153,6 +153,10 @@ class IrEmitter {
   // combined into its target in row-major order of the updates, on one
   // thread (the evaluator's order); updates mapping outside are skipped.
   absl::Status EmitScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // Select-and-scatter: the output filled with the init value, then for each
+  // source element in row-major order (one thread) its window's selection
+  // (as the evaluator makes it) combined with it through scatter.
+  absl::Status EmitSelectAndScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
   llvm::Value* BufferOf(const HloInstruction* hlo);
 

@@ -102,6 +102,9 @@ absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction,
 absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
                                              absl::Span<const Literal* const> operands,
                                              const ComputationRunner& run);
+absl::StatusOr<Literal> EvaluateSelectAndScatter(const HloInstruction& instruction,
+                                                 absl::Span<const Literal* const> operands,
+                                                 const ComputationRunner& run);
 absl::StatusOr<Literal> EvaluateMap(const HloInstruction& instruction,
                                     absl::Span<const Literal* const> operands,
                                     const ComputationRunner& run);

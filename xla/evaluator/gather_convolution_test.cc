@@ -282,5 +282,35 @@ TEST(ReduceWindowTest, PaddingAndHolesHoldTheInitValue) {
                  Literal::CreateR1<int32_t>({4}));
 }
 
+// Select-and-scatter with a >= select (the maximum, first on ties) and an
+// add scatter over a rank-1 operand.
+std::string SelectAndScatterModule(const std::string& operand, const std::string& source, const std::string& window) {
+  return "HloModule m\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), "
+         "direction=GE\n}\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n"
+         "ENTRY e {\n  x = f32" + operand + " parameter(0)\n  s = f32" + source +
+         " parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32" + operand +
+         " select-and-scatter(x, s, z), window={" + window + "}, select=ge, scatter=add\n}\n";
+}
+
+TEST(SelectAndScatterTest, EachWindowsMaximumReceivesItsSource) {
+  Literal x = Literal::CreateR1<float>({1, 9, 3, 7, 2, 8});
+  Literal src = Literal::CreateR1<float>({10, 20, 30});
+  EXPECT_LITERAL(EvalText(SelectAndScatterModule("[6]", "[3]", "size=2 stride=2"), {&x, &src}),
+                 Literal::CreateR1<float>({0, 10, 0, 20, 0, 30}));
+}
+
+TEST(SelectAndScatterTest, OverlappingWindowsAccumulateAndTiesPickTheFirst) {
+  // Windows [1,9,3] and [9,3,9]: 9 at index 1 both times (>= keeps the first).
+  Literal x = Literal::CreateR1<float>({1, 9, 3, 9});
+  Literal src = Literal::CreateR1<float>({2, 6});
+  EXPECT_LITERAL(EvalText(SelectAndScatterModule("[4]", "[2]", "size=3"), {&x, &src}),
+                 Literal::CreateR1<float>({0, 8, 0, 0}));
+  // Padding is never selected: windows [p,1] [9,3] [9,p].
+  Literal y = Literal::CreateR1<float>({-5, 9, 3, -1});
+  Literal src3 = Literal::CreateR1<float>({1, 2, 3});
+  EXPECT_LITERAL(EvalText(SelectAndScatterModule("[4]", "[3]", "size=2 stride=2 pad=1_1"), {&y, &src3}),
+                 Literal::CreateR1<float>({1, 2, 0, 3}));
+}
+
 }  // namespace
 }  // namespace xla

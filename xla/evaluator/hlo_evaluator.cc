@@ -375,6 +375,9 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
     case HloOpcode::kScatter:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateScatter(instruction, operands, run);
+    case HloOpcode::kSelectAndScatter:
+      RETURN_IF_ERROR(need_called(2));
+      return ei::EvaluateSelectAndScatter(instruction, operands, run);
     case HloOpcode::kReduceWindow:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateReduceWindow(instruction, operands, run);

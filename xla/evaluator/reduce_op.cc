@@ -7,7 +7,11 @@
 // dilation hole hold the init value (the document pads with init values). A
 // reducer that is a single same-type binary op of its two parameters runs
 // as a typed loop; any other reducer is evaluated as a computation on scalar
-// literals.
+// literals. Select-and-scatter selects in each window as the document
+// describes (the first position inside the operand, replaced by each later
+// one for which select(selected, candidate) is false; windows entirely in
+// the padding select nothing), then scatters the source elements in
+// row-major order.
 #include <algorithm>
 #include <vector>
 
@@ -301,6 +305,83 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
   }
   if (n == 1) return std::move(results[0]);
   return Literal::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Literal> EvaluateSelectAndScatter(const HloInstruction& instruction,
+                                                 absl::Span<const Literal* const> operands,
+                                                 const ComputationRunner& run) {
+  const auto& called = instruction.called_computations();
+  if (operands.size() != 3 || called.size() != 2 || called[0] == nullptr || called[1] == nullptr) {
+    return InvalidArgument("HloEvaluator: %s: needs operand, source, init value, select and scatter",
+                           InstrLabel(instruction));
+  }
+  const HloComputation& select = *called[0];
+  const HloComputation& scatter = *called[1];
+  const Literal& operand = *operands[0];
+  const Literal& source = *operands[1];
+  const Window& window = instruction.attributes().window();
+  ASSIGN_OR_RETURN(Shape inferred, ShapeInference::InferSelectAndScatterShape(
+                                       operand.shape(), select.ComputeProgramShape(), window, source.shape(),
+                                       operands[2]->shape(), scatter.ComputeProgramShape()));
+  if (!inferred.Compatible(instruction.shape())) {
+    return InvalidArgument("HloEvaluator: %s: result %s does not match the operand's shape %s",
+                           InstrLabel(instruction), instruction.shape().ToString(), inferred.ToString());
+  }
+  const Shape& in = operand.shape();
+  const int64_t rank = in.rank();
+  const std::vector<int64_t> strides = RowMajorStrides(in.dimensions());
+  Literal out(RowMajorShape(in));
+  for (int64_t i = 0; i < out.element_count(); ++i) out.CopyElementFrom(*operands[2], 0, i);
+  const PrimitiveType type = in.element_type();
+  Literal a(ShapeUtil::MakeScalarShape(type)), b(ShapeUtil::MakeScalarShape(type));
+  const std::vector<const Literal*> pair = {&a, &b};
+  std::vector<int64_t> s_index(rank, 0), k(rank, 0);
+  const int64_t count = ShapeUtil::ElementsIn(source.shape());
+  for (int64_t j = 0; j < count; ++j) {
+    // The window's positions inside the operand in row-major order; the
+    // first is selected, then each later one replaces the selection when
+    // select(selected, candidate) is false.
+    int64_t selected = -1;
+    std::fill(k.begin(), k.end(), 0);
+    bool more = true;
+    while (more) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < rank && offset >= 0; ++d) {
+        const WindowDimension& w = window.dimensions(d);
+        const int64_t pos = s_index[d] * w.stride() + k[d] - w.padding_low();
+        offset = pos < 0 || pos >= in.dimensions(d) ? -1 : offset + pos * strides[d];
+      }
+      if (offset >= 0) {
+        if (selected < 0) {
+          selected = offset;
+        } else {
+          a.CopyElementFrom(operand, selected, 0);
+          b.CopyElementFrom(operand, offset, 0);
+          ASSIGN_OR_RETURN(Literal keep, run(select, pair));
+          if (!keep.data<bool>()[0]) selected = offset;
+        }
+      }
+      more = false;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++k[d] < window.dimensions(d).size()) {
+          more = true;
+          break;
+        }
+        k[d] = 0;
+      }
+    }
+    if (selected >= 0) {
+      a.CopyElementFrom(out, selected, 0);
+      b.CopyElementFrom(source, j, 0);
+      ASSIGN_OR_RETURN(Literal value, run(scatter, pair));
+      out.CopyElementFrom(value, 0, selected);
+    }
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++s_index[d] < source.shape().dimensions(d)) break;
+      s_index[d] = 0;
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<Literal> EvaluateMap(const HloInstruction& instruction, absl::Span<const Literal* const> operands,

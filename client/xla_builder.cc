@@ -487,15 +487,26 @@ ConvolutionDimensionNumbers XlaBuilder::CreateDefaultConvDimensionNumbers(int nu
   return dnums;
 }
 
+namespace {
+
+// Operands then init values, as Reduce and ReduceWindow take them.
+absl::StatusOr<std::vector<XlaOp>> ReductionArguments(absl::string_view op, absl::Span<const XlaOp> operands,
+                                                      absl::Span<const XlaOp> init_values) {
+  if (operands.size() != init_values.size() || operands.empty()) {
+    return InvalidArgument("%s: needs as many init values (%d) as operands (%d), at least one", op,
+                           init_values.size(), operands.size());
+  }
+  std::vector<XlaOp> all(operands.begin(), operands.end());
+  all.insert(all.end(), init_values.begin(), init_values.end());
+  return all;
+}
+
+}  // namespace
+
 XlaOp XlaBuilder::Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
                          const XlaComputation& computation, absl::Span<const int64_t> dimensions) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    if (operands.size() != init_values.size() || operands.empty()) {
-      return InvalidArgument("Reduce: needs as many init values (%d) as operands (%d), at least one",
-                             init_values.size(), operands.size());
-    }
-    std::vector<XlaOp> all(operands.begin(), operands.end());
-    all.insert(all.end(), init_values.begin(), init_values.end());
+    ASSIGN_OR_RETURN(std::vector<XlaOp> all, ReductionArguments("Reduce", operands, init_values));
     ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(all));
     std::vector<const Shape*> ptrs = Pointers(shapes);
     HloInstructionProto proto;
@@ -510,12 +521,7 @@ XlaOp XlaBuilder::Reduce(absl::Span<const XlaOp> operands, absl::Span<const XlaO
 XlaOp XlaBuilder::ReduceWindow(absl::Span<const XlaOp> operands, absl::Span<const XlaOp> init_values,
                                const XlaComputation& computation, const Window& window) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    if (operands.size() != init_values.size() || operands.empty()) {
-      return InvalidArgument("ReduceWindow: needs as many init values (%d) as operands (%d), at least one",
-                             init_values.size(), operands.size());
-    }
-    std::vector<XlaOp> all(operands.begin(), operands.end());
-    all.insert(all.end(), init_values.begin(), init_values.end());
+    ASSIGN_OR_RETURN(std::vector<XlaOp> all, ReductionArguments("ReduceWindow", operands, init_values));
     ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(all));
     std::vector<const Shape*> ptrs = Pointers(shapes);
     HloInstructionProto proto;

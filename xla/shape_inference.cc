@@ -1144,6 +1144,27 @@ absl::StatusOr<Shape> ShapeInference::InferReduceWindowShape(absl::Span<const Sh
   return ShapeUtil::MakeTupleShape(std::move(results));
 }
 
+ShapeInference::ScatterUpdateDimensions ShapeInference::MapScatterUpdateDimensions(
+    const ScatterDimensionNumbers& dnums, int64_t update_rank) {
+  ScatterUpdateDimensions map;
+  map.operand_dim.assign(update_rank, -1);
+  map.index_dim.assign(update_rank, -1);
+  int64_t next_operand = 0, next_index = 0;
+  for (int64_t d = 0; d < update_rank; ++d) {
+    if (absl::c_linear_search(dnums.update_window_dims(), d)) {
+      while (absl::c_linear_search(dnums.inserted_window_dims(), next_operand) ||
+             absl::c_linear_search(dnums.input_batching_dims(), next_operand)) {
+        ++next_operand;
+      }
+      map.operand_dim[d] = next_operand++;
+    } else {
+      if (next_index == dnums.index_vector_dim()) ++next_index;
+      map.index_dim[d] = next_index++;
+    }
+  }
+  return map;
+}
+
 absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* const> arg_shapes,
                                                         const ScatterDimensionNumbers& dnums,
                                                         const ProgramShape& to_apply) {

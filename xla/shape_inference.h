@@ -102,6 +102,17 @@ class ShapeInference {
   // window dimension per operand dimension, and a reducer as for Reduce.
   static absl::StatusOr<Shape> InferReduceWindowShape(absl::Span<const Shape* const> arg_shapes,
                                                       const Window& window, const ProgramShape& to_apply);
+  // For each dimension of a scatter's updates: the operand dimension it
+  // walks (an update window dimension: the operand's dimensions that are
+  // neither inserted nor batching, in order) in `operand_dim`, or the
+  // scatter_indices dimension it indexes (all but index_vector_dim, in
+  // order) in `index_dim`; -1 in the other. For dimension numbers that
+  // InferScatterShape accepted.
+  struct ScatterUpdateDimensions {
+    std::vector<int64_t> operand_dim, index_dim;
+  };
+  static ScatterUpdateDimensions MapScatterUpdateDimensions(const ScatterDimensionNumbers& dnums,
+                                                            int64_t update_rank);
   // Scatter of N operands (then scatter_indices, then N updates in
   // `arg_shapes`); the combiner takes (current..., update...) as a reducer.
   static absl::StatusOr<Shape> InferScatterShape(absl::Span<const Shape* const> arg_shapes,

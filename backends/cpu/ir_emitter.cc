@@ -20,6 +20,7 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Intrinsics.h"
 #include "xla/primitive_util.h"
+#include "xla/shape_inference.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -887,22 +888,9 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitte
                                          }));
   }
   if (ShapeUtil::HasZeroElements(up)) return absl::OkStatus();
-  // Update dimension -> operand dimension (window dims) or scatter_indices
-  // dimension (scatter dims), as the evaluator maps them.
-  std::vector<int64_t> window_operand_dim(up.rank(), -1), scatter_index_dim(up.rank(), -1);
-  int64_t next_operand = 0, next_index = 0;
-  for (int64_t d = 0; d < up.rank(); ++d) {
-    if (absl::c_linear_search(dnums.update_window_dims(), d)) {
-      while (absl::c_linear_search(dnums.inserted_window_dims(), next_operand) ||
-             absl::c_linear_search(dnums.input_batching_dims(), next_operand)) {
-        ++next_operand;
-      }
-      window_operand_dim[d] = next_operand++;
-    } else {
-      if (next_index == ivd) ++next_index;
-      scatter_index_dim[d] = next_index++;
-    }
-  }
+  const ShapeInference::ScatterUpdateDimensions map = ShapeInference::MapScatterUpdateDimensions(dnums, up.rank());
+  const std::vector<int64_t>& window_operand_dim = map.operand_dim;
+  const std::vector<int64_t>& scatter_index_dim = map.index_dim;
   const int64_t vector_size = ivd == idx.rank() ? 1 : idx.dimensions(ivd);
   const bool signed_index = primitive_util::IsSignedIntegralType(idx.element_type());
   // One thread, updates in row-major order: colliding updates combine in the

@@ -14,7 +14,6 @@
 #include <limits>
 #include <vector>
 
-#include "absl/algorithm/container.h"
 #include "xla/evaluator/evaluator_internal.h"
 #include "xla/shape_inference.h"
 #include "xla/shape_util.h"
@@ -139,24 +138,9 @@ absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl:
   const int64_t vector_size = ivd == idx.rank() ? 1 : idx.dimensions(ivd);
   const std::vector<int64_t> in_strides = RowMajorStrides(in.dimensions());
   const std::vector<int64_t> idx_strides = RowMajorStrides(idx.dimensions());
-  // Update dimension -> operand dimension (window dims) or scatter_indices
-  // dimension (scatter dims).
-  std::vector<int64_t> window_operand_dim(up.rank(), -1), scatter_index_dim(up.rank(), -1);
-  {
-    int64_t next_operand = 0, next_index = 0;
-    for (int64_t d = 0; d < up.rank(); ++d) {
-      if (absl::c_linear_search(dnums.update_window_dims(), d)) {
-        while (absl::c_linear_search(dnums.inserted_window_dims(), next_operand) ||
-               absl::c_linear_search(dnums.input_batching_dims(), next_operand)) {
-          ++next_operand;
-        }
-        window_operand_dim[d] = next_operand++;
-      } else {
-        if (next_index == ivd) ++next_index;
-        scatter_index_dim[d] = next_index++;
-      }
-    }
-  }
+  const ShapeInference::ScatterUpdateDimensions map = ShapeInference::MapScatterUpdateDimensions(dnums, up.rank());
+  const std::vector<int64_t>& window_operand_dim = map.operand_dim;
+  const std::vector<int64_t>& scatter_index_dim = map.index_dim;
 
   std::vector<Literal> results;
   for (int64_t i = 0; i < n; ++i) results.push_back(*operands[i]);

@@ -844,6 +844,13 @@ absl::Status CheckSorted(absl::string_view op, absl::string_view what, absl::Spa
   return absl::OkStatus();
 }
 
+// `dims` names dimensions of `shape`, strictly increasing.
+absl::Status CheckSortedDimensions(absl::string_view op, absl::string_view what, absl::Span<const int64_t> dims,
+                                   const Shape& shape) {
+  RETURN_IF_ERROR(CheckSorted(op, what, dims));
+  return CheckDimensionList(op, what, dims, shape);
+}
+
 }  // namespace
 
 absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand, const Shape& start_indices,
@@ -885,10 +892,8 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand, con
   const auto& collapsed = dnums.collapsed_slice_dims();
   const auto& operand_batching = dnums.operand_batching_dims();
   const auto& indices_batching = dnums.start_indices_batching_dims();
-  RETURN_IF_ERROR(CheckSorted(op, "collapsed_slice_dims", collapsed));
-  RETURN_IF_ERROR(CheckDimensionList(op, "collapsed_slice_dims", collapsed, operand));
-  RETURN_IF_ERROR(CheckSorted(op, "operand_batching_dims", operand_batching));
-  RETURN_IF_ERROR(CheckDimensionList(op, "operand_batching_dims", operand_batching, operand));
+  RETURN_IF_ERROR(CheckSortedDimensions(op, "collapsed_slice_dims", collapsed, operand));
+  RETURN_IF_ERROR(CheckSortedDimensions(op, "operand_batching_dims", operand_batching, operand));
   // The specification allows 0 as well, but a result element would then
   // read from an empty slice: there is no value to give it.
   for (const auto* list : {&collapsed, &operand_batching}) {
@@ -1211,12 +1216,9 @@ absl::StatusOr<Shape> ShapeInference::InferScatterShape(absl::Span<const Shape* 
   const auto& batching = dnums.input_batching_dims();
   const auto& index_batching = dnums.scatter_indices_batching_dims();
   const auto& to_operand = dnums.scatter_dims_to_operand_dims();
-  RETURN_IF_ERROR(CheckSorted(op, "update_window_dims", window_dims));
-  RETURN_IF_ERROR(CheckDimensionList(op, "update_window_dims", window_dims, updates));
-  RETURN_IF_ERROR(CheckSorted(op, "inserted_window_dims", inserted));
-  RETURN_IF_ERROR(CheckDimensionList(op, "inserted_window_dims", inserted, operand));
-  RETURN_IF_ERROR(CheckSorted(op, "input_batching_dims", batching));
-  RETURN_IF_ERROR(CheckDimensionList(op, "input_batching_dims", batching, operand));
+  RETURN_IF_ERROR(CheckSortedDimensions(op, "update_window_dims", window_dims, updates));
+  RETURN_IF_ERROR(CheckSortedDimensions(op, "inserted_window_dims", inserted, operand));
+  RETURN_IF_ERROR(CheckSortedDimensions(op, "input_batching_dims", batching, operand));
   RETURN_IF_ERROR(CheckDimensionList(op, "scatter_indices_batching_dims", index_batching, indices));
   for (int64_t d : inserted) {
     if (absl::c_linear_search(batching, d)) {

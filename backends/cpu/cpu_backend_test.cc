@@ -943,6 +943,19 @@ ENTRY e {
 
 // --- Scatter --------------------------------------------------------------------------
 
+// (value, index) pairs: the larger value, the first one on ties.
+constexpr char kArgmax[] = R"(argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(bv, av), direction=GT
+  v = f32[] select(gt, bv, av)
+  i = s32[] select(gt, bi, ai)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+)";
+
 std::string ScatterModule(const std::string& t, const std::string& operand, const std::string& indices,
                           const std::string& updates, const std::string& combine, const std::string& dims) {
   return absl::StrCat("HloModule m\nc {\n  a = ", t, "[] parameter(0)\n  b = ", t, "[] parameter(1)\n  ROOT r = ", t,
@@ -968,18 +981,7 @@ TEST(CpuBackendTest, ScatterOfEveryTypeWithCollisions) {
 TEST(CpuBackendTest, VariadicScatterAndResultLayouts) {
   // (value, index) pairs combined by a max-with-index computation, results
   // in a layout other than the operands'.
-  RunAndCompare(R"(HloModule m
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(bv, av), direction=GT
-  v = f32[] select(gt, bv, av)
-  i = s32[] select(gt, bi, ai)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-ENTRY e {
+  RunAndCompare(std::string("HloModule m\n") + kArgmax + R"(ENTRY e {
   x = f32[6,4] parameter(0)
   xi = s32[6,4] parameter(1)
   ids = s32[10] parameter(2)
@@ -1093,18 +1095,7 @@ TEST(CpuBackendTest, ReduceWindowWindowsAndLayouts) {
 TEST(CpuBackendTest, VariadicReduceWindowArgmaxPooling) {
   // (value, index) pairs: the first maximum's index in each 2x2 window,
   // padding positions holding the init pair.
-  RunAndCompare(R"(HloModule m
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(bv, av), direction=GT
-  v = f32[] select(gt, bv, av)
-  i = s32[] select(gt, bi, ai)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-ENTRY e {
+  RunAndCompare(std::string("HloModule m\n") + kArgmax + R"(ENTRY e {
   x = f32[2,7,7,3] parameter(0)
   idx = s32[2,7,7,3] iota(), iota_dimension=1
   lo = f32[] constant(-inf)

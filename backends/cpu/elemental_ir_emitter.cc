@@ -811,6 +811,26 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReshapeElement(const HloIns
   return EmitElement(hlo->operand(0), in_index);
 }
 
+LoopPieces ConcatenatePieces(const HloInstruction& hlo) {
+  LoopPieces pieces;
+  if (hlo.opcode() != HloOpcode::kConcatenate) return pieces;
+  pieces.dim = hlo.dimensions(0);
+  pieces.starts.push_back(0);
+  for (const HloInstruction* operand : hlo.operands()) {
+    pieces.starts.push_back(pieces.starts.back() + operand->shape().dimensions(pieces.dim));
+  }
+  return pieces;
+}
+
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateElementInPiece(const HloInstruction* hlo,
+                                                                        const IrIndex& index, int64_t piece) {
+  if (piece < 0 || hlo->opcode() != HloOpcode::kConcatenate) return GenerateElement(hlo, index);
+  const LoopPieces pieces = ConcatenatePieces(*hlo);
+  IrIndex in = index;
+  in[pieces.dim] = b_->CreateSub(index[pieces.dim], b_->getInt64(pieces.starts[piece]), "", true, true);
+  return EmitElement(hlo->operand(piece), in);
+}
+
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const HloInstruction* hlo,
                                                                         const IrIndex& index) {
   const int64_t dim = hlo->dimensions(0);

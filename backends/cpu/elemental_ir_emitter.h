@@ -38,6 +38,10 @@ llvm::Type* IrStorageType(PrimitiveType type, llvm::LLVMContext& ctx);
 // Ops whose element at an index can be generated inline in a consumer's loop.
 bool IsFusibleOpcode(HloOpcode opcode);
 
+// For a concatenate, its operands' extents along its dimension as loop
+// pieces (see EmitLoopNest); no split (dim -1) for any other instruction.
+LoopPieces ConcatenatePieces(const HloInstruction& hlo);
+
 class ElementalIrEmitter {
  public:
   // Address of the buffer holding `hlo` (already computed), or nullptr when
@@ -57,6 +61,10 @@ class ElementalIrEmitter {
   // Generates the element from the operands even if `hlo` has a buffer (used
   // to fill that buffer).
   absl::StatusOr<llvm::Value*> GenerateElement(const HloInstruction* hlo, const IrIndex& index);
+  // GenerateElement where the index is known to be in loop piece `piece` of
+  // ConcatenatePieces(*hlo) (-1: not known): a concatenate's element is then
+  // its operand's, read with no choice between operands.
+  absl::StatusOr<llvm::Value*> GenerateElementInPiece(const HloInstruction* hlo, const IrIndex& index, int64_t piece);
 
   // Linear position of `index` in `shape`'s layout.
   llvm::Value* LinearIndex(const Shape& shape, const IrIndex& index);

@@ -509,14 +509,15 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
             const auto& minor_to_major = shape.layout().minor_to_major();
             const std::vector<int64_t> inner(minor_to_major.begin(), minor_to_major.end() - 1);
             llvm::Value* out = in_scratch ? scratch.at(m) : remap(addresses_.at(m));
-            RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, m->name(),
-                                         [&](const IrIndex& inner_index) -> absl::Status {
-                                           IrIndex index = inner_index;
-                                           index[row_dim] = row;
-                                           ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(m, index));
-                                           local.StoreElement(v, out, shape, index);
-                                           return absl::OkStatus();
-                                         }));
+            RETURN_IF_ERROR(EmitLoopNest(
+                &b_, shape.dimensions(), inner, m->name(), ConcatenatePieces(*m),
+                [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {
+                  IrIndex index = inner_index;
+                  index[row_dim] = row;
+                  ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElementInPiece(m, index, piece));
+                  local.StoreElement(v, out, shape, index);
+                  return absl::OkStatus();
+                }));
           }
           return absl::OkStatus();
         });
@@ -770,11 +771,11 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
                                   [this](const HloInstruction* h) { return BufferOf(h); });
   }
   return EmitParallelLoopNest(
-      &b_, device_, hlo.shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo),
-      [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
+      &b_, device_, hlo.shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), ConcatenatePieces(hlo),
+      [&](const IrIndex& index, int64_t piece, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the loop may be outlined.
         ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
-        ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(&hlo, index));
+        ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElementInPiece(&hlo, index, piece));
         local.StoreElement(v, remap(out), hlo.shape(), index);
         return absl::OkStatus();
       });

@@ -101,15 +101,34 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
 absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
                           const std::vector<int64_t>& minor_to_major, const std::string& name,
                           const std::function<absl::Status(const IrIndex&)>& body) {
+  return EmitLoopNest(b, dims, minor_to_major, name, LoopPieces{},
+                      [&](const IrIndex& index, int64_t) { return body(index); });
+}
+
+absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
+                          const std::vector<int64_t>& minor_to_major, const std::string& name,
+                          const LoopPieces& pieces,
+                          const std::function<absl::Status(const IrIndex&, int64_t piece)>& body) {
   IrIndex index(dims.size(), nullptr);
+  int64_t piece = -1;
   // Recursion from the major-most dimension inwards.
   std::function<absl::Status(int)> emit = [&](int level) -> absl::Status {
-    if (level < 0) return body(index);
+    if (level < 0) return body(index, piece);
     const int64_t dim = minor_to_major[level];
-    return EmitForLoop(b, dims[dim], absl::StrCat(name, ".d", dim), [&](llvm::Value* iv) {
+    const std::string loop_name = absl::StrCat(name, ".d", dim);
+    auto inner = [&](llvm::Value* iv) {
       index[dim] = iv;
       return emit(level - 1);
-    });
+    };
+    if (dim != pieces.dim) return EmitForLoop(b, dims[dim], loop_name, inner);
+    for (size_t p = 0; p + 1 < pieces.starts.size(); ++p) {
+      if (pieces.starts[p + 1] <= pieces.starts[p]) continue;
+      piece = static_cast<int64_t>(p);
+      RETURN_IF_ERROR(EmitForLoop(b, b->getInt64(pieces.starts[p]), b->getInt64(pieces.starts[p + 1]),
+                                  absl::StrCat(loop_name, ".p", p), inner));
+    }
+    piece = -1;
+    return absl::OkStatus();
   };
   return emit(static_cast<int>(minor_to_major.size()) - 1);
 }

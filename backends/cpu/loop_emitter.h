@@ -46,6 +46,23 @@ absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims
                           const std::vector<int64_t>& minor_to_major, const std::string& name,
                           const std::function<absl::Status(const IrIndex&)>& body);
 
+// A dimension whose loop is emitted as consecutive loops, one per piece:
+// piece p covers [starts[p], starts[p + 1]) of it. For a concatenate along
+// the dimension, each loop's body then reads one operand, with no choice
+// per element (which keeps the loop from vectorizing). dim < 0: no split.
+struct LoopPieces {
+  int64_t dim = -1;
+  std::vector<int64_t> starts;
+};
+
+// EmitLoopNest with `pieces.dim`'s loop split into its pieces; the body is
+// told the piece its index is in, or -1 when the dimension is not split
+// (pieces.dim < 0, or not one of the nest's loops).
+absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
+                          const std::vector<int64_t>& minor_to_major, const std::string& name,
+                          const LoopPieces& pieces,
+                          const std::function<absl::Status(const IrIndex&, int64_t piece)>& body);
+
 // Same over an array shape, in its layout order.
 absl::Status EmitLoopNestForShape(llvm::IRBuilder<>* b, const Shape& shape, const std::string& name,
                                   const std::function<absl::Status(const IrIndex&)>& body);

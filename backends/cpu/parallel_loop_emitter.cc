@@ -118,9 +118,17 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
 absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
                                   const std::string& name, const ElementCost& cost, int64_t inner_work,
                                   const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body) {
+  return EmitParallelLoopNest(b, device, shape, name, cost, inner_work, LoopPieces{},
+                              [&](const IrIndex& index, int64_t, const ValueRemap& remap) { return body(index, remap); });
+}
+
+absl::Status EmitParallelLoopNest(
+    llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape, const std::string& name, const ElementCost& cost,
+    int64_t inner_work, const LoopPieces& pieces,
+    const std::function<absl::Status(const IrIndex&, int64_t piece, const ValueRemap&)>& body) {
   if (shape.rank() == 0) {
     const ValueRemap identity = [](llvm::Value* v) { return v; };
-    return EmitLoopNestForShape(b, shape, name, [&](const IrIndex& index) { return body(index, identity); });
+    return EmitLoopNestForShape(b, shape, name, [&](const IrIndex& index) { return body(index, -1, identity); });
   }
   const std::vector<int64_t>& dims = shape.dimensions();
   const auto& minor_to_major = shape.layout().minor_to_major();
@@ -139,10 +147,10 @@ absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, con
       b, device, outer_count, name, row_cost, elements * work,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) {
         return EmitForLoop(b, begin, end, name + ".outer", [&](llvm::Value* outer) {
-          return EmitLoopNest(b, dims, inner_minor_to_major, name, [&](const IrIndex& inner) {
+          return EmitLoopNest(b, dims, inner_minor_to_major, name, pieces, [&](const IrIndex& inner, int64_t piece) {
             IrIndex index = inner;
             index[outer_dim] = outer;
-            return body(index, remap);
+            return body(index, piece, remap);
           });
         });
       });

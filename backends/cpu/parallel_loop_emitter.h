@@ -90,6 +90,12 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
 absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
                                   const std::string& name, const ElementCost& cost, int64_t inner_work,
                                   const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body);
+// The same with `pieces.dim`'s loop split (see EmitLoopNest); the body is
+// told the piece, or -1 when that dimension is the parallel one.
+absl::Status EmitParallelLoopNest(
+    llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape, const std::string& name, const ElementCost& cost,
+    int64_t inner_work, const LoopPieces& pieces,
+    const std::function<absl::Status(const IrIndex&, int64_t piece, const ValueRemap&)>& body);
 
 }  // namespace cpu
 }  // namespace xla

@@ -77,8 +77,9 @@ absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, boo
   absl::Status dump_status = absl::OkStatus();
   int step = 0;
   if (!options.xla_dump_to().empty()) {
-    const std::string prefix = module->name();
-    pipeline.set_dump_callback([&](absl::string_view pass, absl::string_view before, absl::string_view after) {
+    // By value: the callback runs in pipeline.Run, after this block.
+    pipeline.set_dump_callback([&, prefix = module->name()](absl::string_view pass, absl::string_view before,
+                                                          absl::string_view after) {
       const std::string base = absl::StrFormat("%s.%04d.%s", prefix, step++, pass);
       if (dump_status.ok()) dump_status = DumpToFile(options, base + ".before.hlo", std::string(before));
       if (dump_status.ok()) dump_status = DumpToFile(options, base + ".after.hlo", std::string(after));

@@ -483,8 +483,9 @@ TEST(CpuBackendTest, MaterializedConcatenate) {
   for (const std::string t : {"f32", "s32", "u8", "f64", "pred", "f16", "bf16", "s64"}) {
     auto run = [&](const std::string& body) {
       const std::string unary = t[0] == 'f' || t[0] == 'b' ? "negate" : "not";
-      RunAndCompare(
-          absl::StrReplaceAll(absl::StrCat("HloModule m\nENTRY e {\n", body, "}\n"), {{"$T", t}, {"$U", unary}}));
+      const std::string binary = t == "pred" ? "xor" : "add";
+      RunAndCompare(absl::StrReplaceAll(absl::StrCat("HloModule m\nENTRY e {\n", body, "}\n"),
+                                        {{"$T", t}, {"$U", unary}, {"$B", binary}}));
     };
     run("  a = $T[3,5] parameter(0)\n  b = $T[3,0] parameter(1)\n  c = $T[3,17] parameter(2)\n"
         "  ROOT r = $T[3,27] concatenate(a, b, c, a), dimensions={1}\n");
@@ -500,6 +501,12 @@ TEST(CpuBackendTest, MaterializedConcatenate) {
     // concatenate along the minor dimension (the shape of im2col patches).
     run("  a = $T[300,64] parameter(0)\n  b = $T[300,37] parameter(1)\n"
         "  ROOT r = $T[300,165] concatenate(a, b, a), dimensions={1}\n");
+    // A concatenate generated inline by elementwise ops (the loop is split
+    // by its operands too), next to one read at another index (not split).
+    run("  a = $T[300,64] parameter(0)\n  b = $T[300,37] parameter(1)\n  d = $T[300,165] parameter(2)\n"
+        "  c = $T[300,165] concatenate(a, b, a), dimensions={1}\n  n = $T[300,165] $U(c)\n"
+        "  rv = $T[300,165] reverse(c), dimensions={1}\n  s = $T[300,165] $B(n, d)\n"
+        "  ROOT r = $T[300,165] $B(s, rv)\n");
     run("  x = $T[4,30,30,16] parameter(0)\n  z = $T[] constant(0)\n"
         "  p = $T[4,32,32,16] pad(x, z), padding=0_0x1_1x1_1x0_0\n"
         "  s0 = $T[4,30,30,16] slice(p), slice={[0:4], [0:30], [0:30], [0:16]}\n"
@@ -509,15 +516,17 @@ TEST(CpuBackendTest, MaterializedConcatenate) {
   }
 }
 
-// The loops of a concatenate along the minor dimension each copy one
-// operand: vectorized, with no per-element choice of operand left.
+// The loops of a concatenate along the minor dimension (here generated
+// inline in its negation's loop) each read one operand: vectorized, with no
+// per-element choice of operand left.
 TEST(CpuBackendTest, ConcatenateLoopsAreVectorizedCopies) {
   auto executable = CompileOnCpu(R"(HloModule m
 ENTRY e {
   a = f32[512,64] parameter(0)
   b = f32[512,64] parameter(1)
   n = f32[512,64] negate(b)
-  ROOT r = f32[512,192] concatenate(a, n, a), dimensions={1}
+  c = f32[512,192] concatenate(a, n, a), dimensions={1}
+  ROOT r = f32[512,192] negate(c)
 }
 )");
   ASSERT_TRUE(executable.ok()) << executable.status();
@@ -526,7 +535,7 @@ ENTRY e {
   // selected addresses.)
   EXPECT_TRUE(ir.find("load <8 x float>") != std::string::npos || ir.find("load <16 x float>") != std::string::npos)
       << ir;
-  EXPECT_EQ(ir.find(" select "), std::string::npos) << ir;
+  EXPECT_EQ(ir.find(" select <"), std::string::npos) << ir;
 }
 
 TEST(CpuBackendTest, ConstantsAndScalars) {

@@ -822,18 +822,25 @@ LoopPieces ConcatenatePieces(const HloInstruction& hlo) {
   return pieces;
 }
 
-absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateElementInPiece(const HloInstruction* hlo,
-                                                                        const IrIndex& index, int64_t piece) {
-  if (piece < 0 || hlo->opcode() != HloOpcode::kConcatenate) return GenerateElement(hlo, index);
-  const LoopPieces pieces = ConcatenatePieces(*hlo);
-  IrIndex in = index;
-  in[pieces.dim] = b_->CreateSub(index[pieces.dim], b_->getInt64(pieces.starts[piece]), "", true, true);
-  return EmitElement(hlo->operand(piece), in);
+const HloInstruction* ElementalIrEmitter::SplittingConcatenate(const HloInstruction* hlo) {
+  if (hlo->opcode() == HloOpcode::kConcatenate) return hlo;
+  if (!IsElementwise(hlo->opcode())) return nullptr;
+  for (const HloInstruction* operand : hlo->operands()) {
+    if (buffers_(operand) != nullptr || !ShapeUtil::SameDimensions(operand->shape(), hlo->shape())) continue;
+    if (const HloInstruction* concat = SplittingConcatenate(operand)) return concat;
+  }
+  return nullptr;
 }
 
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const HloInstruction* hlo,
                                                                         const IrIndex& index) {
   const int64_t dim = hlo->dimensions(0);
+  if (hlo == piece_concat_ && index[dim] == piece_iv_) {
+    const LoopPieces pieces = ConcatenatePieces(*hlo);
+    IrIndex in = index;
+    in[dim] = b_->CreateSub(index[dim], b_->getInt64(pieces.starts[piece_]), "", true, true);
+    return EmitElement(hlo->operand(piece_), in);
+  }
   llvm::Function* fn = b_->GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b_->getContext();
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx, "concat.merge", fn);

@@ -61,10 +61,19 @@ class ElementalIrEmitter {
   // Generates the element from the operands even if `hlo` has a buffer (used
   // to fill that buffer).
   absl::StatusOr<llvm::Value*> GenerateElement(const HloInstruction* hlo, const IrIndex& index);
-  // GenerateElement where the index is known to be in loop piece `piece` of
-  // ConcatenatePieces(*hlo) (-1: not known): a concatenate's element is then
-  // its operand's, read with no choice between operands.
-  absl::StatusOr<llvm::Value*> GenerateElementInPiece(const HloInstruction* hlo, const IrIndex& index, int64_t piece);
+  // The concatenate by whose operands a loop over `hlo`'s elements can be
+  // split (LoopPieces): `hlo` itself, or one it generates inline through
+  // elementwise ops, which read it at the same index; null when none.
+  const HloInstruction* SplittingConcatenate(const HloInstruction* hlo);
+  // Inside loop piece `piece` of ConcatenatePieces(*concat), whose loop
+  // variable is `iv`: `concat`'s elements at indices with `iv` along its
+  // dimension are read from that operand directly, with no choice between
+  // operands.
+  void SetConcatenatePiece(const HloInstruction* concat, llvm::Value* iv, int64_t piece) {
+    piece_concat_ = concat;
+    piece_iv_ = iv;
+    piece_ = piece;
+  }
 
   // Linear position of `index` in `shape`'s layout.
   llvm::Value* LinearIndex(const Shape& shape, const IrIndex& index);
@@ -155,6 +164,10 @@ class ElementalIrEmitter {
   BufferLookup buffers_;
   // Buffers holding one row of their instruction (row_fusion.h scratch).
   absl::flat_hash_map<const HloInstruction*, Shape> row_buffer_shapes_;
+  // SetConcatenatePiece's.
+  const HloInstruction* piece_concat_ = nullptr;
+  llvm::Value* piece_iv_ = nullptr;
+  int64_t piece_ = -1;
 };
 
 }  // namespace cpu

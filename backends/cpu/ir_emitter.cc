@@ -509,12 +509,15 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
             const auto& minor_to_major = shape.layout().minor_to_major();
             const std::vector<int64_t> inner(minor_to_major.begin(), minor_to_major.end() - 1);
             llvm::Value* out = in_scratch ? scratch.at(m) : remap(addresses_.at(m));
+            const HloInstruction* concat = local.SplittingConcatenate(m);
+            const LoopPieces pieces = concat != nullptr ? ConcatenatePieces(*concat) : LoopPieces{};
             RETURN_IF_ERROR(EmitLoopNest(
-                &b_, shape.dimensions(), inner, m->name(), ConcatenatePieces(*m),
+                &b_, shape.dimensions(), inner, m->name(), pieces,
                 [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {
                   IrIndex index = inner_index;
                   index[row_dim] = row;
-                  ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElementInPiece(m, index, piece));
+                  local.SetConcatenatePiece(concat, piece >= 0 ? index[pieces.dim] : nullptr, piece);
+                  ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(m, index));
                   local.StoreElement(v, out, shape, index);
                   return absl::OkStatus();
                 }));
@@ -770,12 +773,16 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
     return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, out,
                                   [this](const HloInstruction* h) { return BufferOf(h); });
   }
+  ElementalIrEmitter probe(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
+  const HloInstruction* concat = probe.SplittingConcatenate(&hlo);
+  const LoopPieces pieces = concat != nullptr ? ConcatenatePieces(*concat) : LoopPieces{};
   return EmitParallelLoopNest(
-      &b_, device_, hlo.shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), ConcatenatePieces(hlo),
+      &b_, device_, hlo.shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), pieces,
       [&](const IrIndex& index, int64_t piece, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the loop may be outlined.
         ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
-        ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElementInPiece(&hlo, index, piece));
+        if (piece >= 0) local.SetConcatenatePiece(concat, index[pieces.dim], piece);
+        ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(&hlo, index));
         local.StoreElement(v, remap(out), hlo.shape(), index);
         return absl::OkStatus();
       });

@@ -1422,6 +1422,23 @@ ENTRY e {
   EXPECT_NE(ir.find("x float>"), std::string::npos) << ir;
 }
 
+// Only innermost loops are unrolled: a strided slice's loop over rows of
+// 512 elements keeps one copy of its (fully unrolled) row loop, 64 vector
+// stores, instead of one per row (640).
+TEST(CpuBackendTest, OuterLoopsAreNotUnrolled) {
+  auto executable = CompileOnCpu(R"(HloModule m
+ENTRY e {
+  x = f32[1,19,19,512] parameter(0)
+  ROOT s = f32[1,9,10,512] slice(x), slice={[0:1], [1:18:2], [0:19:2], [0:512]}
+}
+)");
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+  const int stores = cpu_test::CountOccurrences(ir, "store <8 x float>") + cpu_test::CountOccurrences(ir, "store <16 x float>");
+  EXPECT_GT(stores, 0) << ir;
+  EXPECT_LE(stores, 128) << ir;
+}
+
 TEST(CpuBackendTest, RowReductionIsVectorized) {
   auto executable = CompileOnCpu(ReduceModule("f32", "add", "[64,1024]", "[64]", "1", "0"));
   ASSERT_TRUE(executable.ok()) << executable.status();

@@ -1115,6 +1115,29 @@ ENTRY e {
                 {.tol = kExact});
 }
 
+// Scatters with enough updates to run in bands of the operand's rows, one
+// worker per band: collisions still combine in the evaluator's order (float
+// sums exactly, the last of colliding replacements, argmax ties), with
+// out-of-range indices skipped.
+TEST(CpuBackendTest, LargeScatterKeepsTheEvaluatorsOrder) {
+  const std::string rows =
+      "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1";
+  RunAndCompare(ScatterModule("f32", "[300,8]", "s32[9000]", "[9000,8]", "add(a, b)", rows),
+                {.tol = kExact, .small_ints = 310});
+  RunAndCompare(ScatterModule("s32", "[300,8]{0,1}", "s32[9000]", "[9000,8]", "copy(b)", rows),
+                {.tol = kExact, .small_ints = 310});
+  RunAndCompare(std::string("HloModule m\n") + kArgmax + R"(ENTRY e {
+  x = f32[200,40] parameter(0)
+  xi = s32[200,40] parameter(1)
+  ids = s32[2000] parameter(2)
+  u = f32[2000,40] parameter(3)
+  ui = s32[2000,40] parameter(4)
+  ROOT s = (f32[200,40], s32[200,40]) scatter(x, xi, ids, u, ui), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax
+}
+)",
+                {.tol = kExact, .small_ints = 200});
+}
+
 // --- Reduce-window --------------------------------------------------------------------
 
 std::string ReduceWindowModule(const std::string& t, const std::string& operand, const std::string& result,

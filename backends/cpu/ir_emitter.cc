@@ -766,7 +766,7 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
   if (auto it = epilogue_dot_.find(&hlo); it != epilogue_dot_.end()) return EmitRuntimeMatMul(*it->second, &hlo);
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
-  if (hlo.opcode() == HloOpcode::kScatter) return EmitScatter(hlo, elemental);
+  if (hlo.opcode() == HloOpcode::kScatter) return EmitScatter(hlo);
   if (hlo.opcode() == HloOpcode::kSelectAndScatter) return EmitSelectAndScatter(hlo, elemental);
   llvm::Value* out = addresses_.at(&hlo);
   if (KeepsMinorDimension(hlo)) {
@@ -862,7 +862,7 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
                               });
 }
 
-absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
   const int64_t n = hlo.operand_count() / 2;
   const HloInstruction* indices = hlo.operand(n);
   const Shape& idx = indices->shape();
@@ -887,13 +887,15 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitte
   // The operands first (the output buffers are never the operands').
   for (int64_t i = 0; i < n; ++i) {
     const Shape& result = result_shape(i);
-    RETURN_IF_ERROR(EmitLoopNestForShape(&b_, result, absl::StrCat(hlo.name(), ".copy", i),
-                                         [&](const IrIndex& index) -> absl::Status {
-                                           ASSIGN_OR_RETURN(llvm::Value * v,
-                                                            elemental.EmitElement(hlo.operand(i), index));
-                                           elemental.StoreElement(v, out[i], result, index);
-                                           return absl::OkStatus();
-                                         }));
+    const HloInstruction* operand = hlo.operand(i);
+    RETURN_IF_ERROR(EmitParallelLoopNest(
+        &b_, device_, result, absl::StrCat(hlo.name(), ".copy", i), EstimateElementCost(*operand), 1,
+        [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
+          ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+          ASSIGN_OR_RETURN(llvm::Value * v, local.EmitElement(operand, index));
+          local.StoreElement(v, remap(out[i]), result, index);
+          return absl::OkStatus();
+        }));
   }
   if (ShapeUtil::HasZeroElements(up)) return absl::OkStatus();
   const ShapeInference::ScatterUpdateDimensions map = ShapeInference::MapScatterUpdateDimensions(dnums, up.rank());
@@ -901,66 +903,96 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo, ElementalIrEmitte
   const std::vector<int64_t>& scatter_index_dim = map.index_dim;
   const int64_t vector_size = ivd == idx.rank() ? 1 : idx.dimensions(ivd);
   const bool signed_index = primitive_util::IsSignedIntegralType(idx.element_type());
-  // One thread, updates in row-major order: colliding updates combine in the
-  // evaluator's order.
+  // Updates are applied in row-major order, so colliding updates combine in
+  // the evaluator's order. Large scatters run on the pool in bands of the
+  // operand's major dimension: each worker goes through all updates and
+  // applies those whose target is in its band, so every operand element is
+  // still updated by one thread, in that order.
   std::vector<int64_t> row_major(up.rank());
   for (int64_t d = 0; d < up.rank(); ++d) row_major[d] = up.rank() - 1 - d;
-  return EmitLoopNest(
-      &b_, std::vector<int64_t>(up.dimensions().begin(), up.dimensions().end()), row_major, hlo.name() + ".update",
-      [&](const IrIndex& u) -> absl::Status {
-        IrIndex target(shape.rank(), b_.getInt64(0)), idx_index(idx.rank());
-        for (int64_t d = 0; d < up.rank(); ++d) {
-          if (window_operand_dim[d] >= 0) {
-            target[window_operand_dim[d]] = u[d];
-          } else {
-            idx_index[scatter_index_dim[d]] = u[d];
-          }
-        }
-        // Start indices bounded to +-2^62 (anything that far is invalid) so
-        // the sums cannot wrap into range; u64 above INT64_MAX reads as far.
-        constexpr int64_t kFar = int64_t{1} << 62;
-        for (int64_t k = 0; k < vector_size; ++k) {
-          if (ivd < idx.rank()) idx_index[ivd] = b_.getInt64(k);
-          ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(indices, idx_index));
-          v = b_.CreateIntCast(v, b_.getInt64Ty(), signed_index);
-          if (idx.element_type() == U64) {
-            v = b_.CreateSelect(b_.CreateICmpSLT(v, b_.getInt64(0)), b_.getInt64(kFar), v);
-          }
-          v = b_.CreateSelect(b_.CreateICmpSGT(v, b_.getInt64(kFar)), b_.getInt64(kFar), v);
-          v = b_.CreateSelect(b_.CreateICmpSLT(v, b_.getInt64(-kFar)), b_.getInt64(-kFar), v);
-          const int64_t d = dnums.scatter_dims_to_operand_dims(k);
-          target[d] = b_.CreateAdd(target[d], v);
-        }
-        for (int i = 0; i < dnums.input_batching_dims_size(); ++i) {
-          const int64_t d = dnums.input_batching_dims(i);
-          target[d] = b_.CreateAdd(target[d], idx_index[dnums.scatter_indices_batching_dims(i)]);
-        }
-        llvm::Value* valid = b_.getTrue();
-        for (int64_t d = 0; d < shape.rank(); ++d) {
-          valid = b_.CreateAnd(valid, b_.CreateICmpULT(target[d], b_.getInt64(shape.dimensions(d))));
-        }
-        llvm::Function* fn = b_.GetInsertBlock()->getParent();
-        llvm::BasicBlock* apply = llvm::BasicBlock::Create(b_.getContext(), "scatter.apply", fn);
-        llvm::BasicBlock* next = llvm::BasicBlock::Create(b_.getContext(), "scatter.next", fn);
-        b_.CreateCondBr(valid, apply, next);
-        b_.SetInsertPoint(apply);
-        std::vector<llvm::Value*> args(2 * n);
-        for (int64_t i = 0; i < n; ++i) {
-          args[i] = elemental.LoadElement(out[i], result_shape(i), target);
-          ASSIGN_OR_RETURN(args[n + i], elemental.EmitElement(hlo.operand(n + 1 + i), u));
-        }
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined,
-                         elemental.EmitScalarComputationValues(*hlo.to_apply(), args, /*reassociate=*/false));
-        if (static_cast<int64_t>(combined.size()) != n) {
-          return Internal("CPU backend: %s: update computation arity mismatch", hlo.name());
-        }
-        for (int64_t i = 0; i < n; ++i) {
-          const Shape& result = result_shape(i);
-          elemental.StoreElement(elemental.RoundToType(result.element_type(), combined[i]), out[i], result, target);
-        }
-        b_.CreateBr(next);
-        b_.SetInsertPoint(next);
-        return absl::OkStatus();
+  const int64_t updates = ShapeUtil::ElementsIn(up);
+  const int64_t band_dim = shape.rank() > 0 ? result_shape(0).layout().minor_to_major().back() : -1;
+  const int64_t band_extent = band_dim >= 0 ? shape.dimensions(band_dim) : 1;
+  const int64_t bands = threads_ > 1 && updates >= kMinParallelWork ? std::min<int64_t>(threads_, band_extent) : 1;
+  ElementCost band_cost;
+  band_cost.bytes_loaded = static_cast<double>(updates) * 2 * primitive_util::ByteWidth(up.element_type()) / bands;
+  band_cost.bytes_stored = static_cast<double>(updates) * primitive_util::ByteWidth(up.element_type()) / bands;
+  band_cost.cycles = static_cast<double>(updates) * 4;
+  return EmitParallelRange(
+      &b_, device_, bands, hlo.name() + ".update", band_cost, bands > 1 ? updates * bands : 0,
+      [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
+        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        std::vector<llvm::Value*> outs;
+        for (int64_t i = 0; i < n; ++i) outs.push_back(remap(out[i]));
+        // This call's rows of the band dimension: [begin, end) * extent / bands.
+        auto band_bound = [&](llvm::Value* item) {
+          return b_.CreateUDiv(b_.CreateMul(item, b_.getInt64(band_extent)), b_.getInt64(bands));
+        };
+        llvm::Value* band_lo = band_bound(begin);
+        llvm::Value* band_hi = band_bound(end);
+        return EmitLoopNest(
+            &b_, std::vector<int64_t>(up.dimensions().begin(), up.dimensions().end()), row_major,
+            hlo.name() + ".update", [&](const IrIndex& u) -> absl::Status {
+              IrIndex target(shape.rank(), b_.getInt64(0)), idx_index(idx.rank());
+              for (int64_t d = 0; d < up.rank(); ++d) {
+                if (window_operand_dim[d] >= 0) {
+                  target[window_operand_dim[d]] = u[d];
+                } else {
+                  idx_index[scatter_index_dim[d]] = u[d];
+                }
+              }
+              // Start indices bounded to +-2^62 (anything that far is
+              // invalid) so the sums cannot wrap into range; u64 above
+              // INT64_MAX reads as far.
+              constexpr int64_t kFar = int64_t{1} << 62;
+              for (int64_t k = 0; k < vector_size; ++k) {
+                if (ivd < idx.rank()) idx_index[ivd] = b_.getInt64(k);
+                ASSIGN_OR_RETURN(llvm::Value * v, local.EmitElement(indices, idx_index));
+                v = b_.CreateIntCast(v, b_.getInt64Ty(), signed_index);
+                if (idx.element_type() == U64) {
+                  v = b_.CreateSelect(b_.CreateICmpSLT(v, b_.getInt64(0)), b_.getInt64(kFar), v);
+                }
+                v = b_.CreateSelect(b_.CreateICmpSGT(v, b_.getInt64(kFar)), b_.getInt64(kFar), v);
+                v = b_.CreateSelect(b_.CreateICmpSLT(v, b_.getInt64(-kFar)), b_.getInt64(-kFar), v);
+                const int64_t d = dnums.scatter_dims_to_operand_dims(k);
+                target[d] = b_.CreateAdd(target[d], v);
+              }
+              for (int i = 0; i < dnums.input_batching_dims_size(); ++i) {
+                const int64_t d = dnums.input_batching_dims(i);
+                target[d] = b_.CreateAdd(target[d], idx_index[dnums.scatter_indices_batching_dims(i)]);
+              }
+              llvm::Value* valid = b_.getTrue();
+              for (int64_t d = 0; d < shape.rank(); ++d) {
+                valid = b_.CreateAnd(valid, b_.CreateICmpULT(target[d], b_.getInt64(shape.dimensions(d))));
+              }
+              if (band_dim >= 0) {
+                // In range, so unsigned compares against the band's bounds.
+                valid = b_.CreateAnd(valid, b_.CreateICmpUGE(target[band_dim], band_lo));
+                valid = b_.CreateAnd(valid, b_.CreateICmpULT(target[band_dim], band_hi));
+              }
+              llvm::Function* fn = b_.GetInsertBlock()->getParent();
+              llvm::BasicBlock* apply = llvm::BasicBlock::Create(b_.getContext(), "scatter.apply", fn);
+              llvm::BasicBlock* next = llvm::BasicBlock::Create(b_.getContext(), "scatter.next", fn);
+              b_.CreateCondBr(valid, apply, next);
+              b_.SetInsertPoint(apply);
+              std::vector<llvm::Value*> args(2 * n);
+              for (int64_t i = 0; i < n; ++i) {
+                args[i] = local.LoadElement(outs[i], result_shape(i), target);
+                ASSIGN_OR_RETURN(args[n + i], local.EmitElement(hlo.operand(n + 1 + i), u));
+              }
+              ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined,
+                               local.EmitScalarComputationValues(*hlo.to_apply(), args, /*reassociate=*/false));
+              if (static_cast<int64_t>(combined.size()) != n) {
+                return Internal("CPU backend: %s: update computation arity mismatch", hlo.name());
+              }
+              for (int64_t i = 0; i < n; ++i) {
+                const Shape& result = result_shape(i);
+                local.StoreElement(local.RoundToType(result.element_type(), combined[i]), outs[i], result, target);
+              }
+              b_.CreateBr(next);
+              b_.SetInsertPoint(next);
+              return absl::OkStatus();
+            });
       });
 }
 
@@ -1162,7 +1194,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
       continue;
     }
     if (IsTupleReduce(*h)) {
-      RETURN_IF_ERROR(h->opcode() == HloOpcode::kScatter ? EmitScatter(*h, elemental) : EmitVariadicReduce(*h));
+      RETURN_IF_ERROR(h->opcode() == HloOpcode::kScatter ? EmitScatter(*h) : EmitVariadicReduce(*h));
       continue;
     }
     auto it = materialize_.find(h);

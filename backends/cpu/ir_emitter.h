@@ -150,9 +150,10 @@ class IrEmitter {
   absl::Status EmitVariadicReduce(const HloInstruction& hlo);
   absl::Status EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   // Scatter (single or variadic): the operands copied, then each update
-  // combined into its target in row-major order of the updates, on one
-  // thread (the evaluator's order); updates mapping outside are skipped.
-  absl::Status EmitScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // combined into its target in row-major order of the updates (the
+  // evaluator's order); updates mapping outside are skipped. Large ones run
+  // in bands of the operand's major dimension, one worker per band.
+  absl::Status EmitScatter(const HloInstruction& hlo);
   // Select-and-scatter: the output filled with the init value, then for each
   // source element in row-major order (one thread) its window's selection
   // (as the evaluator makes it) combined with it through scatter.

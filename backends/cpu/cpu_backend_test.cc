@@ -1028,6 +1028,22 @@ std::string ScatterModule(const std::string& t, const std::string& operand, cons
                       " scatter(x, i, u), ", dims, ", to_apply=c\n}\n");
 }
 
+// (value, index) rows scattered by row index and combined by kArgmax; the
+// value result in `value_layout` ("" for the default).
+std::string ArgmaxScatterModule(int64_t rows, int64_t cols, int64_t updates, const std::string& value_layout) {
+  return absl::StrReplaceAll(std::string("HloModule m\n") + kArgmax + R"(ENTRY e {
+  x = f32[$R,$C] parameter(0)
+  xi = s32[$R,$C] parameter(1)
+  ids = s32[$U] parameter(2)
+  u = f32[$U,$C] parameter(3)
+  ui = s32[$U,$C] parameter(4)
+  ROOT s = (f32[$R,$C]$L, s32[$R,$C]) scatter(x, xi, ids, u, ui), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax
+}
+)",
+                             {{"$R", absl::StrCat(rows)}, {"$C", absl::StrCat(cols)}, {"$U", absl::StrCat(updates)},
+                              {"$L", value_layout}});
+}
+
 TEST(CpuBackendTest, ScatterOfEveryTypeWithCollisions) {
   // Indices in [-10, 10] over 7 rows: collisions, and rows out of range
   // (skipped); add, and a non-commutative combiner.
@@ -1045,16 +1061,7 @@ TEST(CpuBackendTest, ScatterOfEveryTypeWithCollisions) {
 TEST(CpuBackendTest, VariadicScatterAndResultLayouts) {
   // (value, index) pairs combined by a max-with-index computation, results
   // in a layout other than the operands'.
-  RunAndCompare(std::string("HloModule m\n") + kArgmax + R"(ENTRY e {
-  x = f32[6,4] parameter(0)
-  xi = s32[6,4] parameter(1)
-  ids = s32[10] parameter(2)
-  u = f32[10,4] parameter(3)
-  ui = s32[10,4] parameter(4)
-  ROOT s = (f32[6,4]{0,1}, s32[6,4]) scatter(x, xi, ids, u, ui), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax
-}
-)",
-                {.tol = kExact, .small_ints = 8});
+  RunAndCompare(ArgmaxScatterModule(6, 4, 10, "{0,1}"), {.tol = kExact, .small_ints = 8});
   RunAndCompare(R"(HloModule m
 add {
   a = s32[] parameter(0)
@@ -1126,16 +1133,7 @@ TEST(CpuBackendTest, LargeScatterKeepsTheEvaluatorsOrder) {
                 {.tol = kExact, .small_ints = 310});
   RunAndCompare(ScatterModule("s32", "[300,8]{0,1}", "s32[9000]", "[9000,8]", "copy(b)", rows),
                 {.tol = kExact, .small_ints = 310});
-  RunAndCompare(std::string("HloModule m\n") + kArgmax + R"(ENTRY e {
-  x = f32[200,40] parameter(0)
-  xi = s32[200,40] parameter(1)
-  ids = s32[2000] parameter(2)
-  u = f32[2000,40] parameter(3)
-  ui = s32[2000,40] parameter(4)
-  ROOT s = (f32[200,40], s32[200,40]) scatter(x, xi, ids, u, ui), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=argmax
-}
-)",
-                {.tol = kExact, .small_ints = 200});
+  RunAndCompare(ArgmaxScatterModule(200, 40, 2000, ""), {.tol = kExact, .small_ints = 200});
 }
 
 // --- Reduce-window --------------------------------------------------------------------

@@ -99,6 +99,21 @@ ElementCost EstimateElementCost(const HloInstruction& hlo) {
 
 // Prefetches row `row` of a row-major buffer of `row_bytes` per row, one
 // cache line at a time (`write`: for a store that follows).
+// The operand of a reshape between row-major shapes, which moves no element
+// in memory: the reshape's loop can run over the operand's indices, storing
+// each element at its own linear position, instead of dividing every linear
+// index back into the operand's dimensions (which keeps a loop that reads a
+// strided slice, say, from vectorizing). Null for any other instruction.
+const HloInstruction* RowMajorReshapeOperand(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kReshape) return nullptr;
+  const HloInstruction* operand = hlo.operand(0);
+  if (operand->shape().rank() == 0 || !ShapeUtil::HasDefaultLayout(operand->shape()) ||
+      !ShapeUtil::HasDefaultLayout(hlo.shape())) {
+    return nullptr;
+  }
+  return operand;
+}
+
 absl::Status EmitRowPrefetch(llvm::IRBuilder<>* b, llvm::Value* base, llvm::Value* row, int64_t row_bytes,
                              bool write, const std::string& name) {
   constexpr int64_t kCacheLine = 64;
@@ -504,12 +519,17 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
               for (const RowStream& stream : streams) RETURN_IF_ERROR(prefetch(stream));
             }
             const bool in_scratch = scratch.contains(m);
-            const Shape& shape = in_scratch ? row_shapes.at(m) : m->shape();
-            const int64_t row_dim = RowDimension(m->shape());
+            // As in EmitInstruction, a reshape that moves no element loops
+            // over its operand's indices (when its rows are the operand's).
+            const HloInstruction* reshaped = in_scratch ? nullptr : RowMajorReshapeOperand(*m);
+            if (reshaped != nullptr && reshaped->shape().dimensions(0) != m->shape().dimensions(0)) reshaped = nullptr;
+            const HloInstruction* looped = reshaped != nullptr ? reshaped : m;
+            const Shape& shape = in_scratch ? row_shapes.at(m) : looped->shape();
+            const int64_t row_dim = RowDimension(looped->shape());
             const auto& minor_to_major = shape.layout().minor_to_major();
             const std::vector<int64_t> inner(minor_to_major.begin(), minor_to_major.end() - 1);
             llvm::Value* out = in_scratch ? scratch.at(m) : remap(addresses_.at(m));
-            const HloInstruction* concat = local.SplittingConcatenate(m);
+            const HloInstruction* concat = local.SplittingConcatenate(looped);
             const LoopPieces pieces = concat != nullptr ? ConcatenatePieces(*concat) : LoopPieces{};
             RETURN_IF_ERROR(EmitLoopNest(
                 &b_, shape.dimensions(), inner, m->name(), pieces,
@@ -517,7 +537,8 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
                   IrIndex index = inner_index;
                   index[row_dim] = row;
                   local.SetConcatenatePiece(concat, piece >= 0 ? index[pieces.dim] : nullptr, piece);
-                  ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(m, index));
+                  ASSIGN_OR_RETURN(llvm::Value * v, reshaped != nullptr ? local.EmitElement(reshaped, index)
+                                                                        : local.GenerateElement(m, index));
                   local.StoreElement(v, out, shape, index);
                   return absl::OkStatus();
                 }));
@@ -773,17 +794,22 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
     return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, out,
                                   [this](const HloInstruction* h) { return BufferOf(h); });
   }
+  // The loop runs over the indices of `looped`: the instruction, or the
+  // operand of a reshape that moves no element.
+  const HloInstruction* reshaped = RowMajorReshapeOperand(hlo);
+  const HloInstruction* looped = reshaped != nullptr ? reshaped : &hlo;
   ElementalIrEmitter probe(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
-  const HloInstruction* concat = probe.SplittingConcatenate(&hlo);
+  const HloInstruction* concat = probe.SplittingConcatenate(looped);
   const LoopPieces pieces = concat != nullptr ? ConcatenatePieces(*concat) : LoopPieces{};
   return EmitParallelLoopNest(
-      &b_, device_, hlo.shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), pieces,
+      &b_, device_, looped->shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), pieces,
       [&](const IrIndex& index, int64_t piece, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the loop may be outlined.
         ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
         if (piece >= 0) local.SetConcatenatePiece(concat, index[pieces.dim], piece);
-        ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(&hlo, index));
-        local.StoreElement(v, remap(out), hlo.shape(), index);
+        ASSIGN_OR_RETURN(llvm::Value * v,
+                         reshaped != nullptr ? local.EmitElement(reshaped, index) : local.GenerateElement(&hlo, index));
+        local.StoreElement(v, remap(out), looped->shape(), index);
         return absl::OkStatus();
       });
 }

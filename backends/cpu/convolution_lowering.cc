@@ -116,7 +116,71 @@ class Lowering {
     return ToOutputOrder(product);
   }
 
+  // One dot per output position: the input window under it, [batch, kernel
+  // spatial..., features] reshaped to [batch, positions x features], times
+  // the kernel matrix gives that position's [batch, out features]; the
+  // products are concatenated over output positions. For kernels with more
+  // positions than im2col takes, such as a weight gradient's (the kernel is
+  // the output gradient, the output the few positions of a filter).
+  absl::StatusOr<HloInstruction*> PerOutputPosition() {
+    const PrimitiveType type = conv_->shape().element_type();
+    ASSIGN_OR_RETURN(HloInstruction * input, TransposedInput(type));
+    ASSIGN_OR_RETURN(input, Padded(input, type));
+    ASSIGN_OR_RETURN(HloInstruction * kernel, KernelAsMatrix(type));
+    const int64_t depth = positions_ * in_features_;
+    std::vector<int64_t> window_dims = {batch_};
+    window_dims.insert(window_dims.end(), kernel_sizes_.begin(), kernel_sizes_.end());
+    window_dims.push_back(in_features_);
+    HloInstructionProto dot;
+    dot.mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(1);
+    dot.mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(0);
+    std::vector<HloInstruction*> products;
+    int64_t out_positions = 1;
+    for (int64_t size : out_sizes_) out_positions *= size;
+    for (int64_t o = 0; o < out_positions; ++o) {
+      const std::vector<int64_t> at = Unflatten(o, out_sizes_);
+      HloInstructionProto slice;
+      auto add = [&slice](int64_t start, int64_t limit, int64_t stride) {
+        auto* d = slice.add_slice_dimensions();
+        d->set_start(start);
+        d->set_limit(limit);
+        d->set_stride(stride);
+      };
+      add(0, batch_, 1);
+      for (int64_t i = 0; i < spatial_; ++i) {
+        const WindowDimension& w = window_.dimensions(i);
+        const int64_t start = at[i] * w.stride();
+        add(start, start + (kernel_sizes_[i] - 1) * w.window_dilation() + 1, w.window_dilation());
+      }
+      add(0, in_features_, 1);
+      ASSIGN_OR_RETURN(HloInstruction * x, Make(HloOpcode::kSlice, RowMajor(type, window_dims), {input}, slice));
+      ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(type, {batch_, depth}), {x}));
+      ASSIGN_OR_RETURN(x, Make(HloOpcode::kDot, RowMajor(type, {batch_, out_features_}), {x, kernel}, dot));
+      ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(type, {batch_, 1, out_features_}), {x}));
+      products.push_back(x);
+    }
+    HloInstruction* all = products[0];
+    if (products.size() > 1) {
+      HloInstructionProto along_positions;
+      along_positions.add_dimensions(1);
+      ASSIGN_OR_RETURN(all, Make(HloOpcode::kConcatenate, RowMajor(type, {batch_, out_positions, out_features_}),
+                                 products, along_positions));
+    }
+    ASSIGN_OR_RETURN(all, Make(HloOpcode::kReshape, RowMajor(type, CanonicalOutputDims()), {all}));
+    return ToOutputOrder(all);
+  }
+
  private:
+  // Row-major position p of an array of `sizes` as coordinates.
+  static std::vector<int64_t> Unflatten(int64_t p, absl::Span<const int64_t> sizes) {
+    std::vector<int64_t> at(sizes.size());
+    for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+      at[i] = p % sizes[i];
+      p /= sizes[i];
+    }
+    return at;
+  }
+
   absl::StatusOr<HloInstruction*> Make(HloOpcode opcode, const Shape& shape,
                                        absl::Span<HloInstruction* const> operands, HloInstructionProto attrs = {}) {
     return MakeInstruction(computation_, names_, opcode, shape, operands, std::move(attrs));
@@ -152,14 +216,7 @@ class Lowering {
   }
 
   // Kernel position p's coordinates.
-  std::vector<int64_t> KernelPosition(int64_t p) const {
-    std::vector<int64_t> k(spatial_);
-    for (int64_t i = spatial_ - 1; i >= 0; --i) {
-      k[i] = p % kernel_sizes_[i];
-      p /= kernel_sizes_[i];
-    }
-    return k;
-  }
+  std::vector<int64_t> KernelPosition(int64_t p) const { return Unflatten(p, kernel_sizes_); }
 
   // Without lhs dilation: output o reads input o*stride + k*dilation -
   // pad_low; the outputs where that is inside the input are a strided slice,
@@ -344,19 +401,21 @@ absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloI
   const int64_t feature_groups = attrs.feature_group_count() == 0 ? 1 : attrs.feature_group_count();
   const int64_t batch_groups = attrs.batch_group_count() == 0 ? 1 : attrs.batch_group_count();
   if (batch_groups != 1) return false;
-  // One instruction or more per kernel position: kernels beyond
-  // kMaxKernelPositions (and empty ones) stay an elemental loop.
-  int64_t positions = 1;
+  // im2col makes one instruction or more per kernel position, the lowering
+  // by output positions a few per output position: kernels and outputs
+  // beyond kMaxKernelPositions positions (and empty kernels) stay an
+  // elemental loop.
+  int64_t positions = 1, out_positions = 1;
   for (int64_t d : dnums.kernel_spatial_dimensions()) positions *= conv->operand(1)->shape().dimensions(d);
-  if (positions == 0 || positions > ConvolutionLowering::kMaxKernelPositions ||
-      ShapeUtil::ElementsIn(conv->operand(1)->shape()) == 0) {
-    return false;
-  }
+  for (int64_t d : dnums.output_spatial_dimensions()) out_positions *= conv->shape().dimensions(d);
+  if (positions == 0 || ShapeUtil::ElementsIn(conv->operand(1)->shape()) == 0) return false;
+  const bool by_kernel_position = positions <= ConvolutionLowering::kMaxKernelPositions;
+  if (!by_kernel_position && out_positions > ConvolutionLowering::kMaxKernelPositions) return false;
   const int64_t in_features = conv->operand(0)->shape().dimensions(dnums.input_feature_dimension());
   const int64_t kernel_in = conv->operand(1)->shape().dimensions(dnums.kernel_input_feature_dimension());
   Lowering lowering(computation, names, conv);
   HloInstruction* replacement = nullptr;
-  if (feature_groups > 1 && feature_groups == in_features && kernel_in == 1) {
+  if (feature_groups > 1 && feature_groups == in_features && kernel_in == 1 && by_kernel_position) {
     // The sum is one fused expression, emitted recursively: bounded depth.
     if (positions > ConvolutionLowering::kMaxDepthwisePositions) return false;
     const bool small_float = type == F16 || type == BF16;
@@ -366,8 +425,14 @@ absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloI
     const int64_t out_features = conv->shape().dimensions(dnums.output_feature_dimension());
     const double patch_bytes = static_cast<double>(ShapeUtil::ElementsIn(conv->shape())) / out_features *
                                (kernel_elements / out_features) * primitive_util::ByteWidth(type);
+    // (The windows the lowering by output positions copies add up to as
+    // many bytes as the patches.)
     if (out_features == 0 || patch_bytes > ConvolutionLowering::kMaxPatchBytes) return false;
-    ASSIGN_OR_RETURN(replacement, lowering.Im2col());
+    if (by_kernel_position) {
+      ASSIGN_OR_RETURN(replacement, lowering.Im2col());
+    } else {
+      ASSIGN_OR_RETURN(replacement, lowering.PerOutputPosition());
+    }
   } else {
     return false;
   }

@@ -91,6 +91,45 @@ TEST(ConvolutionLoweringTest, DepthwiseBecomesOneSumOfProducts) {
       << after;
 }
 
+TEST(ConvolutionLoweringTest, LargeKernelsBecomeOneDotPerOutputPosition) {
+  // Kernels of more than kMaxKernelPositions positions (a weight gradient's
+  // kernel is the output gradient) with few output positions: one dot per
+  // output position. f64, so only the summation order differs from the
+  // evaluator; windows with padding, strides, dilations and reversal.
+  struct Case {
+    std::string text;
+    int dots;
+  };
+  const Case cases[] = {
+      {ConvModule("f64[2,36,36,3]", "f64[33,33,3,4]", "f64[2,4,4,4]", "window={size=33x33}, dim_labels=b01f_01io->b01f"),
+       16},
+      // A weight gradient's dimension numbers (batch and features swapped).
+      {ConvModule("f64[3,35,35,2]", "f64[3,33,33,4]", "f64[5,5,2,4]",
+                  "window={size=33x33 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"),
+       25},
+      {ConvModule("f64[2,3,1100]", "f64[4,3,1030]", "f64[2,4,25]",
+                  "window={size=1030 stride=3 pad=2_1 rhs_reversal=1}, dim_labels=bf0_oi0->bf0"),
+       25},
+      {ConvModule("f64[2,3,600]", "f64[4,3,1030]", "f64[2,4,170]", "window={size=1030 lhs_dilate=2}, dim_labels=bf0_oi0->bf0"),
+       170},
+      {ConvModule("f64[1,2,2060]", "f64[4,2,1025]", "f64[1,4,12]", "window={size=1025 rhs_dilate=2}, dim_labels=bf0_oi0->bf0"),
+       12},
+  };
+  for (const Case& c : cases) {
+    bool changed = false;
+    const std::string after = AfterPass(c.text, &changed);
+    EXPECT_TRUE(changed) << c.text;
+    EXPECT_EQ(cpu_test::CountOccurrences(after, " convolution("), 0) << after;
+    EXPECT_EQ(cpu_test::CountOccurrences(after, " dot("), c.dots) << after;
+    cpu_test::CompareWithEvaluator(c.text, cpu_test::RandomArguments(c.text, 7), ErrorSpec{1e-11, 1e-11});
+  }
+  // Too many output positions as well: left as it is.
+  bool changed = true;
+  AfterPass(ConvModule("f64[1,1,3000]", "f64[1,1,1025]", "f64[1,1,1976]", "window={size=1025}, dim_labels=bf0_oi0->bf0"),
+            &changed);
+  EXPECT_FALSE(changed);
+}
+
 TEST(ConvolutionLoweringTest, WhatStaysAnElementalLoop) {
   const std::string kept[] = {
       // Integers, batch groups, partial feature groups, empty results (the

@@ -516,6 +516,40 @@ TEST(CpuBackendTest, MaterializedConcatenate) {
   }
 }
 
+// A reshape between row-major shapes is stored in its operand's loop order
+// (the same linear positions): of a strided slice, of a concatenate (whose
+// pieces then split that loop), into a dot, with the rows kept (a row group
+// with its operand's producer) or changed; and in another layout (not
+// reordered).
+TEST(CpuBackendTest, MaterializedReshapes) {
+  for (const std::string t : {"f32", "s8", "pred", "bf16", "f64"}) {
+    auto run = [&](const std::string& body) {
+      RunAndCompare(absl::StrReplaceAll(absl::StrCat("HloModule m\nENTRY e {\n", body, "}\n"), {{"$T", t}}),
+                    {.tol = kExact});
+    };
+    run("  x = $T[6,9,10,8] parameter(0)\n"
+        "  s = $T[6,4,5,8] slice(x), slice={[0:6], [1:9:2], [0:10:2], [0:8]}\n"
+        "  ROOT r = $T[6,160] reshape(s)\n");
+    run("  a = $T[4,3,5] parameter(0)\n  b = $T[4,2,5] parameter(1)\n"
+        "  c = $T[4,5,5] concatenate(a, b), dimensions={1}\n  ROOT r = $T[4,25] reshape(c)\n");
+    run("  x = $T[6,9,10] parameter(0)\n  s = $T[6,4,10] slice(x), slice={[0:6], [1:9:2], [0:10]}\n"
+        "  ROOT r = $T[12,20] reshape(s)\n");
+    run("  x = $T[6,4,5] parameter(0)\n  ROOT r = $T[6,20]{0,1} reshape(x)\n");
+    run("  x = $T[300,6,10] parameter(0)\n  s = $T[300,3,10] slice(x), slice={[0:300], [0:6:2], [0:10]}\n"
+        "  r = $T[300,30] reshape(s)\n  t = $T[300,3,10] reshape(r)\n  ROOT u = ($T[300,30], $T[300,3,10]) tuple(r, t)\n");
+  }
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  x = f32[24,9,10] parameter(0)
+  s = f32[24,4,10] slice(x), slice={[0:24], [1:9:2], [0:10]}
+  r = f32[24,40] reshape(s)
+  w = f32[40,7] parameter(1)
+  ROOT d = f32[24,7] dot(r, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)",
+                {.tol = kDotTol});
+}
+
 // The loops of a concatenate along the minor dimension (here generated
 // inline in its negation's loop) each read one operand: vectorized, with no
 // per-element choice of operand left.
@@ -982,6 +1016,20 @@ TEST(CpuBackendTest, ConvolutionWindowsAndDimensionNumbers) {
   for (const auto& [lhs, rhs, result, attrs] : cases) {
     RunAndCompare(ConvModule(lhs, rhs, result, attrs), {.tol = ConvolutionTol("f32")});
   }
+}
+
+TEST(CpuBackendTest, ConvolutionsWithLargeKernels) {
+  // Kernels beyond im2col's positions (a weight gradient's), one dot per
+  // output position. Sums of 3267 products in another order: the tolerance
+  // is that of such sums, sqrt(n) to n roundings of values near 100.
+  const ErrorSpec tol{2e-3, 2e-4};
+  RunAndCompare(ConvModule("f32[2,36,36,3]", "f32[33,33,3,4]", "f32[2,4,4,4]",
+                           "window={size=33x33}, dim_labels=b01f_01io->b01f"),
+                {.tol = tol});
+  // A weight gradient's dimension numbers, strided, into a transposed layout.
+  RunAndCompare(ConvModule("f32[3,35,35,2]", "f32[3,33,33,4]", "f32[3,3,2,4]{0,1,3,2}",
+                           "window={size=33x33 stride=2x2 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"),
+                {.tol = tol});
 }
 
 TEST(CpuBackendTest, ConvolutionWithFusedOperandsAndEpilogue) {

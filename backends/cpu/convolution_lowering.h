@@ -19,15 +19,20 @@
 //   reversed where the window says so, becomes [positions x features, out
 //   features]. One dot then computes the result on the matmul runtime, and a
 //   transpose puts it into the convolution's dimension order.
+// - Ungrouped with a kernel beyond kMaxKernelPositions positions (a weight
+//   gradient's: the kernel is the output gradient) and at most that many
+//   output positions: one dot per output position, of the input window
+//   under it ([batch, positions x features]) and the kernel matrix; the
+//   products are concatenated over output positions.
 //
 // Both keep the document's semantics: padding and dilation holes are zeros
 // that take part in the products. Sums run in another order than the
 // evaluator's (im2col through the matmul runtime), so float results round
 // differently. Left as they are (the elemental loop): integer and complex
 // convolutions, other feature groupings, batch groups, empty results and
-// kernels, kernels of more than kMaxKernelPositions positions (depthwise:
-// kMaxDepthwisePositions), and im2col
-// patches above kMaxPatchBytes (memory over speed).
+// kernels, kernels and outputs both of more than kMaxKernelPositions
+// positions (depthwise kernels: more than kMaxDepthwisePositions), and im2col
+// patches (or windows) above kMaxPatchBytes (memory over speed).
 #ifndef BACKENDS_CPU_CONVOLUTION_LOWERING_H_
 #define BACKENDS_CPU_CONVOLUTION_LOWERING_H_
 
@@ -41,7 +46,8 @@ namespace cpu {
 class ConvolutionLowering : public HloPass {
  public:
   static constexpr int64_t kMaxPatchBytes = int64_t{1} << 30;
-  // Each kernel position becomes a few instructions.
+  // Each kernel position (im2col) or output position (one dot each) becomes
+  // a few instructions.
   static constexpr int64_t kMaxKernelPositions = 1024;
   // A depthwise sum has one term per position in one fused expression.
   static constexpr int64_t kMaxDepthwisePositions = 64;

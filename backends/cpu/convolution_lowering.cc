@@ -122,8 +122,12 @@ class Lowering {
   // products are concatenated over output positions. For kernels with more
   // positions than im2col takes, such as a weight gradient's (the kernel is
   // the output gradient, the output the few positions of a filter).
-  absl::StatusOr<HloInstruction*> PerOutputPosition() {
+  // With batch groups (StableHLO's: group i convolves batch elements
+  // [i*b, (i+1)*b) with output features [i*o, (i+1)*o), and the results are
+  // concatenated along features), each dot is batched over the groups.
+  absl::StatusOr<HloInstruction*> PerOutputPosition(int64_t batch_groups) {
     const PrimitiveType type = conv_->shape().element_type();
+    const int64_t groups = batch_groups, group_batch = batch_ / groups, group_out = out_features_ / groups;
     ASSIGN_OR_RETURN(HloInstruction * input, TransposedInput(type));
     ASSIGN_OR_RETURN(input, Padded(input, type));
     ASSIGN_OR_RETURN(HloInstruction * kernel, KernelAsMatrix(type));
@@ -132,8 +136,24 @@ class Lowering {
     window_dims.insert(window_dims.end(), kernel_sizes_.begin(), kernel_sizes_.end());
     window_dims.push_back(in_features_);
     HloInstructionProto dot;
-    dot.mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(1);
-    dot.mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(0);
+    std::vector<int64_t> lhs_dims = {batch_, depth}, product_dims = {batch_, out_features_};
+    if (groups > 1) {
+      // The kernel as [groups, depth, group out features].
+      ASSIGN_OR_RETURN(kernel, Make(HloOpcode::kReshape, RowMajor(type, {depth, groups, group_out}), {kernel}));
+      HloInstructionProto groups_first;
+      for (int64_t d : {1, 0, 2}) groups_first.add_dimensions(d);
+      ASSIGN_OR_RETURN(kernel,
+                       Make(HloOpcode::kTranspose, RowMajor(type, {groups, depth, group_out}), {kernel}, groups_first));
+      dot.mutable_dot_dimension_numbers()->add_lhs_batch_dimensions(0);
+      dot.mutable_dot_dimension_numbers()->add_rhs_batch_dimensions(0);
+      dot.mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(2);
+      dot.mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(1);
+      lhs_dims = {groups, group_batch, depth};
+      product_dims = {groups, group_batch, group_out};
+    } else {
+      dot.mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(1);
+      dot.mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(0);
+    }
     std::vector<HloInstruction*> products;
     int64_t out_positions = 1;
     for (int64_t size : out_sizes_) out_positions *= size;
@@ -154,19 +174,27 @@ class Lowering {
       }
       add(0, in_features_, 1);
       ASSIGN_OR_RETURN(HloInstruction * x, Make(HloOpcode::kSlice, RowMajor(type, window_dims), {input}, slice));
-      ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(type, {batch_, depth}), {x}));
-      ASSIGN_OR_RETURN(x, Make(HloOpcode::kDot, RowMajor(type, {batch_, out_features_}), {x, kernel}, dot));
-      ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(type, {batch_, 1, out_features_}), {x}));
+      ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(type, lhs_dims), {x}));
+      ASSIGN_OR_RETURN(x, Make(HloOpcode::kDot, RowMajor(type, product_dims), {x, kernel}, dot));
+      if (groups > 1) {  // [group batch, groups, group out features]
+        HloInstructionProto batch_first;
+        for (int64_t d : {1, 0, 2}) batch_first.add_dimensions(d);
+        ASSIGN_OR_RETURN(x, Make(HloOpcode::kTranspose, RowMajor(type, {group_batch, groups, group_out}), {x},
+                                 batch_first));
+      }
+      ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(type, {group_batch, 1, out_features_}), {x}));
       products.push_back(x);
     }
     HloInstruction* all = products[0];
     if (products.size() > 1) {
       HloInstructionProto along_positions;
       along_positions.add_dimensions(1);
-      ASSIGN_OR_RETURN(all, Make(HloOpcode::kConcatenate, RowMajor(type, {batch_, out_positions, out_features_}),
+      ASSIGN_OR_RETURN(all, Make(HloOpcode::kConcatenate, RowMajor(type, {group_batch, out_positions, out_features_}),
                                  products, along_positions));
     }
-    ASSIGN_OR_RETURN(all, Make(HloOpcode::kReshape, RowMajor(type, CanonicalOutputDims()), {all}));
+    std::vector<int64_t> out_dims = CanonicalOutputDims();
+    out_dims[0] = group_batch;
+    ASSIGN_OR_RETURN(all, Make(HloOpcode::kReshape, RowMajor(type, out_dims), {all}));
     return ToOutputOrder(all);
   }
 
@@ -400,7 +428,6 @@ absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloI
   const auto& dnums = attrs.convolution_dimension_numbers();
   const int64_t feature_groups = attrs.feature_group_count() == 0 ? 1 : attrs.feature_group_count();
   const int64_t batch_groups = attrs.batch_group_count() == 0 ? 1 : attrs.batch_group_count();
-  if (batch_groups != 1) return false;
   // im2col makes one instruction or more per kernel position, the lowering
   // by output positions a few per output position: kernels and outputs
   // beyond kMaxKernelPositions positions (and empty kernels) stay an
@@ -409,7 +436,7 @@ absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloI
   for (int64_t d : dnums.kernel_spatial_dimensions()) positions *= conv->operand(1)->shape().dimensions(d);
   for (int64_t d : dnums.output_spatial_dimensions()) out_positions *= conv->shape().dimensions(d);
   if (positions == 0 || ShapeUtil::ElementsIn(conv->operand(1)->shape()) == 0) return false;
-  const bool by_kernel_position = positions <= ConvolutionLowering::kMaxKernelPositions;
+  const bool by_kernel_position = positions <= ConvolutionLowering::kMaxKernelPositions && batch_groups == 1;
   if (!by_kernel_position && out_positions > ConvolutionLowering::kMaxKernelPositions) return false;
   const int64_t in_features = conv->operand(0)->shape().dimensions(dnums.input_feature_dimension());
   const int64_t kernel_in = conv->operand(1)->shape().dimensions(dnums.kernel_input_feature_dimension());
@@ -423,15 +450,21 @@ absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloI
   } else if (feature_groups == 1) {
     const int64_t kernel_elements = ShapeUtil::ElementsIn(conv->operand(1)->shape());
     const int64_t out_features = conv->shape().dimensions(dnums.output_feature_dimension());
-    const double patch_bytes = static_cast<double>(ShapeUtil::ElementsIn(conv->shape())) / out_features *
-                               (kernel_elements / out_features) * primitive_util::ByteWidth(type);
+    // Output elements per feature x kernel elements per output feature, or
+    // with batch groups, out positions x input elements per position.
+    const double patch_bytes =
+        batch_groups == 1
+            ? static_cast<double>(ShapeUtil::ElementsIn(conv->shape())) / out_features *
+                  (kernel_elements / out_features) * primitive_util::ByteWidth(type)
+            : static_cast<double>(out_positions) * conv->operand(0)->shape().dimensions(dnums.input_batch_dimension()) *
+                  positions * in_features * primitive_util::ByteWidth(type);
     // (The windows the lowering by output positions copies add up to as
     // many bytes as the patches.)
     if (out_features == 0 || patch_bytes > ConvolutionLowering::kMaxPatchBytes) return false;
     if (by_kernel_position) {
       ASSIGN_OR_RETURN(replacement, lowering.Im2col());
     } else {
-      ASSIGN_OR_RETURN(replacement, lowering.PerOutputPosition());
+      ASSIGN_OR_RETURN(replacement, lowering.PerOutputPosition(batch_groups));
     }
   } else {
     return false;

@@ -20,16 +20,17 @@
 //   features]. One dot then computes the result on the matmul runtime, and a
 //   transpose puts it into the convolution's dimension order.
 // - Ungrouped with a kernel beyond kMaxKernelPositions positions (a weight
-//   gradient's: the kernel is the output gradient) and at most that many
-//   output positions: one dot per output position, of the input window
-//   under it ([batch, positions x features]) and the kernel matrix; the
-//   products are concatenated over output positions.
+//   gradient's: the kernel is the output gradient), or grouped by batch (a
+//   depthwise convolution's weight gradient), with at most that many output
+//   positions: one dot per output position, of the input window under it
+//   ([batch, positions x features]) and the kernel matrix, batched over the
+//   batch groups; the products are concatenated over output positions.
 //
 // Both keep the document's semantics: padding and dilation holes are zeros
 // that take part in the products. Sums run in another order than the
 // evaluator's (im2col through the matmul runtime), so float results round
 // differently. Left as they are (the elemental loop): integer and complex
-// convolutions, other feature groupings, batch groups, empty results and
+// convolutions, other feature groupings, empty results and
 // kernels, kernels and outputs both of more than kMaxKernelPositions
 // positions (depthwise kernels: more than kMaxDepthwisePositions), and im2col
 // patches (or windows) above kMaxPatchBytes (memory over speed).

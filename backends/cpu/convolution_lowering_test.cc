@@ -91,7 +91,7 @@ TEST(ConvolutionLoweringTest, DepthwiseBecomesOneSumOfProducts) {
       << after;
 }
 
-TEST(ConvolutionLoweringTest, LargeKernelsBecomeOneDotPerOutputPosition) {
+TEST(ConvolutionLoweringTest, LargeKernelsAndBatchGroupsBecomeOneDotPerOutputPosition) {
   // Kernels of more than kMaxKernelPositions positions (a weight gradient's
   // kernel is the output gradient) with few output positions: one dot per
   // output position. f64, so only the summation order differs from the
@@ -123,6 +123,24 @@ TEST(ConvolutionLoweringTest, LargeKernelsBecomeOneDotPerOutputPosition) {
     EXPECT_EQ(cpu_test::CountOccurrences(after, " dot("), c.dots) << after;
     cpu_test::CompareWithEvaluator(c.text, cpu_test::RandomArguments(c.text, 7), ErrorSpec{1e-11, 1e-11});
   }
+  // Batch groups (a depthwise convolution's weight gradient: one group per
+  // channel), one batched dot per output position.
+  const Case grouped[] = {
+      {ConvModule("f64[3,10,10,4]", "f64[3,10,10,4]", "f64[1,3,3,4]",
+                  "window={size=10x10 pad=1_1x1_1}, dim_labels=f01b_i01o->b01f, batch_group_count=4"),
+       9},
+      {ConvModule("f64[4,5,5,3]", "f64[2,2,3,6]", "f64[2,4,4,6]",
+                  "window={size=2x2}, dim_labels=b01f_01io->b01f, batch_group_count=2"),
+       16},
+  };
+  for (const Case& c : grouped) {
+    bool changed = false;
+    const std::string after = AfterPass(c.text, &changed);
+    EXPECT_TRUE(changed) << c.text;
+    EXPECT_EQ(cpu_test::CountOccurrences(after, " dot("), c.dots) << after;
+    EXPECT_NE(after.find("lhs_batch_dims={0}"), std::string::npos) << after;
+    cpu_test::CompareWithEvaluator(c.text, cpu_test::RandomArguments(c.text, 9), ErrorSpec{1e-11, 1e-11});
+  }
   // Too many output positions as well: left as it is.
   bool changed = true;
   AfterPass(ConvModule("f64[1,1,3000]", "f64[1,1,1025]", "f64[1,1,1976]", "window={size=1025}, dim_labels=bf0_oi0->bf0"),
@@ -132,12 +150,9 @@ TEST(ConvolutionLoweringTest, LargeKernelsBecomeOneDotPerOutputPosition) {
 
 TEST(ConvolutionLoweringTest, WhatStaysAnElementalLoop) {
   const std::string kept[] = {
-      // Integers, batch groups, partial feature groups, empty results (the
-      // float ones compared exactly: the elemental loop sums in the
-      // evaluator's order).
+      // Integers, partial feature groups, empty results (the float ones
+      // compared exactly: the elemental loop sums in the evaluator's order).
       ConvModule("s32[1,6,6,3]", "s32[3,3,3,4]", "s32[1,4,4,4]", "window={size=3x3}, dim_labels=b01f_01io->b01f"),
-      ConvModule("f32[4,5,5,3]", "f32[2,2,3,6]", "f32[2,4,4,6]",
-                 "window={size=2x2}, dim_labels=b01f_01io->b01f, batch_group_count=2"),
       ConvModule("f32[2,6,6,6]", "f32[2,2,3,4]", "f32[2,5,5,4]",
                  "window={size=2x2}, dim_labels=b01f_01io->b01f, feature_group_count=2"),
       ConvModule("f32[0,4,4,2]", "f32[3,3,2,2]", "f32[0,2,2,2]", "window={size=3x3}, dim_labels=b01f_01io->b01f"),

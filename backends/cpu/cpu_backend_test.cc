@@ -1019,13 +1019,17 @@ TEST(CpuBackendTest, ConvolutionWindowsAndDimensionNumbers) {
 }
 
 TEST(CpuBackendTest, ConvolutionsWithLargeKernels) {
-  // Kernels beyond im2col's positions (a weight gradient's), one dot per
-  // output position. Sums of 3267 products in another order: the tolerance
+  // Kernels beyond im2col's positions (a weight gradient's), and batch
+  // groups: one dot per output position. Sums of 3267 products in another order: the tolerance
   // is that of such sums, sqrt(n) to n roundings of values near 100.
   const ErrorSpec tol{2e-3, 2e-4};
   RunAndCompare(ConvModule("f32[2,36,36,3]", "f32[33,33,3,4]", "f32[2,4,4,4]",
                            "window={size=33x33}, dim_labels=b01f_01io->b01f"),
                 {.tol = tol});
+  // A depthwise convolution's weight gradient (batch groups).
+  RunAndCompare(ConvModule("f32[3,10,10,4]", "f32[3,10,10,4]", "f32[1,3,3,4]",
+                           "window={size=10x10 pad=1_1x1_1}, dim_labels=f01b_i01o->b01f, batch_group_count=4"),
+                {.tol = kConvolutionTol});
   // A weight gradient's dimension numbers, strided, into a transposed layout.
   RunAndCompare(ConvModule("f32[3,35,35,2]", "f32[3,33,33,4]", "f32[3,3,2,4]{0,1,3,2}",
                            "window={size=33x33 stride=2x2 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"),

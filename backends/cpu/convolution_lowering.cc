@@ -16,6 +16,13 @@ Shape RowMajor(PrimitiveType type, absl::Span<const int64_t> dims) {
   return ShapeUtil::WithDefaultLayout(ShapeUtil::MakeShape(type, dims));
 }
 
+void AddSliceDimension(HloInstructionProto* slice, int64_t start, int64_t limit, int64_t stride) {
+  auto* d = slice->add_slice_dimensions();
+  d->set_start(start);
+  d->set_limit(limit);
+  d->set_stride(stride);
+}
+
 bool IsIdentity(absl::Span<const int64_t> permutation) {
   for (size_t i = 0; i < permutation.size(); ++i) {
     if (permutation[i] != static_cast<int64_t>(i)) return false;
@@ -64,14 +71,8 @@ class Lowering {
         ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(compute_type, out_dims), {x}));
       }
       HloInstructionProto row;
-      auto* rows = row.add_slice_dimensions();
-      rows->set_start(p);
-      rows->set_limit(p + 1);
-      rows->set_stride(1);
-      auto* cols = row.add_slice_dimensions();
-      cols->set_start(0);
-      cols->set_limit(out_features_);
-      cols->set_stride(1);
+      AddSliceDimension(&row, p, p + 1, 1);
+      AddSliceDimension(&row, 0, out_features_, 1);
       ASSIGN_OR_RETURN(HloInstruction * w, Make(HloOpcode::kSlice, RowMajor(compute_type, {1, out_features_}),
                                                 {kernel}, row));
       ASSIGN_OR_RETURN(w, Make(HloOpcode::kReshape, RowMajor(compute_type, {out_features_}), {w}));
@@ -161,10 +162,7 @@ class Lowering {
       const std::vector<int64_t> at = Unflatten(o, out_sizes_);
       HloInstructionProto slice;
       auto add = [&slice](int64_t start, int64_t limit, int64_t stride) {
-        auto* d = slice.add_slice_dimensions();
-        d->set_start(start);
-        d->set_limit(limit);
-        d->set_stride(stride);
+        AddSliceDimension(&slice, start, limit, stride);
       };
       add(0, batch_, 1);
       for (int64_t i = 0; i < spatial_; ++i) {
@@ -253,10 +251,7 @@ class Lowering {
     const std::vector<int64_t> k = KernelPosition(p);
     HloInstructionProto slice, pad;
     auto add_slice = [&slice](int64_t start, int64_t limit, int64_t stride) {
-      auto* d = slice.add_slice_dimensions();
-      d->set_start(start);
-      d->set_limit(limit);
-      d->set_stride(stride);
+      AddSliceDimension(&slice, start, limit, stride);
     };
     auto add_pad = [&pad](int64_t low, int64_t high) {
       auto* d = pad.mutable_padding_config()->add_dimensions();
@@ -350,10 +345,7 @@ class Lowering {
     const std::vector<int64_t> k = KernelPosition(p);
     HloInstructionProto slice;
     auto add = [&slice](int64_t start, int64_t limit, int64_t stride) {
-      auto* d = slice.add_slice_dimensions();
-      d->set_start(start);
-      d->set_limit(limit);
-      d->set_stride(stride);
+      AddSliceDimension(&slice, start, limit, stride);
     };
     add(0, batch_, 1);
     bool whole = true;

@@ -1134,6 +1134,15 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruc
     ASSIGN_OR_RETURN(llvm::Value * r, EmitElement(rhs, ri));
     l = EmitConvert(lhs->shape().element_type(), type, l);
     r = EmitConvert(rhs->shape().element_type(), type, r);
+    // The sum (only) of real floats may be reassociated, so LLVM vectorizes
+    // it (the runtime's products sum in their own order too); integer sums
+    // are exact in any order anyway.
+    llvm::IRBuilder<>::FastMathFlagGuard keep_flags(*b_);
+    if (IsFloat(type)) {
+      llvm::FastMathFlags reassociate;
+      reassociate.setAllowReassoc();
+      b_->setFastMathFlags(reassociate);
+    }
     b_->CreateStore(MultiplyAdd(type, b_->CreateLoad(acc->getAllocatedType(), acc), l, r), acc);
     return absl::OkStatus();
   }));

@@ -87,6 +87,10 @@ std::optional<MatMulPlan> PlanRuntimeMatMul(const HloInstruction& dot) {
   if (plan.k == 0) return std::nullopt;
   plan.m = a->free_elements;
   plan.n = b->free_elements;
+  // Dot products are loops: the runtime would compute each batch item in a
+  // call of its own, one after another on one thread; the loops run the
+  // items in parallel, each sum vectorized.
+  if (plan.m == 1 && plan.n == 1) return std::nullopt;
   plan.transpose_lhs = a->contracting_first;
   plan.transpose_rhs = !b->contracting_first;
   return plan;

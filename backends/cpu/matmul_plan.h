@@ -32,7 +32,7 @@ struct MatMulPlan {
 
 // The plan for an f32/f64 `dot` the runtime can compute, or nullopt (the dot
 // is then emitted as loops). Dots contracting zero elements are left to the
-// loops (their result is zeros).
+// loops (their result is zeros), and so are dot products (m = n = 1).
 std::optional<MatMulPlan> PlanRuntimeMatMul(const HloInstruction& dot);
 
 // The dimensions of a dot operand of rank `rank` that are neither batch nor

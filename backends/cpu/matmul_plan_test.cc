@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/match.h"
+
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/matmul_plan.h"
@@ -68,8 +70,6 @@ std::vector<Case> Cases() {
        MatMulPlan{3, 20, 7, 8, false, false}},
       {"matrix_vector", DotModule("f32[9,17]", "f32[17]", "f32[9]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
        MatMulPlan{1, 9, 1, 17, false, false}},
-      {"vector_vector", DotModule("f64[17]", "f64[17]", "f64[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
-       MatMulPlan{1, 1, 1, 17, true, false}},
       {"outer_product", DotModule("f32[6]", "f32[4]", "f32[6,4]", ""), MatMulPlan{1, 6, 4, 1, false, true}},
       // Not the runtime's: free dimensions physically reversed; the
       // contracting dimension between two free ones; contracting pairs in
@@ -87,8 +87,19 @@ std::vector<Case> Cases() {
        std::nullopt},
       {"integer", DotModule("s32[7,9]", "s32[9,5]", "s32[7,5]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
        std::nullopt},
+      // Dot products (m = n = 1) are parallel loops with vectorized sums.
+      {"dot_product", DotModule("f32[300]", "f32[300]", "f32[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+       std::nullopt},
+      {"f64_dot_product", DotModule("f64[17]", "f64[17]", "f64[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"),
+       std::nullopt},
+      {"batched_dot_products",
+       DotModule("f32[6,1,300]", "f32[6,300,1]", "f32[6,1,1]",
+                 "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}"),
+       std::nullopt},
   };
 }
+
+bool IsLoops(const Case& c) { return c.name == "integer" || absl::StrContains(c.name, "dot_product"); }
 
 TEST(MatMulPlanTest, PlansPerOperandArrangement) {
   for (const Case& c : Cases()) {
@@ -113,9 +124,15 @@ TEST(MatMulPlanTest, EveryArrangementMatchesTheEvaluator) {
                            WithThreads(threads));
     }
     // Float dots the runtime cannot read in place are rearranged for it
-    // first (dot_canonicalization.h): every float dot is a runtime call.
+    // first (dot_canonicalization.h): every float dot but a dot product is a
+    // runtime call; the dot products' sums are vectorized.
     const std::string ir = OptimizedIr(c.text, 1);
-    EXPECT_EQ(ir.find("@__xla_cpu_runtime_MatMul") != std::string::npos, c.name != "integer") << ir.substr(0, 2000);
+    EXPECT_EQ(ir.find("@__xla_cpu_runtime_MatMul") != std::string::npos, !IsLoops(c)) << ir.substr(0, 2000);
+    if (absl::StrContains(c.name, "dot_product") && c.text.find("f32") != std::string::npos) {
+      EXPECT_TRUE(ir.find("fadd reassoc <8 x float>") != std::string::npos ||
+                  ir.find("fadd reassoc <16 x float>") != std::string::npos)
+          << ir;
+    }
   }
 }
 

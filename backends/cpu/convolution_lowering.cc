@@ -161,16 +161,14 @@ class Lowering {
     for (int64_t o = 0; o < out_positions; ++o) {
       const std::vector<int64_t> at = Unflatten(o, out_sizes_);
       HloInstructionProto slice;
-      auto add = [&slice](int64_t start, int64_t limit, int64_t stride) {
-        AddSliceDimension(&slice, start, limit, stride);
-      };
-      add(0, batch_, 1);
+      AddSliceDimension(&slice, 0, batch_, 1);
       for (int64_t i = 0; i < spatial_; ++i) {
         const WindowDimension& w = window_.dimensions(i);
         const int64_t start = at[i] * w.stride();
-        add(start, start + (kernel_sizes_[i] - 1) * w.window_dilation() + 1, w.window_dilation());
+        AddSliceDimension(&slice, start, start + (kernel_sizes_[i] - 1) * w.window_dilation() + 1,
+                          w.window_dilation());
       }
-      add(0, in_features_, 1);
+      AddSliceDimension(&slice, 0, in_features_, 1);
       ASSIGN_OR_RETURN(HloInstruction * x, Make(HloOpcode::kSlice, RowMajor(type, window_dims), {input}, slice));
       ASSIGN_OR_RETURN(x, Make(HloOpcode::kReshape, RowMajor(type, lhs_dims), {x}));
       ASSIGN_OR_RETURN(x, Make(HloOpcode::kDot, RowMajor(type, product_dims), {x, kernel}, dot));
@@ -250,16 +248,13 @@ class Lowering {
   absl::StatusOr<HloInstruction*> EdgeWindow(HloInstruction* input, int64_t p, PrimitiveType type) {
     const std::vector<int64_t> k = KernelPosition(p);
     HloInstructionProto slice, pad;
-    auto add_slice = [&slice](int64_t start, int64_t limit, int64_t stride) {
-      AddSliceDimension(&slice, start, limit, stride);
-    };
     auto add_pad = [&pad](int64_t low, int64_t high) {
       auto* d = pad.mutable_padding_config()->add_dimensions();
       d->set_edge_padding_low(low);
       d->set_edge_padding_high(high);
     };
     std::vector<int64_t> sliced_dims = {batch_};
-    add_slice(0, batch_, 1);
+    AddSliceDimension(&slice, 0, batch_, 1);
     add_pad(0, 0);
     bool whole = true, padded = false;
     for (int64_t i = 0; i < spatial_; ++i) {
@@ -271,17 +266,17 @@ class Lowering {
       const int64_t last = in - 1 - shift < 0 ? -1 : std::min(out - 1, (in - 1 - shift) / s);
       const int64_t count = std::max<int64_t>(last - first + 1, 0);
       if (count == 0) {
-        add_slice(0, 0, 1);
+        AddSliceDimension(&slice, 0, 0, 1);
         add_pad(out, 0);
       } else {
-        add_slice(first * s + shift, last * s + shift + 1, s);
+        AddSliceDimension(&slice, first * s + shift, last * s + shift + 1, s);
         add_pad(first, out - 1 - last);
       }
       sliced_dims.push_back(count);
       whole &= count == in && first == 0 && count == out && (s == 1 || out == 1) && shift == 0;
       padded |= count != out;
     }
-    add_slice(0, in_features_, 1);
+    AddSliceDimension(&slice, 0, in_features_, 1);
     add_pad(0, 0);
     sliced_dims.push_back(in_features_);
     if (whole) return input;
@@ -344,19 +339,16 @@ class Lowering {
   absl::StatusOr<HloInstruction*> WindowSlice(HloInstruction* input, int64_t p, PrimitiveType type) {
     const std::vector<int64_t> k = KernelPosition(p);
     HloInstructionProto slice;
-    auto add = [&slice](int64_t start, int64_t limit, int64_t stride) {
-      AddSliceDimension(&slice, start, limit, stride);
-    };
-    add(0, batch_, 1);
+    AddSliceDimension(&slice, 0, batch_, 1);
     bool whole = true;
     for (int64_t i = 0; i < spatial_; ++i) {
       const WindowDimension& w = window_.dimensions(i);
       const int64_t start = k[i] * w.window_dilation();
       const int64_t limit = start + (out_sizes_[i] - 1) * w.stride() + 1;
-      add(start, limit, w.stride());
+      AddSliceDimension(&slice, start, limit, w.stride());
       whole &= start == 0 && limit == input->shape().dimensions(1 + i) && (w.stride() == 1 || out_sizes_[i] == 1);
     }
-    add(0, in_features_, 1);
+    AddSliceDimension(&slice, 0, in_features_, 1);
     if (whole) return input;
     std::vector<int64_t> dims = CanonicalOutputDims();
     dims.back() = in_features_;
@@ -440,18 +432,13 @@ absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloI
     const bool small_float = type == F16 || type == BF16;
     ASSIGN_OR_RETURN(replacement, lowering.Depthwise(small_float ? F32 : type));
   } else if (feature_groups == 1) {
-    const int64_t kernel_elements = ShapeUtil::ElementsIn(conv->operand(1)->shape());
     const int64_t out_features = conv->shape().dimensions(dnums.output_feature_dimension());
-    // Output elements per feature x kernel elements per output feature, or
-    // with batch groups, out positions x input elements per position.
-    const double patch_bytes =
-        batch_groups == 1
-            ? static_cast<double>(ShapeUtil::ElementsIn(conv->shape())) / out_features *
-                  (kernel_elements / out_features) * primitive_util::ByteWidth(type)
-            : static_cast<double>(out_positions) * conv->operand(0)->shape().dimensions(dnums.input_batch_dimension()) *
-                  positions * in_features * primitive_util::ByteWidth(type);
-    // (The windows the lowering by output positions copies add up to as
-    // many bytes as the patches.)
+    // im2col's patches, or the windows the lowering by output positions
+    // copies (as many bytes): the input under the kernel at every output
+    // position.
+    const double patch_bytes = static_cast<double>(out_positions) *
+                               conv->operand(0)->shape().dimensions(dnums.input_batch_dimension()) * positions *
+                               in_features * primitive_util::ByteWidth(type);
     if (out_features == 0 || patch_bytes > ConvolutionLowering::kMaxPatchBytes) return false;
     if (by_kernel_position) {
       ASSIGN_OR_RETURN(replacement, lowering.Im2col());

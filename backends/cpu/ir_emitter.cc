@@ -97,8 +97,6 @@ ElementCost EstimateElementCost(const HloInstruction& hlo) {
   return cost;
 }
 
-// Prefetches row `row` of a row-major buffer of `row_bytes` per row, one
-// cache line at a time (`write`: for a store that follows).
 // The operand of a reshape between row-major shapes, which moves no element
 // in memory: the reshape's loop can run over the operand's indices, storing
 // each element at its own linear position, instead of dividing every linear
@@ -114,6 +112,31 @@ const HloInstruction* RowMajorReshapeOperand(const HloInstruction& hlo) {
   return operand;
 }
 
+// The loop that fills `hlo`'s buffer: over the indices of `looped` (`hlo`,
+// or `reshaped`, the operand of a reshape that moves no element), split by
+// the operands of `concat` when `looped` reads one at its own index.
+struct ElementLoop {
+  ElementLoop(const HloInstruction& hlo, const HloInstruction* reshaped, ElementalIrEmitter& elemental)
+      : hlo(hlo), reshaped(reshaped), looped(reshaped != nullptr ? reshaped : &hlo) {
+    concat = elemental.SplittingConcatenate(looped);
+    if (concat != nullptr) pieces = ConcatenatePieces(*concat);
+  }
+
+  // `hlo`'s element at `index` (an index of `looped`) in loop piece `piece`.
+  absl::StatusOr<llvm::Value*> Element(ElementalIrEmitter& elemental, const IrIndex& index, int64_t piece) const {
+    elemental.SetConcatenatePiece(concat, piece >= 0 ? index[pieces.dim] : nullptr, piece);
+    return reshaped != nullptr ? elemental.EmitElement(reshaped, index) : elemental.GenerateElement(&hlo, index);
+  }
+
+  const HloInstruction& hlo;
+  const HloInstruction* reshaped;
+  const HloInstruction* looped;
+  const HloInstruction* concat = nullptr;
+  LoopPieces pieces;
+};
+
+// Prefetches row `row` of a row-major buffer of `row_bytes` per row, one
+// cache line at a time (`write`: for a store that follows).
 absl::Status EmitRowPrefetch(llvm::IRBuilder<>* b, llvm::Value* base, llvm::Value* row, int64_t row_bytes,
                              bool write, const std::string& name) {
   constexpr int64_t kCacheLine = 64;
@@ -523,25 +546,20 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
             // over its operand's indices (when its rows are the operand's).
             const HloInstruction* reshaped = in_scratch ? nullptr : RowMajorReshapeOperand(*m);
             if (reshaped != nullptr && reshaped->shape().dimensions(0) != m->shape().dimensions(0)) reshaped = nullptr;
-            const HloInstruction* looped = reshaped != nullptr ? reshaped : m;
-            const Shape& shape = in_scratch ? row_shapes.at(m) : looped->shape();
-            const int64_t row_dim = RowDimension(looped->shape());
+            const ElementLoop loop(*m, reshaped, local);
+            const Shape& shape = in_scratch ? row_shapes.at(m) : loop.looped->shape();
+            const int64_t row_dim = RowDimension(loop.looped->shape());
             const auto& minor_to_major = shape.layout().minor_to_major();
             const std::vector<int64_t> inner(minor_to_major.begin(), minor_to_major.end() - 1);
             llvm::Value* out = in_scratch ? scratch.at(m) : remap(addresses_.at(m));
-            const HloInstruction* concat = local.SplittingConcatenate(looped);
-            const LoopPieces pieces = concat != nullptr ? ConcatenatePieces(*concat) : LoopPieces{};
-            RETURN_IF_ERROR(EmitLoopNest(
-                &b_, shape.dimensions(), inner, m->name(), pieces,
-                [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {
-                  IrIndex index = inner_index;
-                  index[row_dim] = row;
-                  local.SetConcatenatePiece(concat, piece >= 0 ? index[pieces.dim] : nullptr, piece);
-                  ASSIGN_OR_RETURN(llvm::Value * v, reshaped != nullptr ? local.EmitElement(reshaped, index)
-                                                                        : local.GenerateElement(m, index));
-                  local.StoreElement(v, out, shape, index);
-                  return absl::OkStatus();
-                }));
+            RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, m->name(), loop.pieces,
+                                         [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {
+                                           IrIndex index = inner_index;
+                                           index[row_dim] = row;
+                                           ASSIGN_OR_RETURN(llvm::Value * v, loop.Element(local, index, piece));
+                                           local.StoreElement(v, out, shape, index);
+                                           return absl::OkStatus();
+                                         }));
           }
           return absl::OkStatus();
         });
@@ -794,22 +812,15 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
     return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, out,
                                   [this](const HloInstruction* h) { return BufferOf(h); });
   }
-  // The loop runs over the indices of `looped`: the instruction, or the
-  // operand of a reshape that moves no element.
-  const HloInstruction* reshaped = RowMajorReshapeOperand(hlo);
-  const HloInstruction* looped = reshaped != nullptr ? reshaped : &hlo;
   ElementalIrEmitter probe(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
-  const HloInstruction* concat = probe.SplittingConcatenate(looped);
-  const LoopPieces pieces = concat != nullptr ? ConcatenatePieces(*concat) : LoopPieces{};
+  const ElementLoop loop(hlo, RowMajorReshapeOperand(hlo), probe);
   return EmitParallelLoopNest(
-      &b_, device_, looped->shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), pieces,
+      &b_, device_, loop.looped->shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), loop.pieces,
       [&](const IrIndex& index, int64_t piece, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the loop may be outlined.
         ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
-        if (piece >= 0) local.SetConcatenatePiece(concat, index[pieces.dim], piece);
-        ASSIGN_OR_RETURN(llvm::Value * v,
-                         reshaped != nullptr ? local.EmitElement(reshaped, index) : local.GenerateElement(&hlo, index));
-        local.StoreElement(v, remap(out), looped->shape(), index);
+        ASSIGN_OR_RETURN(llvm::Value * v, loop.Element(local, index, piece));
+        local.StoreElement(v, remap(out), loop.looped->shape(), index);
         return absl::OkStatus();
       });
 }

@@ -52,6 +52,42 @@ ENTRY e {
   EXPECT_TRUE(HasEpilogue(text, "r"));
 }
 
+// With two threads Eigen hands each worker blocks of 48 and 16 of the 64
+// columns, fewer than the epilogue's unrolled vector loop takes (8 vectors of
+// 8): they run its vectorized remainder loop (epilogue vectorization, see
+// jit.cc), not the scalar one, which made this module 2x slower on two
+// threads than on one. bf16 rounding of a differently ordered f32 sum may
+// differ by one bf16 ulp.
+TEST(CpuDotEpilogueTest, NarrowBlocksRunVectorRemainders) {
+  const std::string text = R"(HloModule pointwise
+ENTRY e {
+  x = bf16[1,40,150,32] parameter(0)
+  w = bf16[32,64] parameter(1)
+  bias = bf16[64] parameter(2)
+  xf = f32[1,40,150,32] convert(x)
+  wf = f32[32,64] convert(w)
+  d = f32[1,40,150,64] dot(xf, wf), lhs_contracting_dims={3}, rhs_contracting_dims={0}
+  db = bf16[1,40,150,64] convert(d)
+  bb = bf16[1,40,150,64] broadcast(bias), dimensions={3}
+  a = bf16[1,40,150,64] add(db, bb)
+  z = bf16[] constant(0)
+  six = bf16[] constant(6)
+  bz = bf16[1,40,150,64] broadcast(z), dimensions={}
+  b6 = bf16[1,40,150,64] broadcast(six), dimensions={}
+  r = bf16[1,40,150,64] clamp(bz, a, b6)
+  ROOT c = f32[1,40,150,64] convert(r)
+})";
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    CompareWithEvaluator(text, RandomArguments(text, 7, /*range=*/1.0), ErrorSpec{2e-2, 1e-2}, WithThreads(threads));
+  }
+  const std::string ir = OptimizedIr(text, 2);
+  const size_t epilogue = ir.find("@c.epilogue(");
+  ASSERT_NE(epilogue, std::string::npos) << ir.substr(0, 3000);
+  const std::string body = ir.substr(epilogue, ir.find("\n}\n", epilogue) - epilogue);
+  EXPECT_NE(body.find("vec.epilog.vector.body:"), std::string::npos) << body;
+}
+
 // A transformer-style projection [batch, seq, hidden] x [hidden, out] with
 // bias and tanh: the epilogue's rows are (batch, seq) pairs.
 TEST(CpuDotEpilogueTest, ProjectionOfASequence) {

@@ -2,6 +2,7 @@
 // on the thread pool (parallel_loop_emitter.h). Every module here is big
 // enough to be split, runs with 1, 2 and 3 threads, and must give exactly
 // the evaluator's results; the IR must show the split really happened.
+#include <algorithm>
 #include <random>
 #include <string>
 #include <thread>
@@ -54,6 +55,34 @@ ENTRY e {
   t = f32[37,41,53]{0,1,2} tanh(x)
   ROOT r = f32[37,41,53]{0,1,2} maximum(t, y)
 })", ErrorSpec{1e-6, 1e-6}},
+      // A batch of one: the range runs over the next dimension (75 rows).
+      {"batch_of_one",
+       R"(HloModule m
+ENTRY e {
+  x = f32[1,75,75,64] parameter(0)
+  y = f32[1,75,75,64]{2,1,3,0} parameter(1)
+  ROOT r = f32[1,75,75,64] subtract(x, y)
+})"},
+      // Major dimensions of one in another layout, then one of 3 rows:
+      // merged with the next (15 items); the minor dimension stays a loop.
+      {"few_rows_merged",
+       R"(HloModule m
+ENTRY e {
+  x = f32[3,1,5,700,11]{4,3,2,0,1} parameter(0)
+  ROOT r = f32[3,1,5,700,11]{4,3,2,0,1} multiply(x, x)
+})"},
+      {"reduce_batch_of_one",
+       R"(HloModule m
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[1,300,500] parameter(0)
+  z = s32[] constant(0)
+  ROOT r = s32[1,300] reduce(x, z), dimensions={2}, to_apply=add
+})"},
       // A variadic reduce (argmax over rows): parallel over the rows.
       {"argmax_rows",
        R"(HloModule m
@@ -242,19 +271,40 @@ ENTRY e {
   EXPECT_EQ(OptimizedIr(small, 2).find(".serial("), std::string::npos);
 }
 
-TEST(CpuParallelTest, OuterDimensionOfOneStaysInline) {
-  // Split along the outermost dimension only: one row cannot be split.
+TEST(CpuParallelTest, MajorDimensionsOfOneAreSkipped) {
+  // One row of the major dimension: the range runs over the next one.
   const std::string text = R"(HloModule m
 ENTRY e {
   x = f32[1,200000] parameter(0)
   ROOT r = f32[1,200000] negate(x)
 })";
-  EXPECT_EQ(OptimizedIr(text, 2).find("__xla_cpu_runtime_ParallelFor"), std::string::npos);
+  EXPECT_NE(OptimizedIr(text, 2).find(".parallel("), std::string::npos);
   CompareWithEvaluator(text, RandomArguments(text, 99), ErrorSpec{0, 0}, WithThreads(2));
+  // Every dimension of size one: a single item, inline.
+  const std::string single = R"(HloModule m
+ENTRY e {
+  x = f32[1,1,1] parameter(0)
+  ROOT r = f32[1,1,1] negate(x)
+})";
+  EXPECT_EQ(OptimizedIr(single, 2).find("__xla_cpu_runtime_ParallelFor"), std::string::npos);
+  CompareWithEvaluator(single, RandomArguments(single, 98), ErrorSpec{0, 0}, WithThreads(2));
+}
+
+// Merged range dimensions must leave the minor dimension a vector loop.
+TEST(CpuParallelTest, MergedRowsKeepTheMinorLoopVectorized) {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  x = f32[3,5,700,64] parameter(0)
+  ROOT r = f32[3,5,700,64] multiply(x, x)
+})";
+  const std::string ir = OptimizedIr(text, 2);
+  EXPECT_NE(ir.find(".parallel("), std::string::npos);
+  EXPECT_NE(ir.find("fmul <8 x float>"), std::string::npos) << ir.substr(0, 4000);
 }
 
 TEST(CpuParallelTest, ConcurrentRunsOfOneExecutableShareThePool) {
-  const Case c = Cases()[5];  // softmax
+  const std::vector<Case> cases = Cases();
+  const Case c = *std::find_if(cases.begin(), cases.end(), [](const Case& x) { return x.name == "softmax"; });
   auto module = ParseHloModule(c.text);
   ASSERT_TRUE(module.ok()) << module.status();
   std::vector<Literal> args = RandomArguments(c.text, 7);

@@ -69,8 +69,8 @@ TEST(CpuRowFusionTest, LongChainsSplitIntoGroupsOfBoundedSize) {
   ExpectMatchesEvaluator(text, ErrorSpec{1e-3, 1e-4});
   const std::string ir = OptimizedIr(text, 2);
   int groups = 0;
-  for (size_t pos = ir.find("define private void @rows."); pos != std::string::npos;
-       pos = ir.find("define private void @rows.", pos + 1)) {
+  for (size_t pos = ir.find("define internal void @rows."); pos != std::string::npos;
+       pos = ir.find("define internal void @rows.", pos + 1)) {
     ++groups;
     const std::string name = ir.substr(pos, ir.find('(', pos) - pos);
     EXPECT_LE(std::count(name.begin(), name.end(), '.') - 2, kMaxRowGroupMembers) << name;

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/perf_map.h"
 #include "backends/cpu/runtime_complex.h"
 #include "backends/cpu/runtime_math.h"
 #include "backends/cpu/runtime_matmul.h"
@@ -13,6 +14,7 @@
 #include "backends/execution_control.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -44,7 +46,7 @@ void InitializeLlvmOnce() {
     // 0.9 s of opt on a 1000-instruction module (chain_1000 of the bench) and
     // changed no decision there or on GELU: our loop bodies are vector
     // arithmetic on loaded values, which nothing folds. Off, the unroller
-    // decides by size alone. LLVM has no pipeline option for either limit;
+    // decides by size alone. LLVM has no pipeline option for these limits;
     // these are its cl::opts, set once.
     llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
     auto set = [&](const char* name, const char* value) {
@@ -53,6 +55,12 @@ void InitializeLlvmOnce() {
     };
     set("unroll-full-max-count", "16");
     set("unroll-max-iteration-count-to-analyze", "0");
+    // Loops whose trip count is known only at run time get a vectorized
+    // remainder loop (LLVM's default wants 16 lanes, which f32 on AVX2 never
+    // has): with 8 lanes interleaved 8 times, a loop runs its vector body
+    // only from 64 iterations on, and shorter ones (a dot epilogue's 48 or
+    // 16 columns of an Eigen block) ran all scalar.
+    set("epilogue-vectorization-minimum-VF", "8");
   });
 }
 
@@ -133,6 +141,11 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create() {
                    .create();
   if (!lljit) return absl::InternalError("CPU backend: creating LLJIT: " + ErrorString(lljit.takeError()));
   jit->jit_ = std::move(*lljit);
+  if (PerfMapRequested()) {
+    if (auto* linker = llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&jit->jit_->getObjLinkingLayer())) {
+      linker->addPlugin(MakePerfMapPlugin());
+    }
+  }
   llvm::orc::JITDylib& main = jit->jit_->getMainJITDylib();
   if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(RuntimeSymbols(*jit->jit_)))) {
     return absl::InternalError("CPU backend: registering runtime symbols: " + ErrorString(std::move(e)));

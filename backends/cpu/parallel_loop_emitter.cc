@@ -34,7 +34,9 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, cons
   std::vector<llvm::Type*> params = {ptr};
   params.insert(params.end(), extra_params.begin(), extra_params.end());
   auto* fn_type = llvm::FunctionType::get(b->getVoidTy(), params, false);
-  llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::PrivateLinkage, name, module);
+  // Internal, not private: the name stays in the object's symbol table, for
+  // profilers (perf_map.h).
+  llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::InternalLinkage, name, module);
   fn->setDoesNotThrow();
   fn->addParamAttr(0, llvm::Attribute::NoAlias);
   fn->addParamAttr(0, llvm::Attribute::ReadOnly);
@@ -133,23 +135,47 @@ absl::Status EmitParallelLoopNest(
   const std::vector<int64_t>& dims = shape.dimensions();
   const auto& minor_to_major = shape.layout().minor_to_major();
   const int64_t elements = ShapeUtil::ElementsIn(shape);
-  const int64_t outer_dim = minor_to_major.back();
-  const int64_t outer_count = dims[outer_dim];
+  const int rank = static_cast<int>(minor_to_major.size());
+  // The range's items are rows of the most-major dimension, after skipping
+  // major dimensions of size 1 (a batch of one: [1,75,75,64] would otherwise
+  // be one item, run on one thread). A dimension with fewer than
+  // kMinRangeDimension rows is merged with the next one (items are then
+  // pairs of indices), unless that one is the minor-most dimension, which
+  // stays a loop of its own for the vectorizer.
+  constexpr int64_t kMinRangeDimension = 16;
+  int major = rank - 1;
+  while (major > 0 && dims[minor_to_major[major]] == 1) --major;
+  std::vector<int64_t> range_dims = {minor_to_major[major]};
+  if (dims[range_dims[0]] < kMinRangeDimension && major >= 2) range_dims.push_back(minor_to_major[major - 1]);
+  int64_t items = 1;
+  for (int64_t d : range_dims) items *= dims[d];
+  const std::vector<int64_t> inner_minor_to_major(minor_to_major.begin(),
+                                                  minor_to_major.begin() + (major + 1 - range_dims.size()));
   const int64_t work = std::max<int64_t>(inner_work, 1);
   // Per item of the range: one row of the inner dimensions.
-  const double inner_elements = outer_count > 0 ? static_cast<double>(elements / outer_count) : 0.0;
+  const double inner_elements = items > 0 ? static_cast<double>(elements / items) : 0.0;
   ElementCost row_cost;
   row_cost.bytes_loaded = cost.bytes_loaded * inner_elements;
   row_cost.bytes_stored = cost.bytes_stored * inner_elements;
   row_cost.cycles = cost.cycles * inner_elements * static_cast<double>(work);
-  const std::vector<int64_t> inner_minor_to_major(minor_to_major.begin(), minor_to_major.end() - 1);
   return EmitParallelRange(
-      b, device, outer_count, name, row_cost, elements * work,
+      b, device, items, name, row_cost, elements * work,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) {
-        return EmitForLoop(b, begin, end, name + ".outer", [&](llvm::Value* outer) {
+        return EmitForLoop(b, begin, end, name + ".outer", [&](llvm::Value* item) {
+          IrIndex outer(rank, nullptr);
+          for (int level = major + 1; level < rank; ++level) outer[minor_to_major[level]] = b->getInt64(0);
+          if (range_dims.size() == 1) {
+            outer[range_dims[0]] = item;
+          } else {
+            llvm::Value* rows = b->getInt64(dims[range_dims[1]]);
+            outer[range_dims[0]] = b->CreateUDiv(item, rows);
+            outer[range_dims[1]] = b->CreateURem(item, rows);
+          }
           return EmitLoopNest(b, dims, inner_minor_to_major, name, pieces, [&](const IrIndex& inner, int64_t piece) {
             IrIndex index = inner;
-            index[outer_dim] = outer;
+            for (int d = 0; d < rank; ++d) {
+              if (outer[d] != nullptr) index[d] = outer[d];
+            }
             return body(index, piece, remap);
           });
         });

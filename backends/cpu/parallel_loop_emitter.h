@@ -84,14 +84,16 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
 
 // Emits the loop nest over `shape` (in its layout order) at the builder's
 // insertion point: a parallel range over the outermost (major) layout
-// dimension, each item running the inner loops. `cost` is per element;
+// dimension of more than one row (merged with the next one when it has only
+// a few rows), each item running the inner loops. `cost` is per element;
 // `inner_work` is the work per element (e.g. the number of elements a
 // reduction reads); the total work is elements x inner_work.
 absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
                                   const std::string& name, const ElementCost& cost, int64_t inner_work,
                                   const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body);
 // The same with `pieces.dim`'s loop split (see EmitLoopNest); the body is
-// told the piece, or -1 when that dimension is the parallel one.
+// told the piece, or -1 when that dimension is one of the range's (or a
+// skipped major dimension of size 1).
 absl::Status EmitParallelLoopNest(
     llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape, const std::string& name, const ElementCost& cost,
     int64_t inner_work, const LoopPieces& pieces,

@@ -83,6 +83,20 @@ ENTRY e {
   z = s32[] constant(0)
   ROOT r = s32[1,300] reduce(x, z), dimensions={2}, to_apply=add
 })"},
+      // A global average pool's sum for a batch of one: the reduce keeps
+      // the minor dimension, whose 512 columns become the range.
+      {"pool_batch_of_one",
+       R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[1,40,40,512] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[1,512] reduce(x, z), dimensions={1,2}, to_apply=add
+})", ErrorSpec{1e-5, 1e-5}},
       // A variadic reduce (argmax over rows): parallel over the rows.
       {"argmax_rows",
        R"(HloModule m

@@ -117,6 +117,13 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
   return absl::OkStatus();
 }
 
+int MajorRangeLevel(const Shape& shape) {
+  const auto& minor_to_major = shape.layout().minor_to_major();
+  int level = static_cast<int>(minor_to_major.size()) - 1;
+  while (level > 0 && shape.dimensions(minor_to_major[level]) == 1) --level;
+  return std::max(level, 0);
+}
+
 absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
                                   const std::string& name, const ElementCost& cost, int64_t inner_work,
                                   const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body) {
@@ -138,13 +145,12 @@ absl::Status EmitParallelLoopNest(
   const int rank = static_cast<int>(minor_to_major.size());
   // The range's items are rows of the most-major dimension, after skipping
   // major dimensions of size 1 (a batch of one: [1,75,75,64] would otherwise
-  // be one item, run on one thread). A dimension with fewer than
+  // be one item, run on one thread; see MajorRangeLevel). A dimension with fewer than
   // kMinRangeDimension rows is merged with the next one (items are then
   // pairs of indices), unless that one is the minor-most dimension, which
   // stays a loop of its own for the vectorizer.
   constexpr int64_t kMinRangeDimension = 16;
-  int major = rank - 1;
-  while (major > 0 && dims[minor_to_major[major]] == 1) --major;
+  const int major = MajorRangeLevel(shape);
   std::vector<int64_t> range_dims = {minor_to_major[major]};
   if (dims[range_dims[0]] < kMinRangeDimension && major >= 2) range_dims.push_back(minor_to_major[major - 1]);
   int64_t items = 1;

@@ -63,9 +63,12 @@ absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, 
 
   const std::vector<int64_t>& dims = shape.dimensions();
   const auto& minor_to_major = shape.layout().minor_to_major();
-  const int64_t outer_dim = minor_to_major.back();
+  // Rows of the most-major dimension of more than one row (a batch of one
+  // is skipped); the major ones before it have index 0.
+  const int outer_level = MajorRangeLevel(shape);
+  const int64_t outer_dim = minor_to_major[outer_level];
   const int64_t outer_count = dims[outer_dim];
-  const std::vector<int64_t> inner_minor_to_major(minor_to_major.begin(), minor_to_major.end() - 1);
+  const std::vector<int64_t> inner_minor_to_major(minor_to_major.begin(), minor_to_major.begin() + outer_level);
   const int64_t elements = ShapeUtil::ElementsIn(shape);
   const int64_t row_elements = outer_count > 0 ? elements / outer_count : 0;
   const int64_t out_bytes = primitive_util::ByteWidth(type);
@@ -94,6 +97,7 @@ absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, 
     return EmitForLoop(b, begin, end, name + ".outer", [&](llvm::Value* row) {
       return EmitLoopNest(b, dims, inner_minor_to_major, name, [&](const IrIndex& inner) {
         IrIndex index = inner;
+        for (int level = outer_level + 1; level < shape.rank(); ++level) index[minor_to_major[level]] = b->getInt64(0);
         index[outer_dim] = row;
         return body(index);
       });

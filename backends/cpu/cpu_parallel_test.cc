@@ -316,6 +316,46 @@ ENTRY e {
   EXPECT_NE(ir.find("fmul <8 x float>"), std::string::npos) << ir.substr(0, 4000);
 }
 
+// Max pooling's gradient: windows of one position along the batch and the
+// features never overlap there, so those indices run in parallel; ties
+// (s32 values in [-3, 3]) and overlapping 3x3/2 windows must still resolve
+// as the evaluator's row-major order does, on any thread count.
+TEST(CpuParallelTest, SelectAndScatterSplitsAlongUnwindowedDimensions) {
+  const std::string text = R"(HloModule m
+ge {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT c = $T[] add(a, b)
+}
+ENTRY e {
+  x = $T[4,31,29,24] parameter(0)
+  g = $T[4,16,15,24] parameter(1)
+  z = $T[] constant(0)
+  ROOT r = $T[4,31,29,24] select-and-scatter(x, g, z), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
+})";
+  for (const std::string type : {"f32", "s32"}) {
+    const std::string module = absl::StrReplaceAll(text, {{"$T", type}});
+    std::vector<Literal> args = RandomArguments(module, 3, /*range=*/4.0, /*small=*/3);
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(absl::StrCat(type, " threads=", threads));
+      CompareWithEvaluator(module, args, ErrorSpec{0, 0}, WithThreads(threads));
+    }
+    EXPECT_NE(OptimizedIr(module, 2).find("@r.source.parallel("), std::string::npos);
+  }
+  // Windows over every dimension: nothing to split, one thread, same values.
+  const std::string everywhere = absl::StrReplaceAll(
+      absl::StrReplaceAll(text, {{"size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0",
+                                  "size=2x3x3x2 stride=1x2x2x1 pad=0_1x1_1x1_1x0_1"}}),
+      {{"$T", "f32"}});
+  CompareWithEvaluator(everywhere, RandomArguments(everywhere, 4), ErrorSpec{0, 0}, WithThreads(2));
+  EXPECT_EQ(OptimizedIr(everywhere, 2).find("@r.source.parallel("), std::string::npos);
+}
+
 TEST(CpuParallelTest, ConcurrentRunsOfOneExecutableShareThePool) {
   const std::vector<Case> cases = Cases();
   const Case c = *std::find_if(cases.begin(), cases.end(), [](const Case& x) { return x.name == "softmax"; });

@@ -806,7 +806,7 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
   if (hlo.opcode() == HloOpcode::kScatter) return EmitScatter(hlo);
-  if (hlo.opcode() == HloOpcode::kSelectAndScatter) return EmitSelectAndScatter(hlo, elemental);
+  if (hlo.opcode() == HloOpcode::kSelectAndScatter) return EmitSelectAndScatter(hlo);
   llvm::Value* out = addresses_.at(&hlo);
   if (KeepsMinorDimension(hlo)) {
     return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, out,
@@ -1033,91 +1033,144 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
       });
 }
 
-absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
   const HloInstruction* operand = hlo.operand(0);
   const HloInstruction* source = hlo.operand(1);
   const Shape& shape = hlo.shape();
   const Shape& in = operand->shape();
   const auto& called = hlo.called_computations();
   const Window& window = hlo.attributes().window();
-  if (hlo.operand_count() != 3 || called.size() != 2 || window.dimensions_size() != in.rank()) {
+  if (hlo.operand_count() != 3 || called.size() != 2 || window.dimensions_size() != in.rank() ||
+      source->shape().rank() != in.rank()) {
     return InvalidArgument("CPU backend: %s: malformed select-and-scatter", hlo.name());
   }
   llvm::Value* out = addresses_.at(&hlo);
-  ASSIGN_OR_RETURN(llvm::Value * init, elemental.EmitElement(hlo.operand(2), {}));
-  RETURN_IF_ERROR(EmitLoopNestForShape(&b_, shape, hlo.name() + ".init", [&](const IrIndex& index) -> absl::Status {
-    elemental.StoreElement(init, out, shape, index);
-    return absl::OkStatus();
-  }));
+  const int64_t type_bytes = primitive_util::ByteWidth(shape.element_type());
+  ElementCost init_cost;
+  init_cost.bytes_loaded = 0;
+  init_cost.bytes_stored = static_cast<double>(type_bytes);
+  RETURN_IF_ERROR(EmitParallelLoopNest(&b_, device_, shape, hlo.name() + ".init", init_cost, 1,
+                                       [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
+                                         ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
+                                           return remap(BufferOf(h));
+                                         });
+                                         ASSIGN_OR_RETURN(llvm::Value * init, local.EmitElement(hlo.operand(2), {}));
+                                         local.StoreElement(init, remap(out), shape, index);
+                                         return absl::OkStatus();
+                                       }));
   if (ShapeUtil::HasZeroElements(source->shape()) || ShapeUtil::HasZeroElements(in)) return absl::OkStatus();
   const int64_t rank = in.rank();
   std::vector<int64_t> sizes(rank), row_major(rank);
+  int64_t window_elements = 1;
   for (int64_t d = 0; d < rank; ++d) {
     sizes[d] = window.dimensions(d).size();
     row_major[d] = rank - 1 - d;
+    window_elements *= sizes[d];
   }
-  // The selection: whether there is one, its value and its index.
-  llvm::Type* value_type = init->getType();
-  llvm::IRBuilder<> entry(&b_.GetInsertBlock()->getParent()->getEntryBlock(),
-                          b_.GetInsertBlock()->getParent()->getEntryBlock().begin());
-  llvm::AllocaInst* has = entry.CreateAlloca(b_.getInt1Ty(), nullptr, "sel.has");
-  llvm::AllocaInst* value = entry.CreateAlloca(value_type, nullptr, "sel.value");
-  std::vector<llvm::AllocaInst*> at(rank);
-  for (int64_t d = 0; d < rank; ++d) at[d] = entry.CreateAlloca(b_.getInt64Ty(), nullptr, "sel.at");
-  // One thread, source elements in row-major order (the evaluator's order
-  // for scatters into the same element).
+  // A dimension along which windows are single positions that do not move
+  // off the source's index (size 1, stride 1, no padding: a pooling's batch
+  // or feature dimension): source elements of different indices there
+  // select and update different output elements, so those indices run in
+  // parallel, each one's updates still in row-major order.
+  int64_t split = -1;
+  for (int64_t d = 0; d < rank && split < 0; ++d) {
+    const WindowDimension& w = window.dimensions(d);
+    if (w.size() == 1 && w.stride() == 1 && w.padding_low() == 0 && w.padding_high() == 0 &&
+        source->shape().dimensions(d) == in.dimensions(d) && in.dimensions(d) >= 2) {
+      split = d;
+    }
+  }
+  const int64_t items = split >= 0 ? in.dimensions(split) : 1;
+  const int64_t source_elements = ShapeUtil::ElementsIn(source->shape());
+  ElementCost item_cost;  // per index of the split dimension
+  item_cost.bytes_loaded = static_cast<double>(source_elements / items) * (window_elements + 2) * type_bytes;
+  item_cost.bytes_stored = static_cast<double>(source_elements / items) * type_bytes;
+  item_cost.cycles = static_cast<double>(source_elements / items) * window_elements * 4;
   std::vector<int64_t> source_dims(source->shape().dimensions().begin(), source->shape().dimensions().end());
-  return EmitLoopNest(&b_, source_dims, row_major, hlo.name() + ".source", [&](const IrIndex& s) -> absl::Status {
-    b_.CreateStore(b_.getFalse(), has);
-    b_.CreateStore(init, value);
-    for (int64_t d = 0; d < rank; ++d) b_.CreateStore(b_.getInt64(0), at[d]);
-    // The first position inside the operand is selected, then each later
-    // one for which select(selected, candidate) is false.
-    RETURN_IF_ERROR(EmitLoopNest(&b_, sizes, row_major, hlo.name() + ".window", [&](const IrIndex& k) -> absl::Status {
-      llvm::Value* inside = b_.getTrue();
-      IrIndex pos(rank);
-      for (int64_t d = 0; d < rank; ++d) {
-        const WindowDimension& w = window.dimensions(d);
-        pos[d] = b_.CreateSub(b_.CreateAdd(b_.CreateMul(s[d], b_.getInt64(w.stride())), k[d]),
-                              b_.getInt64(w.padding_low()));
-        inside = b_.CreateAnd(inside, b_.CreateICmpULT(pos[d], b_.getInt64(in.dimensions(d))));
-      }
-      llvm::Function* fn = b_.GetInsertBlock()->getParent();
-      llvm::BasicBlock* consider = llvm::BasicBlock::Create(b_.getContext(), "sel.consider", fn);
-      llvm::BasicBlock* next = llvm::BasicBlock::Create(b_.getContext(), "sel.next", fn);
-      b_.CreateCondBr(inside, consider, next);
-      b_.SetInsertPoint(consider);
-      ASSIGN_OR_RETURN(llvm::Value * candidate, elemental.EmitElement(operand, pos));
-      llvm::Value* current = b_.CreateLoad(value_type, value);
-      ASSIGN_OR_RETURN(llvm::Value * keep,
-                       elemental.EmitScalarComputation(*called[0], {current, candidate}, /*reassociate=*/false));
-      llvm::Value* had = b_.CreateLoad(b_.getInt1Ty(), has);
-      llvm::Value* take = b_.CreateOr(b_.CreateNot(had), b_.CreateNot(keep));
-      b_.CreateStore(b_.CreateSelect(take, candidate, current), value);
-      for (int64_t d = 0; d < rank; ++d) {
-        b_.CreateStore(b_.CreateSelect(take, pos[d], b_.CreateLoad(b_.getInt64Ty(), at[d])), at[d]);
-      }
-      b_.CreateStore(b_.getTrue(), has);
-      b_.CreateBr(next);
-      b_.SetInsertPoint(next);
-      return absl::OkStatus();
-    }));
-    llvm::Function* fn = b_.GetInsertBlock()->getParent();
-    llvm::BasicBlock* apply = llvm::BasicBlock::Create(b_.getContext(), "sel.apply", fn);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(b_.getContext(), "sel.done", fn);
-    b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), has), apply, done);
-    b_.SetInsertPoint(apply);
-    IrIndex target(rank);
-    for (int64_t d = 0; d < rank; ++d) target[d] = b_.CreateLoad(b_.getInt64Ty(), at[d]);
-    llvm::Value* old_value = elemental.LoadElement(out, shape, target);
-    ASSIGN_OR_RETURN(llvm::Value * update, elemental.EmitElement(source, s));
-    ASSIGN_OR_RETURN(llvm::Value * combined,
-                     elemental.EmitScalarComputation(*called[1], {old_value, update}, /*reassociate=*/false));
-    elemental.StoreElement(elemental.RoundToType(shape.element_type(), combined), out, shape, target);
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
-    return absl::OkStatus();
-  });
+  return EmitParallelRange(
+      &b_, device_, items, hlo.name() + ".source", item_cost, source_elements * window_elements,
+      [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
+        // Buffers are read through `remap`: the range may be outlined.
+        ElementalIrEmitter elemental(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        llvm::Value* out_base = remap(out);
+        ASSIGN_OR_RETURN(llvm::Value * init, elemental.EmitElement(hlo.operand(2), {}));
+        // The selection: whether there is one, its value and its index (in
+        // the function running the range, so each worker has its own).
+        llvm::Type* value_type = init->getType();
+        llvm::Function* function = b_.GetInsertBlock()->getParent();
+        llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+        llvm::AllocaInst* has = entry.CreateAlloca(b_.getInt1Ty(), nullptr, "sel.has");
+        llvm::AllocaInst* value = entry.CreateAlloca(value_type, nullptr, "sel.value");
+        std::vector<llvm::AllocaInst*> at(rank);
+        for (int64_t d = 0; d < rank; ++d) at[d] = entry.CreateAlloca(b_.getInt64Ty(), nullptr, "sel.at");
+        auto select_and_scatter = [&](const IrIndex& s) -> absl::Status {
+          b_.CreateStore(b_.getFalse(), has);
+          b_.CreateStore(init, value);
+          for (int64_t d = 0; d < rank; ++d) b_.CreateStore(b_.getInt64(0), at[d]);
+          // The first position inside the operand is selected, then each
+          // later one for which select(selected, candidate) is false.
+          RETURN_IF_ERROR(
+              EmitLoopNest(&b_, sizes, row_major, hlo.name() + ".window", [&](const IrIndex& k) -> absl::Status {
+                llvm::Value* inside = b_.getTrue();
+                IrIndex pos(rank);
+                for (int64_t d = 0; d < rank; ++d) {
+                  const WindowDimension& w = window.dimensions(d);
+                  pos[d] = b_.CreateSub(b_.CreateAdd(b_.CreateMul(s[d], b_.getInt64(w.stride())), k[d]),
+                                        b_.getInt64(w.padding_low()));
+                  inside = b_.CreateAnd(inside, b_.CreateICmpULT(pos[d], b_.getInt64(in.dimensions(d))));
+                }
+                llvm::Function* fn = b_.GetInsertBlock()->getParent();
+                llvm::BasicBlock* consider = llvm::BasicBlock::Create(b_.getContext(), "sel.consider", fn);
+                llvm::BasicBlock* next = llvm::BasicBlock::Create(b_.getContext(), "sel.next", fn);
+                b_.CreateCondBr(inside, consider, next);
+                b_.SetInsertPoint(consider);
+                ASSIGN_OR_RETURN(llvm::Value * candidate, elemental.EmitElement(operand, pos));
+                llvm::Value* current = b_.CreateLoad(value_type, value);
+                ASSIGN_OR_RETURN(llvm::Value * keep, elemental.EmitScalarComputation(*called[0], {current, candidate},
+                                                                                   /*reassociate=*/false));
+                llvm::Value* had = b_.CreateLoad(b_.getInt1Ty(), has);
+                llvm::Value* take = b_.CreateOr(b_.CreateNot(had), b_.CreateNot(keep));
+                b_.CreateStore(b_.CreateSelect(take, candidate, current), value);
+                for (int64_t d = 0; d < rank; ++d) {
+                  b_.CreateStore(b_.CreateSelect(take, pos[d], b_.CreateLoad(b_.getInt64Ty(), at[d])), at[d]);
+                }
+                b_.CreateStore(b_.getTrue(), has);
+                b_.CreateBr(next);
+                b_.SetInsertPoint(next);
+                return absl::OkStatus();
+              }));
+          llvm::Function* fn = b_.GetInsertBlock()->getParent();
+          llvm::BasicBlock* apply = llvm::BasicBlock::Create(b_.getContext(), "sel.apply", fn);
+          llvm::BasicBlock* done = llvm::BasicBlock::Create(b_.getContext(), "sel.done", fn);
+          b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), has), apply, done);
+          b_.SetInsertPoint(apply);
+          IrIndex target(rank);
+          for (int64_t d = 0; d < rank; ++d) target[d] = b_.CreateLoad(b_.getInt64Ty(), at[d]);
+          llvm::Value* old_value = elemental.LoadElement(out_base, shape, target);
+          ASSIGN_OR_RETURN(llvm::Value * update, elemental.EmitElement(source, s));
+          ASSIGN_OR_RETURN(llvm::Value * combined, elemental.EmitScalarComputation(*called[1], {old_value, update},
+                                                                                 /*reassociate=*/false));
+          elemental.StoreElement(elemental.RoundToType(shape.element_type(), combined), out_base, shape, target);
+          b_.CreateBr(done);
+          b_.SetInsertPoint(done);
+          return absl::OkStatus();
+        };
+        // Source elements in row-major order (the evaluator's order for
+        // scatters into the same element), the split dimension's indices
+        // [begin, end) outermost.
+        if (split < 0) return EmitLoopNest(&b_, source_dims, row_major, hlo.name() + ".source", select_and_scatter);
+        std::vector<int64_t> others;
+        for (int64_t d : row_major) {
+          if (d != split) others.push_back(d);
+        }
+        return EmitForLoop(&b_, begin, end, hlo.name() + ".split", [&](llvm::Value* i) {
+          return EmitLoopNest(&b_, source_dims, others, hlo.name() + ".source", [&](const IrIndex& inner) {
+            IrIndex s = inner;
+            s[split] = i;
+            return select_and_scatter(s);
+          });
+        });
+      });
 }
 
 absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {

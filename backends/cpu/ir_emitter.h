@@ -155,9 +155,11 @@ class IrEmitter {
   // in bands of the operand's major dimension, one worker per band.
   absl::Status EmitScatter(const HloInstruction& hlo);
   // Select-and-scatter: the output filled with the init value, then for each
-  // source element in row-major order (one thread) its window's selection
-  // (as the evaluator makes it) combined with it through scatter.
-  absl::Status EmitSelectAndScatter(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // source element in row-major order its window's selection (as the
+  // evaluator makes it) combined with it through scatter. Indices of a
+  // dimension whose windows are single unpadded positions (a pooling's batch
+  // or features) run in parallel: their updates never meet.
+  absl::Status EmitSelectAndScatter(const HloInstruction& hlo);
   llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
   llvm::Value* BufferOf(const HloInstruction* hlo);
 

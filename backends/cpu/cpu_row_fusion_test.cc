@@ -50,6 +50,42 @@ TEST(CpuRowFusionTest, SoftmaxRunsAsOneRowLoop) {
   EXPECT_NE(ir.find("rows.m.ex.s.r"), std::string::npos) << ir.substr(0, 3000);
 }
 
+// A batch of one ([1,300,257], as in inference): the rows are dimension 1's,
+// in the default layout and in one where the unit dimension sits between
+// the rows and the columns; a reshape to [300,257] keeps the rows.
+TEST(CpuRowFusionTest, BatchOfOneGroupsAlongItsRows) {
+  for (const std::string layout : {"{2,1,0}", "{2,0,1}"}) {
+    SCOPED_TRACE(layout);
+    const std::string text = absl::StrCat(R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[1,300,257])", layout, R"( parameter(0)
+  lo = f32[] constant(-inf)
+  m = f32[1,300] reduce(x, lo), dimensions={2}, to_apply=max
+  mb = f32[1,300,257] broadcast(m), dimensions={0,1}
+  d = f32[1,300,257] subtract(x, mb)
+  ex = f32[1,300,257] exponential(d)
+  z = f32[] constant(0)
+  s = f32[1,300] reduce(ex, z), dimensions={2}, to_apply=add
+  sb = f32[1,300,257] broadcast(s), dimensions={0,1}
+  r = f32[1,300,257] divide(ex, sb)
+  ROOT f = f32[300,257] reshape(r)
+})");
+    ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});
+    const std::string ir = OptimizedIr(text, 2);
+    EXPECT_NE(ir.find("define internal void @rows.m.ex.s."), std::string::npos) << ir.substr(0, 3000);
+  }
+}
+
 // Each row prefetches the next row of what the group streams: x (read) and
 // the result (written; ex lives on the stack and is not prefetched). Rows of
 // 257 floats are long enough; the last row prefetches itself (in bounds).

@@ -545,12 +545,17 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
             // As in EmitInstruction, a reshape that moves no element loops
             // over its operand's indices (when its rows are the operand's).
             const HloInstruction* reshaped = in_scratch ? nullptr : RowMajorReshapeOperand(*m);
-            if (reshaped != nullptr && reshaped->shape().dimensions(0) != m->shape().dimensions(0)) reshaped = nullptr;
+            if (reshaped != nullptr && reshaped->shape().dimensions(RowDimension(reshaped->shape())) != group.rows) {
+              reshaped = nullptr;
+            }
             const ElementLoop loop(*m, reshaped, local);
             const Shape& shape = in_scratch ? row_shapes.at(m) : loop.looped->shape();
             const int64_t row_dim = RowDimension(loop.looped->shape());
-            const auto& minor_to_major = shape.layout().minor_to_major();
-            const std::vector<int64_t> inner(minor_to_major.begin(), minor_to_major.end() - 1);
+            // Every dimension but the rows' (major ones of size 1 loop once).
+            std::vector<int64_t> inner;
+            for (int64_t d : shape.layout().minor_to_major()) {
+              if (d != row_dim) inner.push_back(d);
+            }
             llvm::Value* out = in_scratch ? scratch.at(m) : remap(addresses_.at(m));
             RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, m->name(), loop.pieces,
                                          [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {

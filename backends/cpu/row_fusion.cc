@@ -2,6 +2,7 @@
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
+#include "backends/cpu/parallel_loop_emitter.h"
 
 namespace xla {
 namespace cpu {
@@ -78,7 +79,7 @@ class RowLocality {
 }  // namespace
 
 int64_t RowDimension(const Shape& shape) {
-  return shape.rank() == 0 ? -1 : shape.layout().minor_to_major().back();
+  return shape.rank() == 0 ? -1 : shape.layout().minor_to_major(MajorRangeLevel(shape));
 }
 
 std::vector<RowGroup> FindRowGroups(absl::Span<const HloInstruction* const> emitted, const Predicate& loop_emitted,

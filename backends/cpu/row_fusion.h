@@ -30,7 +30,8 @@ struct RowGroup {
   int64_t rows = 0;                            // extent of the shared dimension
 };
 
-// The dimension rows run over: the layout-major one.
+// The dimension rows run over: the layout-major one with more than one row
+// (MajorRangeLevel: a batch of one is skipped, as parallel loops skip it).
 int64_t RowDimension(const Shape& shape);
 
 // Groups among `emitted` (every instruction that is emitted, in order).

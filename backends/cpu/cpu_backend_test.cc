@@ -1186,6 +1186,11 @@ TEST(CpuBackendTest, LargeScatterKeepsTheEvaluatorsOrder) {
   RunAndCompare(ScatterModule("s32", "[300,8]{0,1}", "s32[9000]", "[9000,8]", "copy(b)", rows),
                 {.tol = kExact, .small_ints = 310});
   RunAndCompare(ArgmaxScatterModule(200, 40, 2000, ""), {.tol = kExact, .small_ints = 200});
+  // A batch of one: the bands run along the 300 rows of dimension 1.
+  RunAndCompare(ScatterModule("f32", "[1,300,8]", "s32[9000]", "[9000,1,8]", "add(a, b)",
+                              "update_window_dims={1,2}, inserted_window_dims={1}, "
+                              "scatter_dims_to_operand_dims={1}, index_vector_dim=1"),
+                {.tol = kExact, .small_ints = 310});
 }
 
 // --- Reduce-window --------------------------------------------------------------------

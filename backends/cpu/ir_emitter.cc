@@ -949,11 +949,13 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
   // the evaluator's order. Large scatters run on the pool in bands of the
   // operand's major dimension: each worker goes through all updates and
   // applies those whose target is in its band, so every operand element is
-  // still updated by one thread, in that order.
+  // still updated by one thread, in that order. The bands' dimension is the
+  // most-major one with more than one row (MajorRangeLevel).
   std::vector<int64_t> row_major(up.rank());
   for (int64_t d = 0; d < up.rank(); ++d) row_major[d] = up.rank() - 1 - d;
   const int64_t updates = ShapeUtil::ElementsIn(up);
-  const int64_t band_dim = shape.rank() > 0 ? result_shape(0).layout().minor_to_major().back() : -1;
+  const int64_t band_dim =
+      shape.rank() > 0 ? result_shape(0).layout().minor_to_major(MajorRangeLevel(result_shape(0))) : -1;
   const int64_t band_extent = band_dim >= 0 ? shape.dimensions(band_dim) : 1;
   const int64_t bands = threads_ > 1 && updates >= kMinParallelWork ? std::min<int64_t>(threads_, band_extent) : 1;
   ElementCost band_cost;

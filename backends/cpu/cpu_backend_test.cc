@@ -1252,25 +1252,8 @@ TEST(CpuBackendTest, SelectAndScatterIsMaxPoolingsGradient) {
   // 3x3/2 SAME max pooling's gradient over NHWC, several types; overlapping
   // windows accumulate, ties pick the first (GE), padding never selected.
   for (const std::string t : {"f32", "f64", "s32", "bf16"}) {
-    RunAndCompare(absl::StrReplaceAll(R"(HloModule m
-ge {
-  a = $T[] parameter(0)
-  b = $T[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GE
-}
-add {
-  a = $T[] parameter(0)
-  b = $T[] parameter(1)
-  ROOT c = $T[] add(a, b)
-}
-ENTRY e {
-  x = $T[2,9,9,3] parameter(0)
-  g = $T[2,5,5,3] parameter(1)
-  z = $T[] constant(0)
-  ROOT r = $T[2,9,9,3] select-and-scatter(x, g, z), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
-}
-)",
-                                      {{"$T", t}}),
+    RunAndCompare(cpu_test::MaxPoolGradientHlo(t, "[2,9,9,3]", "[2,5,5,3]",
+                                               "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0"),
                   {.tol = t == "bf16" ? ConvolutionTol(t) : kExact, .small_ints = 4});
   }
 }

@@ -321,25 +321,9 @@ ENTRY e {
 // (s32 values in [-3, 3]) and overlapping 3x3/2 windows must still resolve
 // as the evaluator's row-major order does, on any thread count.
 TEST(CpuParallelTest, SelectAndScatterSplitsAlongUnwindowedDimensions) {
-  const std::string text = R"(HloModule m
-ge {
-  a = $T[] parameter(0)
-  b = $T[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GE
-}
-add {
-  a = $T[] parameter(0)
-  b = $T[] parameter(1)
-  ROOT c = $T[] add(a, b)
-}
-ENTRY e {
-  x = $T[4,31,29,24] parameter(0)
-  g = $T[4,16,15,24] parameter(1)
-  z = $T[] constant(0)
-  ROOT r = $T[4,31,29,24] select-and-scatter(x, g, z), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, select=ge, scatter=add
-})";
   for (const std::string type : {"f32", "s32"}) {
-    const std::string module = absl::StrReplaceAll(text, {{"$T", type}});
+    const std::string module = cpu_test::MaxPoolGradientHlo(type, "[4,31,29,24]", "[4,16,15,24]",
+                                                            "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0");
     std::vector<Literal> args = RandomArguments(module, 3, /*range=*/4.0, /*small=*/3);
     for (int threads : {1, 2, 3}) {
       SCOPED_TRACE(absl::StrCat(type, " threads=", threads));
@@ -348,10 +332,8 @@ ENTRY e {
     EXPECT_NE(OptimizedIr(module, 2).find("@r.source.parallel("), std::string::npos);
   }
   // Windows over every dimension: nothing to split, one thread, same values.
-  const std::string everywhere = absl::StrReplaceAll(
-      absl::StrReplaceAll(text, {{"size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0",
-                                  "size=2x3x3x2 stride=1x2x2x1 pad=0_1x1_1x1_1x0_1"}}),
-      {{"$T", "f32"}});
+  const std::string everywhere = cpu_test::MaxPoolGradientHlo("f32", "[4,31,29,24]", "[4,16,15,24]",
+                                                              "size=2x3x3x2 stride=1x2x2x1 pad=0_1x1_1x1_1x0_1");
   CompareWithEvaluator(everywhere, RandomArguments(everywhere, 4), ErrorSpec{0, 0}, WithThreads(2));
   EXPECT_EQ(OptimizedIr(everywhere, 2).find("@r.source.parallel("), std::string::npos);
 }

@@ -107,6 +107,17 @@ std::string SoftmaxHlo(const std::string& type, int64_t rows, int64_t cols, cons
                       "  ROOT r = ", matrix, " divide(ex, sb)\n}\n");
 }
 
+std::string MaxPoolGradientHlo(const std::string& type, const std::string& operand, const std::string& source,
+                               const std::string& window) {
+  const std::string scalar = absl::StrCat(type, "[]");
+  return absl::StrCat("HloModule m\nge {\n  a = ", scalar, " parameter(0)\n  b = ", scalar,
+                      " parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n",
+                      "add {\n  a = ", scalar, " parameter(0)\n  b = ", scalar, " parameter(1)\n  ROOT c = ", scalar,
+                      " add(a, b)\n}\n", "ENTRY e {\n  x = ", type, operand, " parameter(0)\n  g = ", type, source,
+                      " parameter(1)\n  z = ", scalar, " constant(0)\n  ROOT r = ", type, operand,
+                      " select-and-scatter(x, g, z), window={", window, "}, select=ge, scatter=add\n}\n");
+}
+
 std::string GeluHlo(const std::string& dims) {
   const std::string t = absl::StrCat("f32", dims);
   return absl::StrCat("HloModule gelu\nENTRY e {\n",

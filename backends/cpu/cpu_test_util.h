@@ -45,6 +45,13 @@ Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, in
 // row sum s, ROOT r = ex / s (module "softmax").
 std::string SoftmaxHlo(const std::string& type, int64_t rows, int64_t cols, const std::string& layout = "");
 
+// HLO text of max pooling's gradient: select-and-scatter (select GE,
+// scatter add, init 0) of a `type` source of dimensions `source` (e.g.
+// "[2,5,5,3]") into an operand of dimensions `operand`, with `window` (e.g.
+// "size=1x3x3x1 stride=1x2x2x1"); module "m", root "r".
+std::string MaxPoolGradientHlo(const std::string& type, const std::string& operand, const std::string& source,
+                               const std::string& window);
+
 // HLO text of GELU (tanh form) written out from elementary ops over an f32
 // parameter of dimensions `dims` (e.g. "[4096]", "[]"; module "gelu"):
 // 0.5 * x * (1 + tanh(0.79788456 * (x + 0.044715 * x^3))), x^3 as multiplies.

@@ -29,7 +29,7 @@ void AppendToPerfMap(const std::string& lines) {
 
 class PerfMapPlugin : public llvm::orc::ObjectLinkingLayer::Plugin {
  public:
-  void modifyPassConfig(llvm::orc::MaterializationResponsibility&, llvm::jitlink::LinkGraph& graph,
+  void modifyPassConfig(llvm::orc::MaterializationResponsibility&, llvm::jitlink::LinkGraph&,
                         llvm::jitlink::PassConfiguration& config) override {
     // Local functions are reached through anonymous symbols of their code
     // blocks, so pruning would drop their names: keep them (the code stays

@@ -2,7 +2,10 @@
 // a function over a range of its outermost dimension and calls this, which
 // splits [0, n) into chunks run by the calling thread and helpers on the
 // executable's thread pool (Eigen's cost model decides how many threads are
-// worth it, and runs small loops on the calling thread alone).
+// worth it, and runs small loops on the calling thread alone). Chunks are
+// claimed by guided self-scheduling: each takes a share of what is left, so
+// they shrink towards the end, down to 1/kParallelForMinChunksPerThread of a
+// thread's share.
 #ifndef BACKENDS_CPU_RUNTIME_PARALLEL_H_
 #define BACKENDS_CPU_RUNTIME_PARALLEL_H_
 
@@ -14,6 +17,7 @@
 // chunk of a 1-D array then start on a vector-aligned element. (Fewer items
 // are split finely instead: rounding would leave threads idle.)
 constexpr int64_t kParallelForChunkMultiple = 16;
+constexpr int64_t kParallelForMinChunksPerThread = 32;
 constexpr int64_t kAlignedChunksMinItems = int64_t{1} << 14;
 
 extern "C" {

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 
@@ -24,6 +26,8 @@ struct Counts {
   explicit Counts(int64_t n) : hits(n) {}
   std::vector<std::atomic<int>> hits;
   std::atomic<int64_t> calls{0};
+  absl::Mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> ranges ABSL_GUARDED_BY(mu);
 };
 
 void CountRange(void* context, int64_t begin, int64_t end) {
@@ -35,6 +39,10 @@ void CountRange(void* context, int64_t begin, int64_t end) {
     ASSERT_EQ(begin % kParallelForChunkMultiple, 0) << begin;
   }
   counts->calls.fetch_add(1);
+  {
+    absl::MutexLock lock(&counts->mu);
+    counts->ranges.emplace_back(begin, end);
+  }
   for (int64_t i = begin; i < end; ++i) counts->hits[i].fetch_add(1);
 }
 
@@ -53,8 +61,8 @@ TEST(RuntimeParallelTest, EveryItemRunsOnceForAnyPoolAndSize) {
       Counts counts(n);
       __xla_cpu_runtime_ParallelFor(&device, CountRange, &counts, n, 4, 4, kExpensive);
       ExpectEachItemOnce(counts);
-      // A few chunks per thread at most: cheap to run, still balanced.
-      EXPECT_LE(counts.calls.load(), std::min<int64_t>(n, 4 * threads));
+      // Every chunk but the last is at least 1/32 of a thread's share.
+      EXPECT_LE(counts.calls.load(), std::min<int64_t>(n, kParallelForMinChunksPerThread * threads + 1));
     }
   }
 }
@@ -73,6 +81,33 @@ TEST(RuntimeParallelTest, FewExpensiveItemsStillSpreadAndLongLoopsAlign) {
   __xla_cpu_runtime_ParallelFor(&device, CountRange, &many, n, 4, 4, kExpensive);
   ExpectEachItemOnce(many);
   EXPECT_GE(many.calls.load(), 2);
+}
+
+// Guided scheduling: in claim order (which is the order of their begins),
+// chunks never grow, the first is 1/(2 * threads) of the loop, and all but
+// the last are at least 1/32 of a thread's share (the last is at most that).
+TEST(RuntimeParallelTest, ChunksShrinkTowardsTheEnd) {
+  for (int threads : {2, 4}) {
+    SCOPED_TRACE(testing::Message() << "threads=" << threads);
+    Eigen::ThreadPool pool(threads);
+    Eigen::ThreadPoolDevice device(&pool, threads);
+    const int64_t n = int64_t{1} << 20;
+    Counts counts(n);
+    __xla_cpu_runtime_ParallelFor(&device, CountRange, &counts, n, 4, 4, kExpensive);
+    ExpectEachItemOnce(counts);
+    absl::MutexLock lock(&counts.mu);
+    std::vector<std::pair<int64_t, int64_t>>& ranges = counts.ranges;
+    std::sort(ranges.begin(), ranges.end());
+    ASSERT_GE(ranges.size(), 2 * threads);
+    EXPECT_EQ(ranges.front().second - ranges.front().first, n / (2 * threads));
+    const int64_t min_chunk = n / (threads * kParallelForMinChunksPerThread);
+    for (size_t i = 1; i < ranges.size(); ++i) {
+      const int64_t size = ranges[i].second - ranges[i].first;
+      EXPECT_LE(size, ranges[i - 1].second - ranges[i - 1].first) << "chunk " << i;
+      if (i + 1 < ranges.size()) EXPECT_GE(size, min_chunk) << "chunk " << i;
+    }
+    EXPECT_LE(ranges.back().second - ranges.back().first, min_chunk);
+  }
 }
 
 TEST(RuntimeParallelTest, CheapOrSerialLoopsRunInOneCallOnTheCaller) {

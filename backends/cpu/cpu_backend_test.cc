@@ -68,7 +68,7 @@ struct UlpBound {
   double f32, f64;  // f64 < 0: not polynomial for f64 (libm)
 };
 constexpr UlpBound kUlpBounds[] = {
-    {"exponential", 1.01, 2}, {"log", 1, 2}, {"tanh", 2.5, 2}, {"logistic", 3, 3}, {"erf", 8, -1}};
+    {"exponential", 1.01, 2}, {"log", 1, 2}, {"tanh", 5.5, 2}, {"logistic", 3, 3}, {"erf", 8, -1}};
 
 // The libmvec ops (a few ulp in float): f16/bf16 results may round to the
 // neighbouring value of their type, as for the polynomial ones.
@@ -1531,11 +1531,12 @@ ENTRY e {
   }
 }
 
-// The GELU loop body at full vector width is short: tanh is one formula
-// (no branch values to select between, no NaN select: its clamp keeps NaN),
-// one compare and one division per tanh, no rounding call (n comes from an
-// FMA), no calls. (The loop is bound by its dependency chain and instruction
-// count, not by memory, so each of these costs bandwidth.)
+// The GELU loop body at full vector width is short: tanh is one rational
+// function (no branch values to select between, no range reduction or
+// exponent-field arithmetic, no NaN select: its clamps keep NaN), with one
+// division and four compares (clamping its argument and its result), and no
+// calls. (The loop is bound by its dependency chain and instruction count,
+// not by memory, so each of these costs bandwidth.)
 TEST(CpuBackendTest, GeluTanhVectorBodyIsLean) {
   auto executable = CompileOnCpu(cpu_test::GeluHlo("[4096]"));
 
@@ -1550,7 +1551,9 @@ TEST(CpuBackendTest, GeluTanhVectorBodyIsLean) {
   auto count = [&](const std::string& what) { return cpu_test::CountOccurrences(body, what); };
   const int tanhs = count("fdiv ");  // one division per tanh
   EXPECT_GE(tanhs, 1) << body;
-  EXPECT_EQ(count("fcmp "), tanhs) << body;
+  EXPECT_EQ(count("fcmp "), 4 * tanhs) << body;
+  EXPECT_EQ(count("select "), 4 * tanhs) << body;
+  EXPECT_EQ(count(" shl "), 0) << body;
   EXPECT_EQ(count("@llvm.roundeven."), 0) << body;
   EXPECT_EQ(count("@llvm.maxnum."), 0) << body;
   EXPECT_EQ(count("call "), count("@llvm.")) << "a call other than an intrinsic\n" << body;

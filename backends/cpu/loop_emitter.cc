@@ -40,15 +40,9 @@ int64_t BodyCost(const llvm::BasicBlock& first, const llvm::BasicBlock* skip) {
 // the FP units busy (measured on GELU: 4 beats 2 by ~10% and no hint by ~25%;
 // on exp, 4 beats LLVM's own choice by ~20%, despite the spills of loop
 // constants it costs on 16-register AVX2); cheaper ones are left to LLVM's
-// cost model. The longest bodies get 8 when the loop is long or its trip
-// count known only at run time (chunks of a parallel loop: GELU ~6% faster
-// than with 4); with a known, short trip count LLVM unrolls the result
-// completely, which made a 1000-instruction module compile 1.5x slower for no
-// speed.
-int InterleaveCount(int64_t cost, bool long_or_unknown_trip_count) {
-  if (cost >= kVeryLongLoopBodyCost && long_or_unknown_trip_count) return 8;
-  return cost >= kLongLoopBodyCost ? 4 : 0;
-}
+// cost model. 8 spills more than it overlaps: GELU 5% and Mish (x *
+// tanh(log(1 + e^x)), ~75 vector instructions) 35% slower than with 4.
+int InterleaveCount(int64_t cost) { return cost >= kLongLoopBodyCost ? 4 : 0; }
 
 }  // namespace
 
@@ -95,11 +89,7 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
     set_loop_hint({llvm::MDString::get(ctx, "llvm.loop.unroll.disable")});
   } else if (loops_emitted == loops_before + 1) {
     // Blocks the body created follow `exit` (they are appended to fn).
-    auto* const_begin = llvm::dyn_cast<llvm::ConstantInt>(begin);
-    auto* const_end = llvm::dyn_cast<llvm::ConstantInt>(end);
-    const bool long_or_unknown = const_begin == nullptr || const_end == nullptr ||
-                                 const_end->getSExtValue() - const_begin->getSExtValue() >= kLongTripCount;
-    if (const int count = InterleaveCount(BodyCost(*body_bb, exit), long_or_unknown); count > 0) {
+    if (const int count = InterleaveCount(BodyCost(*body_bb, exit)); count > 0) {
       llvm::Metadata* hint[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
                                 llvm::ConstantAsMetadata::get(b->getInt32(count))};
       set_loop_hint(hint);

@@ -22,10 +22,6 @@ using IrIndex = std::vector<llvm::Value*>;
 // latency-bound enough to get an llvm.loop.interleave.count hint of 4;
 // cheaper loops get no hint.
 constexpr int64_t kLongLoopBodyCost = 16;
-// From this cost on, loops of at least kLongTripCount iterations, or with a
-// trip count known only at run time, get 8.
-constexpr int64_t kVeryLongLoopBodyCost = 40;
-constexpr int64_t kLongTripCount = 1024;
 
 // Emits `for (i = 0; i < trip_count; ++i) body(i)` at the builder's insertion
 // point (i is i64); afterwards the builder is positioned after the loop.

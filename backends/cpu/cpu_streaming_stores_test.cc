@@ -60,9 +60,14 @@ ENTRY e {
 
 TEST(CpuStreamingStoresTest, RowGroupResultsAreStreamed) {
   // Softmax rows: the result row is written after the row's reductions.
+  // The next row of x is prefetched, the next result row is not: fetching
+  // lines that non-temporal stores then write around the cache would read
+  // each of them from memory for nothing.
   const std::string text = cpu_test::SoftmaxHlo("f32", 2048, 1024, "{1,0}");
   const std::string ir = OptimizedIr(text, 2);
   EXPECT_GE(CountOccurrences(ir, "!nontemporal"), 1) << ir.substr(0, 4000);
+  EXPECT_NE(ir.find(", i32 0, i32 3, i32 1)"), std::string::npos) << "no read prefetch\n" << ir.substr(0, 4000);
+  EXPECT_EQ(ir.find(", i32 1, i32 3, i32 1)"), std::string::npos) << "write prefetch\n" << ir.substr(0, 4000);
   CompareWithEvaluator(text, RandomArguments(text, 4), ErrorSpec{1e-6, 1e-5}, WithThreads(2));
 }
 

@@ -496,7 +496,10 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
     }
   };
   for (const HloInstruction* m : group.members) {
-    if (!row_scratch_.contains(m)) add_stream(m, /*write=*/true);
+    // Rows of a streaming result are written around the cache (non-temporal
+    // stores): fetching them first would read each line from memory for
+    // nothing (softmax: a third of its memory traffic).
+    if (!row_scratch_.contains(m) && !IsStreamingBuffer(addresses_.at(m))) add_stream(m, /*write=*/true);
     for (const HloInstruction* o : m->operands()) add_reads(o);
   }
   // Per row, not per element: the range runs over rows.

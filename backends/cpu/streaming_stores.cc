@@ -30,6 +30,11 @@ void CopyStreamingMark(llvm::Value* base, llvm::Value* copy) {
   if (llvm::MDNode* node = from->getMetadata(kStreamingKind)) to->setMetadata(kStreamingKind, node);
 }
 
+bool IsStreamingBuffer(const llvm::Value* pointer) {
+  const auto* base = llvm::dyn_cast<llvm::Instruction>(llvm::getUnderlyingObject(pointer));
+  return base != nullptr && base->getMetadata(kStreamingKind) != nullptr;
+}
+
 int64_t MakeStreamingStoresNonTemporal(llvm::Module& module) {
   const unsigned streaming_kind = module.getContext().getMDKindID(kStreamingKind);
   const llvm::DataLayout& layout = module.getDataLayout();

@@ -26,6 +26,9 @@ void MarkStreamingBuffer(llvm::Value* base);
 // `copy` holds the same pointer as `base`: it gets base's mark, if any.
 void CopyStreamingMark(llvm::Value* base, llvm::Value* copy);
 
+// Whether `pointer` points into a buffer marked by MarkStreamingBuffer.
+bool IsStreamingBuffer(const llvm::Value* pointer);
+
 // Turns the qualifying stores of an optimized module into non-temporal ones
 // and fences them; returns how many stores were changed.
 int64_t MakeStreamingStoresNonTemporal(llvm::Module& module);

@@ -36,7 +36,6 @@ bool IsStreamingBuffer(const llvm::Value* pointer) {
 }
 
 int64_t MakeStreamingStoresNonTemporal(llvm::Module& module) {
-  const unsigned streaming_kind = module.getContext().getMDKindID(kStreamingKind);
   const llvm::DataLayout& layout = module.getDataLayout();
   llvm::MDNode* nontemporal = llvm::MDNode::get(
       module.getContext(), {llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
@@ -51,8 +50,7 @@ int64_t MakeStreamingStoresNonTemporal(llvm::Module& module) {
       // vmovntps and kin need the store's own alignment; narrower vectors
       // would be split into scalar streaming stores.
       if (bytes < 16 || store->getAlign().value() < bytes) continue;
-      auto* base = llvm::dyn_cast<llvm::Instruction>(llvm::getUnderlyingObject(store->getPointerOperand()));
-      if (base == nullptr || base->getMetadata(streaming_kind) == nullptr) continue;
+      if (!IsStreamingBuffer(store->getPointerOperand())) continue;
       store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
       fence = true;
       ++changed;

@@ -89,7 +89,20 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
     set_loop_hint({llvm::MDString::get(ctx, "llvm.loop.unroll.disable")});
   } else if (loops_emitted == loops_before + 1) {
     // Blocks the body created follow `exit` (they are appended to fn).
-    if (const int count = InterleaveCount(BodyCost(*body_bb, exit)); count > 0) {
+    const int64_t cost = BodyCost(*body_bb, exit);
+    auto* const_begin = llvm::dyn_cast<llvm::ConstantInt>(begin);
+    auto* const_end = llvm::dyn_cast<llvm::ConstantInt>(end);
+    if (const_begin != nullptr && const_end != nullptr &&
+        const_end->getSExtValue() - const_begin->getSExtValue() < kMinVectorizedTripCount &&
+        cost >= kLongLoopBodyCost) {
+      // LLVM vectorizes loops this short only by masking the tail, and on
+      // long bodies whose masked operations it must scalarize (bf16's i16
+      // loads on AVX2) its sinking of their operands takes forever: a bf16
+      // GELU over [7,5] never finished compiling. Fully unrolled (they are
+      // short enough), the SLP vectorizer takes them instead.
+      set_loop_hint({llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
+                     llvm::ConstantAsMetadata::get(b->getFalse())});
+    } else if (const int count = InterleaveCount(cost); count > 0) {
       llvm::Metadata* hint[] = {llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
                                 llvm::ConstantAsMetadata::get(b->getInt32(count))};
       set_loop_hint(hint);

@@ -22,6 +22,9 @@ using IrIndex = std::vector<llvm::Value*>;
 // latency-bound enough to get an llvm.loop.interleave.count hint of 4;
 // cheaper loops get no hint.
 constexpr int64_t kLongLoopBodyCost = 16;
+// Innermost loops of fewer iterations (a constant count) whose body is that
+// long are not loop-vectorized (LLVM's threshold for tiny trip counts).
+constexpr int64_t kMinVectorizedTripCount = 16;
 
 // Emits `for (i = 0; i < trip_count; ++i) body(i)` at the builder's insertion
 // point (i is i64); afterwards the builder is positioned after the loop.

@@ -19,6 +19,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/elemental_ir_emitter.h"
 #include "gtest/gtest.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
@@ -1224,6 +1225,10 @@ TEST(CpuBackendTest, ReduceWindowWindowsAndLayouts) {
       // Rank 1 and rank 3 with a transposed layout.
       {"[100]", "[34]", "size=5 stride=3 pad=2_2"},
       {"[4,6,5]{0,2,1}", "[4,3,5]", "size=1x2x1 stride=1x2x1"},
+      // Windows of more than kMaxStraightLineWindowPositions positions fold
+      // in a loop over the window (smaller ones in straight-line code).
+      {"[20,21]", "[5,5]", "size=9x9 stride=3x3 pad=1_0x0_0"},
+      {"[2,10,10,3]", "[2,1,1,3]", "size=1x10x10x1"},
   };
   for (const auto& [operand, result, window] : cases) {
     RunAndCompare(ReduceWindowModule("f32", operand, result, "maximum", "-inf", window), {.tol = kExact});
@@ -1232,6 +1237,34 @@ TEST(CpuBackendTest, ReduceWindowWindowsAndLayouts) {
   // A non-identity init value counts once per padding position, as in the
   // evaluator (the document pads with init values).
   RunAndCompare(ReduceWindowModule("s32", "[6]", "[7]", "add", "3", "size=2 pad=1_1"), {.tol = kExact});
+}
+
+// Pooling's small windows are folded position by position inside the loop
+// over features, which is then innermost and vectorized.
+TEST(CpuBackendTest, SmallReduceWindowsVectorizeOverFeatures) {
+  static_assert(9 <= kMaxStraightLineWindowPositions);
+  const std::string text = ReduceWindowModule("f32", "[2,13,13,24]", "[2,7,7,24]", "maximum", "-inf",
+                                              "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0");
+  auto executable = CompileOnCpu(text);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const std::string& ir = static_cast<CpuExecutable*>(executable->get())->optimized_ir();
+  // (With the window as a loop, the module had no vector code at all.)
+  EXPECT_GT(cpu_test::CountOccurrences(ir, " x float>"), 0) << ir;
+  RunAndCompare(text, {.tol = kExact});
+}
+
+// Long bf16 bodies in loops of a few iterations: LLVM's vectorizer, masking
+// their tail, never finished compiling these (loop_emitter.h,
+// kMinVectorizedTripCount).
+TEST(CpuBackendTest, LongBf16BodiesOverFewElementsCompile) {
+  // (tanh may round to the neighbouring bf16 value, which 1 + tanh(x) then
+  // magnifies where it cancels: an absolute bound too.)
+  RunAndCompare(cpu_test::GeluHlo("[7,5]", "bf16"), {.tol = ErrorSpec{2e-2, 2e-2}});
+  for (const std::string features : {"3", "5", "9"}) {
+    RunAndCompare(ReduceWindowModule("bf16", "[2,9,9," + features + "]", "[2,5,5," + features + "]", "maximum",
+                                     "-inf", "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0"),
+                  {.tol = kExact});
+  }
 }
 
 TEST(CpuBackendTest, VariadicReduceWindowArgmaxPooling) {

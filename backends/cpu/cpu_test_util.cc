@@ -118,14 +118,14 @@ std::string MaxPoolGradientHlo(const std::string& type, const std::string& opera
                       " select-and-scatter(x, g, z), window={", window, "}, select=ge, scatter=add\n}\n");
 }
 
-std::string GeluHlo(const std::string& dims) {
-  const std::string t = absl::StrCat("f32", dims);
+std::string GeluHlo(const std::string& dims, const std::string& type) {
+  const std::string t = absl::StrCat(type, dims), scalar = absl::StrCat(type, "[]");
   return absl::StrCat("HloModule gelu\nENTRY e {\n",
                       "  x = ", t, " parameter(0)\n",
-                      "  half = f32[] constant(0.5)\n",
-                      "  one = f32[] constant(1)\n",
-                      "  c = f32[] constant(0.79788456)\n",
-                      "  k = f32[] constant(0.044715)\n",
+                      "  half = ", scalar, " constant(0.5)\n",
+                      "  one = ", scalar, " constant(1)\n",
+                      "  c = ", scalar, " constant(0.79788456)\n",
+                      "  k = ", scalar, " constant(0.044715)\n",
                       "  x2 = ", t, " multiply(x, x)\n",
                       "  x3 = ", t, " multiply(x2, x)\n",
                       "  kb = ", t, " broadcast(k), dimensions={}\n",

@@ -52,10 +52,11 @@ std::string SoftmaxHlo(const std::string& type, int64_t rows, int64_t cols, cons
 std::string MaxPoolGradientHlo(const std::string& type, const std::string& operand, const std::string& source,
                                const std::string& window);
 
-// HLO text of GELU (tanh form) written out from elementary ops over an f32
-// parameter of dimensions `dims` (e.g. "[4096]", "[]"; module "gelu"):
-// 0.5 * x * (1 + tanh(0.79788456 * (x + 0.044715 * x^3))), x^3 as multiplies.
-std::string GeluHlo(const std::string& dims);
+// HLO text of GELU (tanh form) written out from elementary ops over a
+// parameter of dimensions `dims` (e.g. "[4096]", "[]"; module "gelu") and
+// float type `type`: 0.5 * x * (1 + tanh(0.79788456 * (x + 0.044715 * x^3))),
+// x^3 as multiplies.
+std::string GeluHlo(const std::string& dims, const std::string& type = "f32");
 
 // HLO text of x - rowsum(x), `steps` times over f32[rows, cols] (three
 // instructions per step, each row-local): a long chain of materialized

@@ -38,6 +38,11 @@ llvm::Type* IrStorageType(PrimitiveType type, llvm::LLVMContext& ctx);
 // Ops whose element at an index can be generated inline in a consumer's loop.
 bool IsFusibleOpcode(HloOpcode opcode);
 
+// Reduce-window elements fold windows of up to this many positions in
+// straight-line code (one copy of the reducer per position), larger ones in
+// a loop over the window.
+constexpr int64_t kMaxStraightLineWindowPositions = 64;
+
 // For a concatenate, its operands' extents along its dimension as loop
 // pieces (see EmitLoopNest); no split (dim -1) for any other instruction.
 LoopPieces ConcatenatePieces(const HloInstruction& hlo);
@@ -99,7 +104,8 @@ class ElementalIrEmitter {
   // The N values of reduce-window `hlo` at `index`: each window's positions
   // folded in row-major order, the init values where the window covers
   // padding or a base dilation hole (the document pads with init values), as
-  // the evaluator does.
+  // the evaluator does. Windows of at most kMaxStraightLineWindowPositions
+  // positions are emitted position by position, larger ones as a loop nest.
   absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicReduceWindowElement(const HloInstruction* hlo,
                                                                             const IrIndex& index);
 

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/invariant_select_versioning.h"
 #include "backends/cpu/perf_map.h"
 #include "backends/cpu/runtime_complex.h"
 #include "backends/cpu/runtime_math.h"
@@ -175,6 +176,9 @@ absl::Status CpuJit::Optimize(llvm::Module& module) {
   pto.SLPVectorization = true;
   pto.LoopUnrolling = true;
   llvm::PassBuilder pb(target_machine_.get(), pto);
+  pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
+    fpm.addPass(InvariantSelectVersioningPass());
+  });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

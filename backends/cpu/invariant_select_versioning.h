@@ -1,7 +1,7 @@
 // Loop versioning on invariant selects: an innermost loop that selects
 // between values by conditions computed before it (a pad's "inside the
 // operand" test for the current output row and column, while the loop runs
-// over features; a reduce window's at the padded edge) runs as two copies,
+// over features) runs as two copies,
 // one for when every such condition holds, in which those selects take
 // their first operand, and the original loop for the rest. In the copy the
 // clamped loads and the selects after them are gone: a 3x3 depthwise

@@ -14,6 +14,10 @@
 // with unknown_attributes["elided"] = "true" (the printer prints `{...}` again;
 // the attribute name `elided` is reserved in text).
 //
+// The `HloModule name, attr=...` header is optional (without it the module is
+// named after its entry computation), and so is ENTRY (without it the last
+// computation is the entry), as in XLA.
+//
 // Normalizations (so that parse -> print -> parse gives equal protos): array
 // shapes without a layout get the row-major one; slice strides and window
 // strides/dilations default to 1; convolution group counts default to 1; topk
@@ -394,7 +398,7 @@ class Parser {
   absl::Status ParseFrontendAttributes(FrontendAttributes* attrs);
   absl::StatusOr<std::vector<NameRef>> ParseComputationList();
 
-  absl::StatusOr<HloModuleProto> Build();
+  absl::StatusOr<HloModuleProto> Build(bool has_header);
 
   absl::string_view text_;
   size_t pos_ = 0;
@@ -481,12 +485,28 @@ absl::StatusOr<Shape> Parser::ParseShape() {
 
 absl::StatusOr<HloModuleProto> Parser::ParseModule() {
   SkipSpace();
-  if (pos_ >= end_) return ErrorAt(pos_, "empty input: expected 'HloModule <name>'");
-  if (!TryKeyword("HloModule")) {
-    return ErrorAt(pos_, absl::StrCat("expected 'HloModule' at the start of the module, found ", Found()));
+  if (pos_ >= end_) return ErrorAt(pos_, "empty input: expected 'HloModule <name>' or a computation");
+  // The header is optional, as in XLA: without it the module is named after
+  // its entry computation. Text that is neither a header nor a computation
+  // (a misspelt keyword, say) gets a message about the header.
+  const bool has_header = TryKeyword("HloModule");
+  if (!has_header) {
+    const size_t start = pos_;
+    bool is_computation = TryKeyword("ENTRY");
+    if (!is_computation) {
+      if (Peek() == '%') ++pos_;
+      is_computation = !LexWord().empty() && (TryConsume('(') || TryConsume('{'));
+    }
+    pos_ = start;
+    if (!is_computation) {
+      return ErrorAt(pos_, absl::StrCat("expected 'HloModule' or a computation at the start of the module, found ",
+                                        Found()));
+    }
   }
-  ASSIGN_OR_RETURN(module_name_, ParseName("a module name after 'HloModule'"));
-  while (TryConsume(',')) {
+  if (has_header) {
+    ASSIGN_OR_RETURN(module_name_, ParseName("a module name after 'HloModule'"));
+  }
+  while (has_header && TryConsume(',')) {
     SkipSpace();
     size_t key_pos = pos_;
     std::string key = LexWord();
@@ -504,7 +524,7 @@ absl::StatusOr<HloModuleProto> Parser::ParseModule() {
   if (computations_.empty()) {
     return ErrorAt(pos_, absl::StrCat("module '", module_name_, "' has no computations"));
   }
-  return Build();
+  return Build(has_header);
 }
 
 absl::Status Parser::ParseSignature() {
@@ -1340,7 +1360,7 @@ absl::Status Parser::FinishInstruction(ParsedInstruction* instr, CalleeRoles rol
   return absl::OkStatus();
 }
 
-absl::StatusOr<HloModuleProto> Parser::Build() {
+absl::StatusOr<HloModuleProto> Parser::Build(bool has_header) {
   const int num_comps = static_cast<int>(computations_.size());
   int entry = -1;
   for (int c = 0; c < num_comps; ++c) {
@@ -1352,6 +1372,7 @@ absl::StatusOr<HloModuleProto> Parser::Build() {
     entry = c;
   }
   if (entry < 0) entry = num_comps - 1;  // no ENTRY: the last computation
+  if (!has_header) module_name_ = computations_[entry].name;
 
   // Resolve called computations.
   std::vector<std::vector<int>> comp_deps(num_comps);

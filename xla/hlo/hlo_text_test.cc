@@ -579,6 +579,100 @@ add {
             (std::vector<int64_t>{2, 1, 0}));
 }
 
+// XLA accepts modules without the `HloModule name` header (named here after
+// the entry computation) and without ENTRY (the last computation is the entry).
+TEST(HloTextTest, ModuleWithoutHeader) {
+  constexpr char kText[] = R"(
+ENTRY %main (p: f32[4]) -> f32[4] {
+  %p = f32[4] parameter(0)
+  ROOT %n = f32[4] negate(%p)
+})";
+  std::string printed;
+  HloModuleProto proto = CheckRoundTrip(kText, &printed);
+  EXPECT_EQ(proto.name(), "main");
+  EXPECT_EQ(proto.entry_computation_name(), "main");
+  EXPECT_TRUE(proto.attributes().empty());
+  EXPECT_TRUE(absl::StartsWith(printed, "HloModule main\n")) << printed;
+}
+
+TEST(HloTextTest, ModuleWithoutHeaderOrEntryKeyword) {
+  // Several computations, the entry last and unmarked, the others called by
+  // it (a reduce's to_apply, a call's to_apply).
+  constexpr char kText[] = R"(%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %r = f32[] add(%x, %y)
+}
+
+twice {
+  a = f32[] parameter(0)
+  ROOT m = f32[] multiply(a, a)
+}
+
+%sum_all (p: f32[2,3]) -> f32[] {
+  %p = f32[2,3] parameter(0)
+  %zero = f32[] constant(0)
+  %s = f32[] reduce(%p, %zero), dimensions={0,1}, to_apply=%add
+  ROOT %t = f32[] call(%s), to_apply=twice
+}
+)";
+  HloModuleProto proto = CheckRoundTrip(kText);
+  EXPECT_EQ(proto.name(), "sum_all");
+  EXPECT_EQ(proto.entry_computation_name(), "sum_all");
+  ASSERT_EQ(proto.computations_size(), 3);
+  EXPECT_EQ(proto.computations(2).name(), "sum_all");
+  EXPECT_EQ(proto.entry_computation_id(), proto.computations(2).id());
+  EXPECT_EQ(proto.host_program_shape().parameters_size(), 1);
+  EXPECT_EQ(ShapeUtil::FromProto(proto.host_program_shape().result())->ToString(), "f32[]");
+  // The callees resolve to the other two computations.
+  auto id_of = [&](const std::string& name) {
+    for (const HloComputationProto& c : proto.computations()) {
+      if (c.name() == name) return c.id();
+    }
+    return int64_t{-1};
+  };
+  ASSERT_EQ(FindInstruction(proto, "s")->called_computation_ids_size(), 1);
+  EXPECT_EQ(FindInstruction(proto, "s")->called_computation_ids(0), id_of("add"));
+  ASSERT_EQ(FindInstruction(proto, "t")->called_computation_ids_size(), 1);
+  EXPECT_EQ(FindInstruction(proto, "t")->called_computation_ids(0), id_of("twice"));
+  auto module = ParseHloModule(kText);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ((*module)->name(), "sum_all");
+  EXPECT_EQ((*module)->entry_computation()->name(), "sum_all");
+  EXPECT_EQ((*module)->entry_computation()->root_instruction()->name(), "t");
+}
+
+TEST(HloTextTest, ModuleHeaderWithoutEntryKeyword) {
+  constexpr char kText[] = R"(HloModule named
+%add {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %r = f32[] add(%x, %y)
+}
+%main {
+  %p = f32[3] parameter(0)
+  %zero = f32[] constant(0)
+  ROOT %s = f32[] reduce(%p, %zero), dimensions={0}, to_apply=%add
+}
+)";
+  HloModuleProto proto = CheckRoundTrip(kText);
+  EXPECT_EQ(proto.name(), "named");
+  EXPECT_EQ(proto.entry_computation_name(), "main");
+}
+
+// Header attributes after the name are kept verbatim.
+TEST(HloTextTest, ModuleHeaderAttributes) {
+  constexpr char kText[] =
+      "HloModule attrs, is_scheduled=true, entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n"
+      "ENTRY %e {\n  %p = f32[4] parameter(0)\n  ROOT %n = f32[4] negate(%p)\n}\n";
+  std::string printed;
+  HloModuleProto proto = CheckRoundTrip(kText, &printed);
+  EXPECT_EQ(proto.name(), "attrs");
+  EXPECT_EQ(proto.attributes().at("is_scheduled"), "true");
+  EXPECT_EQ(proto.attributes().at("entry_computation_layout"), "{(f32[4]{0})->f32[4]{0}}");
+  EXPECT_TRUE(absl::StrContains(printed, "is_scheduled=true")) << printed;
+}
+
 TEST(HloTextTest, CommentsAndLineEndings) {
   constexpr char kText[] =
       "HloModule comments  // trailing comment\n"
@@ -828,6 +922,12 @@ TEST(HloTextTest, ErrorEmptyAndTruncatedInput) {
   ExpectError("HloModule m\nENTRY %e {\n  ROOT %p = f32[] parameter(0)\n",
               {"line 4", "expected '}' to close computation 'e'"});
   ExpectError("HloModel m\n", {"line 1", "expected 'HloModule'"});
+}
+
+TEST(HloTextTest, ErrorNeitherHeaderNorComputation) {
+  ExpectError("HloModel m\n", {"line 1, column 1", "expected 'HloModule' or a computation", "'HloModel'"});
+  ExpectError("\n  ROOT %p = f32[] parameter(0)\n", {"line 2, column 3", "expected 'HloModule' or a computation"});
+  ExpectError("%e {\n  ROOT %p = f32[] parameter(0)\n", {"line 3", "expected '}' to close computation 'e'"});
 }
 
 TEST(HloTextTest, ErrorStructural) {

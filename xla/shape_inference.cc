@@ -235,7 +235,8 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kIota: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kMap:
     case HloOpcode::kCall: case HloOpcode::kWhile: case HloOpcode::kConditional:
     case HloOpcode::kGather: case HloOpcode::kConvolution: case HloOpcode::kReduceWindow: case HloOpcode::kScatter:
-    case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kSelectAndScatter: case HloOpcode::kBitcast: case HloOpcode::kFusion:
+    case HloOpcode::kOptimizationBarrier:
       return true;
     default:
       return false;
@@ -485,6 +486,47 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
     dims.pop_back();
   }
   return ShapeUtil::MakeShape(new_type, dims);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferBitcastShape(const Shape& operand, const Shape& declared_shape) {
+  const char* op = "Bitcast";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  RETURN_IF_ERROR(ExpectArray(op, "result", declared_shape));
+  absl::Status valid = ShapeUtil::ValidateShape(declared_shape);
+  if (!valid.ok()) return InvalidArgument("%s: invalid result shape: %s", op, valid.message());
+  const PrimitiveType from = operand.element_type(), to = declared_shape.element_type();
+  if (from != to && (from == PRED || to == PRED)) {
+    return InvalidArgument("%s: pred has no defined bit representation; cannot bitcast %s to %s", op,
+                           operand.ToString(), declared_shape.ToString());
+  }
+  // As on XLA's CPU/GPU backends: any reinterpretation of the same bytes.
+  const int64_t from_bytes = ShapeUtil::ByteSizeOfElements(operand);
+  const int64_t to_bytes = ShapeUtil::ByteSizeOfElements(declared_shape);
+  if (from_bytes != to_bytes) {
+    return InvalidArgument("%s: operand %s has %d bytes but the result %s has %d; a bitcast keeps the byte size", op,
+                           operand.ToString(), from_bytes, declared_shape.ToString(), to_bytes);
+  }
+  return NoLayout(declared_shape);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferFusionShape(absl::Span<const Shape* const> operands,
+                                                       const ProgramShape& fused) {
+  const char* op = "Fusion";
+  RETURN_IF_ERROR(ExpectNonNull(op, operands));
+  if (operands.size() != fused.parameters().size()) {
+    return InvalidArgument("%s: the fused computation takes %d parameters but the fusion has %d operands "
+                           "(fused computation %s)",
+                           op, fused.parameters().size(), operands.size(), ParamListStr(fused));
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (!operands[i]->Compatible(fused.parameters()[i])) {
+      return InvalidArgument("%s: operand %d has shape %s but the fused computation's parameter %d is %s "
+                             "(fused computation %s)",
+                             op, i, operands[i]->ToString(), i, fused.parameters()[i].ToString(),
+                             ParamListStr(fused));
+    }
+  }
+  return NoLayout(fused.result());
 }
 
 // --- Shape-changing ops -----------------------------------------------------------
@@ -1485,7 +1527,7 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     size_t want_called = 0;
     if (opcode == HloOpcode::kWhile || opcode == HloOpcode::kSelectAndScatter) want_called = 2;
     if (opcode == HloOpcode::kReduce || opcode == HloOpcode::kMap || opcode == HloOpcode::kCall ||
-        opcode == HloOpcode::kReduceWindow || opcode == HloOpcode::kScatter) {
+        opcode == HloOpcode::kReduceWindow || opcode == HloOpcode::kScatter || opcode == HloOpcode::kFusion) {
       want_called = 1;
     }
     if (called.size() != want_called) {
@@ -1528,6 +1570,16 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     case HloOpcode::kCopy:
       RETURN_IF_ERROR(expect_operands(1));
       return NoLayout(*operands[0]);
+    case HloOpcode::kOptimizationBarrier:
+      // Any shape (usually a tuple) passes through unchanged.
+      RETURN_IF_ERROR(expect_operands(1));
+      return NoLayout(*operands[0]);
+    case HloOpcode::kBitcast:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferBitcastShape(*operands[0], declared_shape);
+    case HloOpcode::kFusion:
+      // fusion_kind (kLoop, kInput, ...) guides backends only; any kind is kept.
+      return InferFusionShape(operands, *called[0]);
     case HloOpcode::kSelect:
     case HloOpcode::kClamp:
       RETURN_IF_ERROR(expect_operands(3));

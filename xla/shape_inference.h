@@ -32,7 +32,8 @@ class ShapeInference {
   // Unimplemented naming the opcode. Returned shapes carry no layout.
   // `declared_shape` is the instruction's own shape, needed only by ops whose
   // result is an attribute of the instruction (broadcast, reshape, iota,
-  // convert, bitcast-convert, constant, parameter); it is checked, not trusted.
+  // convert, bitcast-convert, bitcast, constant, parameter); it is checked,
+  // not trusted.
   static absl::StatusOr<Shape> InferInstructionShape(HloOpcode opcode,
                                                      const HloInstructionProto& attributes,
                                                      absl::Span<const Shape* const> operand_shapes,
@@ -52,6 +53,12 @@ class ShapeInference {
                                                    const Shape& c);  // select, clamp
   static absl::StatusOr<Shape> InferConvertShape(const Shape& operand, PrimitiveType new_type);
   static absl::StatusOr<Shape> InferBitcastConvertShape(const Shape& operand, PrimitiveType new_type);
+  // Bitcast: the declared shape is the result; operand and result are arrays
+  // of the same byte size (element types may differ, but not to or from pred).
+  static absl::StatusOr<Shape> InferBitcastShape(const Shape& operand, const Shape& declared_shape);
+  // Fusion: the operands match the fused computation's parameters (layouts
+  // ignored); the result is the fused computation's root shape.
+  static absl::StatusOr<Shape> InferFusionShape(absl::Span<const Shape* const> operands, const ProgramShape& fused);
   // Broadcast(operand, sizes): new major dimensions `sizes` prepended.
   static absl::StatusOr<Shape> InferBroadcastShape(const Shape& operand, absl::Span<const int64_t> sizes);
   // BroadcastInDim / HLO broadcast: operand dimension i maps to output

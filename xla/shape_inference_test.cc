@@ -664,6 +664,79 @@ TEST(ConditionalTest, Shapes) {
   EXPECT_TRUE(IsError(Infer(HloOpcode::kConditional, {S("pred[]"), S("f32[2]")}, {}, two), {"Conditional"}));
 }
 
+// --- Bitcast, fusion, opt-barrier -----------------------------------------------------------
+
+TEST(BitcastTest, DeclaredShapeOfTheSameByteSize) {
+  // Same element type, other dimensions and layout.
+  Shape declared = ShapeUtil::MakeShapeWithLayout(F32, {3, 2}, {0, 1});
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kBitcast, {S("f32[2,3]")}, {}, {}, declared), "f32[3,2]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastShape(S("f32[6]"), S("f32[1,6,1]")), "f32[1,6,1]"));
+  // Other element types of the same total byte size (as XLA's CPU/GPU allow).
+  EXPECT_TRUE(IsShape(SI::InferBitcastShape(S("f32[4]"), S("s32[2,2]")), "s32[2,2]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastShape(S("f32[4]"), S("f16[8]")), "f16[8]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastShape(S("c64[3]"), S("f64[3]")), "f64[3]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastShape(S("u8[8]"), S("s64[]")), "s64[]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastShape(S("pred[2]"), S("pred[2,1]")), "pred[2,1]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastShape(S("f32[0,3]"), S("s8[0]")), "s8[0]"));
+}
+
+TEST(BitcastTest, Errors) {
+  EXPECT_TRUE(IsError(SI::InferBitcastShape(S("f32[4]"), S("f32[5]")),
+                      {"Bitcast: operand f32[4] has 16 bytes but the result f32[5] has 20", "byte size"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kBitcast, {S("f32[2,3]")}, {}, {}, S("f64[2,3]")),
+                      {"Bitcast", "24 bytes", "f64[2,3] has 48"}));
+  EXPECT_TRUE(IsError(SI::InferBitcastShape(S("(f32[2])"), S("f32[2]")), {"Bitcast", "operand must be an array"}));
+  EXPECT_TRUE(IsError(SI::InferBitcastShape(S("f32[2]"), S("(f32[2])")), {"Bitcast", "result must be an array"}));
+  EXPECT_TRUE(IsError(SI::InferBitcastShape(S("u8[4]"), S("pred[4]")), {"Bitcast", "pred"}));
+  EXPECT_TRUE(IsError(SI::InferBitcastShape(S("f32[2]"), Shape(F32, {-8})), {"Bitcast", "negative"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kBitcast, {S("f32[2]"), S("f32[2]")}, {}, {}, S("f32[2]")),
+                      {"Bitcast", "expects 1 operands, got 2"}));
+}
+
+TEST(FusionTest, ResultIsTheFusedRoot) {
+  ProgramShape fused = PS({"f32[2,3]", "s32[]"}, "(f32[3], s32[])");
+  HloInstructionProto attrs;
+  for (const char* kind : {"kLoop", "kInput", "kOutput", "kCustom", "kSomethingElse"}) {
+    attrs.set_fusion_kind(kind);
+    EXPECT_TRUE(IsShape(Infer(HloOpcode::kFusion, {S("f32[2,3]"), S("s32[]")}, attrs, {fused}), "(f32[3], s32[])"))
+        << kind;
+  }
+  // Operand layouts may differ from the parameters'.
+  Shape col_major = ShapeUtil::MakeShapeWithLayout(F32, {2, 3}, {0, 1});
+  Shape scalar = S("s32[]");
+  EXPECT_TRUE(IsShape(SI::InferFusionShape({&col_major, &scalar}, fused), "(f32[3], s32[])"));
+  EXPECT_TRUE(IsShape(SI::InferFusionShape({}, PS({}, "f32[4]")), "f32[4]"));
+}
+
+TEST(FusionTest, Errors) {
+  ProgramShape fused = PS({"f32[2,3]", "s32[]"}, "f32[3]");
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFusion, {S("f32[2,3]")}, {}, {fused}),
+                      {"Fusion: the fused computation takes 2 parameters but the fusion has 1 operands",
+                       "(p0: f32[2,3], p1: s32[]) -> f32[3]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFusion, {S("f32[2,3]"), S("s32[]"), S("s32[]")}, {}, {fused}),
+                      {"Fusion", "2 parameters but the fusion has 3 operands"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFusion, {S("f32[3,2]"), S("s32[]")}, {}, {fused}),
+                      {"Fusion: operand 0 has shape f32[3,2] but the fused computation's parameter 0 is f32[2,3]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFusion, {S("f32[2,3]"), S("u32[]")}, {}, {fused}),
+                      {"Fusion", "operand 1 has shape u32[]", "s32[]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFusion, {S("f32[2,3]"), S("s32[]")}, {}, {}),
+                      {"Fusion", "expects 1 called computations, got 0"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFusion, {S("f32[2,3]"), S("s32[]")}, {}, {fused, fused}),
+                      {"Fusion", "expects 1 called computations, got 2"}));
+}
+
+TEST(OptimizationBarrierTest, PassesAnyShapeThrough) {
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kOptimizationBarrier, {S("f32[2,3]")}), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kOptimizationBarrier, {S("(f32[2], (s32[], pred[3]), token[])")}),
+                      "(f32[2], (s32[], pred[3]), token[])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kOptimizationBarrier, {ShapeUtil::MakeShapeWithLayout(F32, {2, 2}, {0, 1})}),
+                      "f32[2,2]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kOptimizationBarrier, {S("f32[]"), S("f32[]")}),
+                      {"OptBarrier", "expects 1 operands, got 2"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kOptimizationBarrier, {S("f32[]")}, {}, {PS({}, "f32[]")}),
+                      {"OptBarrier", "expects 0 called computations, got 1"}));
+}
+
 // --- Dispatch -------------------------------------------------------------------------------
 
 TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
@@ -675,7 +748,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 }
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
-  for (HloOpcode op : {HloOpcode::kSort, HloOpcode::kFusion, HloOpcode::kAllToAll, HloOpcode::kFft,
+  for (HloOpcode op : {HloOpcode::kSort, HloOpcode::kTopK, HloOpcode::kAllToAll, HloOpcode::kFft,
                        HloOpcode::kRng, HloOpcode::kCustomCall}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());

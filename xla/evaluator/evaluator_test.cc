@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -1150,6 +1151,70 @@ ENTRY main {
 })";
   Literal a = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
   EXPECT_LITERAL(EvalText(text, {&a}), Literal::CreateR2<float>({{4, 5}, {10, 11}}));
+}
+
+// A fusion with its fused computation, a bitcast to another element type of
+// the same byte size and an opt-barrier over a tuple; no HloModule header.
+TEST(HloTextTest, FusionBitcastAndOptBarrier) {
+  const char* text = R"(
+%fused_computation (p0: f32[2,3], p1: f32[2,3]) -> f32[2,3] {
+  %p0 = f32[2,3]{1,0} parameter(0)
+  %p1 = f32[2,3]{1,0} parameter(1)
+  %sum = f32[2,3]{1,0} add(%p0, %p1)
+  ROOT %prod = f32[2,3]{1,0} multiply(%sum, %p0)
+}
+
+ENTRY %main (x: f32[2,3], y: f32[2,3]) -> (s32[6], f32[2,3]) {
+  %x = f32[2,3]{1,0} parameter(0)
+  %y = f32[2,3]{1,0} parameter(1)
+  %fusion = f32[2,3]{1,0} fusion(%x, %y), kind=kLoop, calls=%fused_computation
+  %bc = s32[6]{0} bitcast(%fusion)
+  %t = (s32[6]{0}, f32[2,3]{1,0}) tuple(%bc, %y)
+  ROOT %barrier = (s32[6]{0}, f32[2,3]{1,0}) opt-barrier(%t)
+})";
+  Literal x = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});
+  Literal y = Literal::CreateR2<float>({{1, 1, 1}, {-1, -2, -3}});
+  auto r = EvalText(text, {&x, &y});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->tuple_elements().size(), 2u);
+  // (x + y) * x = {{2, 6, 12}, {12, 15, 18}}, as its f32 bit patterns.
+  std::vector<int32_t> bits;
+  for (float v : {2.0f, 6.0f, 12.0f, 12.0f, 15.0f, 18.0f}) {
+    int32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    bits.push_back(b);
+  }
+  EXPECT_EQ(r->tuple_elements()[0], Literal::CreateR1<int32_t>(bits));
+  EXPECT_EQ(bits[0], 0x40000000);  // 2.0f
+  EXPECT_EQ(r->tuple_elements()[1], y);
+}
+
+TEST(EvaluatorTest, BitcastBetweenElementTypesOfTheSameByteSize) {
+  // s32 {1, -1} as little-endian u16 pieces.
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcast, "u16[4]", {R1<int32_t>({1, -1})}),
+                 R1<uint16_t>({1, 0, 0xFFFF, 0xFFFF}));
+  // f64 1.0 = 0x3FF0000000000000 as two u32 words, low word first.
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcast, "u32[2,1]", {R1<double>({1.0})}),
+                 Literal::CreateR2<uint32_t>({{0}, {0x3FF00000u}}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcast, "f32[]", {R1<uint32_t>({0x3F800000u})}), R0<float>(1.0f));
+  EXPECT_ERROR(EvalOp(HloOpcode::kBitcast, "f32[3]", {R1<int32_t>({1, 2})}), "cannot bitcast s32[2]");
+  EXPECT_ERROR(EvalOp(HloOpcode::kBitcast, "pred[4]", {R1<uint8_t>({0, 1, 2, 3})}), "cannot bitcast u8[4]");
+}
+
+TEST(EvaluatorTest, OptBarrierPassesValuesThrough) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kOptimizationBarrier, "f32[3]", {R1<float>({1, kNaN, -0.0f})}),
+                 R1<float>({1, kNaN, -0.0f}));
+  HloModule module("m");
+  Builder b("entry");
+  HloInstruction* p0 = b.Param(0, "f32[2]");
+  HloInstruction* p1 = b.Param(1, "s32[]");
+  HloInstruction* t = b.Op(HloOpcode::kTuple, "(f32[2], s32[])", {p0, p1});
+  module.AddEntryComputation(b.Build(b.Op(HloOpcode::kOptimizationBarrier, "(f32[2], s32[])", {t})));
+  Literal a = R1<float>({3, 4}), c = R0<int32_t>(-7);
+  std::vector<Literal> elements;
+  elements.push_back(R1<float>({3, 4}));
+  elements.push_back(R0<int32_t>(-7));
+  EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&a, &c}), Literal::MakeTuple(std::move(elements)));
 }
 
 }  // namespace

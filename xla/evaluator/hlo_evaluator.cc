@@ -329,8 +329,10 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
       const Shape& shape = instruction.shape();
       RETURN_IF_ERROR(ExpectArray(instruction, shape, "result"));
       RETURN_IF_ERROR(ExpectArray(instruction, operands[0]->shape(), "operand"));
-      if (in_shape.element_type() != shape.element_type() ||
-          ShapeUtil::ElementsIn(in_shape) != ShapeUtil::ElementsIn(shape)) {
+      // Same bytes, any element types but pred with another (as shape inference).
+      const bool pred_mix = in_shape.element_type() != shape.element_type() &&
+                            (in_shape.element_type() == PRED || shape.element_type() == PRED);
+      if (pred_mix || ShapeUtil::ByteSizeOfElements(in_shape) != ShapeUtil::ByteSizeOfElements(shape)) {
         return InvalidArgument("HloEvaluator: %s: cannot bitcast %s to %s", InstrLabel(instruction),
                                in_shape.ToString(true), shape.ToString(true));
       }

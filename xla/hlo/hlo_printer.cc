@@ -356,7 +356,8 @@ void AddAttributes(const HloInstruction& instr, AttrList* out) {
   }
   if (op == HloOpcode::kTopK || a.k() != 0) out->Add("k", absl::StrCat(a.k()));
   if (op == HloOpcode::kTopK || a.largest()) out->Add("largest", a.largest() ? "true" : "false");
-  if (op == HloOpcode::kFusion || !a.fusion_kind().empty()) out->Add("kind", a.fusion_kind());
+  // An empty kind prints nothing: `kind=` alone would not parse back.
+  if (!a.fusion_kind().empty()) out->Add("kind", a.fusion_kind());
   if (a.has_triangular_solve_options()) {
     const TriangularSolveOptions& t = a.triangular_solve_options();
     if (t.left_side()) out->Add("left_side", "true");

@@ -673,6 +673,60 @@ TEST(HloTextTest, ModuleHeaderAttributes) {
   EXPECT_TRUE(absl::StrContains(printed, "is_scheduled=true")) << printed;
 }
 
+constexpr char kFusion[] = R"(HloModule fusion_module
+
+%fused_computation (p0: f32[2,3], p1: f32[2,3]) -> f32[2,3] {
+  %p0 = f32[2,3]{1,0} parameter(0)
+  %p1 = f32[2,3]{1,0} parameter(1)
+  %sum = f32[2,3]{1,0} add(%p0, %p1)
+  ROOT %prod = f32[2,3]{1,0} multiply(%sum, %p0)
+}
+
+ENTRY %main (x: f32[2,3], y: f32[2,3]) -> (s32[6], f32[2,3]) {
+  %x = f32[2,3]{1,0} parameter(0)
+  %y = f32[2,3]{1,0} parameter(1)
+  %fusion = f32[2,3]{1,0} fusion(%x, %y), kind=kLoop, calls=%fused_computation
+  %bc = s32[6]{0} bitcast(%fusion)
+  %t = (s32[6]{0}, f32[2,3]{1,0}) tuple(%bc, %y)
+  ROOT %barrier = (s32[6]{0}, f32[2,3]{1,0}) opt-barrier(%t)
+}
+)";
+
+TEST(HloTextTest, RoundTripFusionBitcastAndOptBarrier) {
+  std::string printed;
+  HloModuleProto proto = CheckRoundTrip(kFusion, &printed);
+  ASSERT_EQ(proto.computations_size(), 2);
+  EXPECT_EQ(proto.computations(0).name(), "fused_computation");
+  const HloInstructionProto* fusion = FindInstruction(proto, "fusion");
+  ASSERT_NE(fusion, nullptr);
+  EXPECT_EQ(fusion->opcode(), "fusion");
+  EXPECT_EQ(fusion->fusion_kind(), "kLoop");
+  ASSERT_EQ(fusion->called_computation_ids_size(), 1);
+  EXPECT_EQ(fusion->called_computation_ids(0), proto.computations(0).id());
+  EXPECT_EQ(FindInstruction(proto, "bc")->opcode(), "bitcast");
+  EXPECT_EQ(FindInstruction(proto, "barrier")->opcode(), "opt-barrier");
+  for (const std::string line :
+       {"  %fusion = f32[2,3]{1,0} fusion(%x, %y), kind=kLoop, calls=%fused_computation\n",
+        "  %bc = s32[6]{0} bitcast(%fusion)\n",
+        "  ROOT %barrier = (s32[6]{0}, f32[2,3]{1,0}) opt-barrier(%t)\n"}) {
+    EXPECT_TRUE(absl::StrContains(printed, line)) << "missing: " << line << "\nin:\n" << printed;
+  }
+  // Every kind the parser accepts is kept, through the proto and the text.
+  for (const std::string kind : {"kInput", "kOutput", "kCustom", "kMyKind"}) {
+    std::string text = kFusion;
+    text.replace(text.find("kind=kLoop"), 10, "kind=" + kind);
+    HloModuleProto p = CheckRoundTrip(text, &printed);
+    EXPECT_EQ(FindInstruction(p, "fusion")->fusion_kind(), kind);
+    EXPECT_TRUE(absl::StrContains(printed, "kind=" + kind)) << printed;
+  }
+  // A fusion without a kind prints without one (not an empty `kind=`).
+  std::string text = kFusion;
+  text.replace(text.find(", kind=kLoop"), 12, "");
+  HloModuleProto no_kind = CheckRoundTrip(text, &printed);
+  EXPECT_EQ(FindInstruction(no_kind, "fusion")->fusion_kind(), "");
+  EXPECT_TRUE(absl::StrContains(printed, "fusion(%x, %y), calls=%fused_computation\n")) << printed;
+}
+
 TEST(HloTextTest, CommentsAndLineEndings) {
   constexpr char kText[] =
       "HloModule comments  // trailing comment\n"

@@ -35,7 +35,8 @@ int ExpectedCalledCount(HloOpcode opcode) {
     case HloOpcode::kWhile: return 2;
     case HloOpcode::kReduce:
     case HloOpcode::kMap:
-    case HloOpcode::kCall: return 1;
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion: return 1;
     case HloOpcode::kConditional: return -1;
     default: return -2;
   }

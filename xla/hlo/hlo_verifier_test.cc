@@ -513,5 +513,69 @@ TEST(HloVerifierTest, ParsedModuleWithBadShapeFails) {
                                                     "inferred shape f32[6,6]"}));
 }
 
+// A fusion (its fused computation called through calls=), a bitcast and an
+// opt-barrier over a tuple; written without the HloModule header.
+constexpr char kFusionModule[] = R"(
+%fused_computation (p0: f32[2,3], p1: f32[2,3]) -> f32[2,3] {
+  %p0 = f32[2,3]{1,0} parameter(0)
+  %p1 = f32[2,3]{1,0} parameter(1)
+  %sum = f32[2,3]{1,0} add(%p0, %p1)
+  ROOT %prod = f32[2,3]{1,0} multiply(%sum, %p0)
+}
+
+ENTRY %main (x: f32[2,3], y: f32[2,3]) -> (s32[6], f32[2,3]) {
+  %x = f32[2,3]{1,0} parameter(0)
+  %y = f32[2,3]{1,0} parameter(1)
+  %fusion = f32[2,3]{1,0} fusion(%x, %y), kind=kLoop, calls=%fused_computation
+  %bc = s32[6]{0} bitcast(%fusion)
+  %t = (s32[6]{0}, f32[2,3]{1,0}) tuple(%bc, %y)
+  ROOT %barrier = (s32[6]{0}, f32[2,3]{1,0}) opt-barrier(%t)
+}
+)";
+
+TEST(HloVerifierTest, FusionBitcastAndOptBarrierPass) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kFusionModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
+  EXPECT_EQ((*module)->name(), "main");
+}
+
+// The module text with `from` replaced by `to`, parsed and verified.
+absl::Status VerifyEdited(const std::string& from, const std::string& to) {
+  std::string text = kFusionModule;
+  size_t at = text.find(from);
+  if (at == std::string::npos) return absl::InternalError("edit target not found: " + from);
+  text.replace(at, from.size(), to);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  if (!module.ok()) return module.status();
+  return VerifyHloModule(**module);
+}
+
+TEST(HloVerifierTest, FusionErrors) {
+  EXPECT_TRUE(FailsWith(VerifyEdited("fusion(%x, %y)", "fusion(%x)"),
+                        {"instruction 'fusion' in computation 'main'",
+                         "Fusion: the fused computation takes 2 parameters but the fusion has 1 operands"}));
+  EXPECT_TRUE(FailsWith(VerifyEdited("%y = f32[2,3]{1,0} parameter(1)\n  %fusion",
+                                     "%y = f32[3,2]{1,0} parameter(1)\n  %fusion"),
+                        {"instruction 'fusion'", "operand 1 has shape f32[3,2]",
+                         "fused computation's parameter 1 is f32[2,3]"}));
+  EXPECT_TRUE(FailsWith(VerifyEdited("%fusion = f32[2,3]{1,0} fusion", "%fusion = f32[3,2]{1,0} fusion"),
+                        {"instruction 'fusion'", "declared shape f32[3,2]", "inferred shape f32[2,3]"}));
+}
+
+TEST(HloVerifierTest, BitcastMustKeepTheByteSize) {
+  EXPECT_TRUE(FailsWith(VerifyEdited("%bc = s32[6]{0} bitcast(%fusion)", "%bc = s32[5]{0} bitcast(%fusion)"),
+                        {"instruction 'bc' in computation 'main'",
+                         "Bitcast: operand f32[2,3] has 24 bytes but the result s32[5] has 20"}));
+  EXPECT_TRUE(FailsWith(VerifyEdited("%bc = s32[6]{0} bitcast(%fusion)", "%bc = f64[6]{0} bitcast(%fusion)"),
+                        {"instruction 'bc'", "24 bytes", "f64[6] has 48"}));
+}
+
+TEST(HloVerifierTest, OptBarrierMustKeepTheShape) {
+  EXPECT_TRUE(FailsWith(VerifyEdited("ROOT %barrier = (s32[6]{0}, f32[2,3]{1,0})", "ROOT %barrier = (s32[6]{0})"),
+                        {"instruction 'barrier'", "declared shape (s32[6])",
+                         "inferred shape (s32[6], f32[2,3])"}));
+}
+
 }  // namespace
 }  // namespace xla

@@ -136,5 +136,78 @@ TEST(ShapeUtilTest, ParsesAndValidatesShapes) {
   EXPECT_FALSE(ShapeUtil::FromProto(bad_layout).ok());
 }
 
+// Shapes are static: dynamic dimensions are refused in text and in protos,
+// never read as their bound.
+TEST(ShapeUtilTest, DynamicDimensionsInTextAreRefused) {
+  auto bounded = ShapeUtil::ParseShape("f32[<=4]");
+  ASSERT_FALSE(bounded.ok());
+  EXPECT_EQ(bounded.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bounded.status().message().find("bounded dynamic dimension '<=4' is not supported (dimension 0 of "
+                                            "'f32[<=4]')"),
+            std::string::npos)
+      << bounded.status();
+  auto second = ShapeUtil::ParseShape("f32[2,<=8]{1,0}");
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("bounded dynamic dimension '<=8' is not supported (dimension 1"),
+            std::string::npos)
+      << second.status();
+  auto spaced = ShapeUtil::ParseShape("(s32[], f32[3, <= 5])");
+  ASSERT_FALSE(spaced.ok());
+  EXPECT_NE(spaced.status().message().find("'<= 5'"), std::string::npos) << spaced.status();
+  auto unbounded = ShapeUtil::ParseShape("f32[?,2]");
+  ASSERT_FALSE(unbounded.ok());
+  EXPECT_NE(unbounded.status().message().find("unbounded dynamic dimension '?' is not supported (dimension 0"),
+            std::string::npos)
+      << unbounded.status();
+  // Before, "<" and "=" were skipped: "f32[=4]" was f32[4].
+  EXPECT_FALSE(ShapeUtil::ParseShape("f32[=4]").ok());
+  // Literal text goes through the same parser.
+  auto literal = Literal::Parse("f32[<=4] {1, 2}");
+  ASSERT_FALSE(literal.ok());
+  EXPECT_NE(literal.status().message().find("bounded dynamic dimension '<=4'"), std::string::npos)
+      << literal.status();
+  EXPECT_TRUE(ShapeUtil::ParseShape("f32[4]").ok());
+}
+
+TEST(ShapeUtilTest, DynamicDimensionsInProtosAreRefused) {
+  ShapeProto proto = ShapeUtil::MakeShape(F32, {2, 8}).ToProto();
+  proto.add_is_dynamic_dimension(false);
+  proto.add_is_dynamic_dimension(false);
+  // All-false flags (as XLA writes them) are a static shape.
+  absl::StatusOr<Shape> fine = ShapeUtil::FromProto(proto);
+  ASSERT_TRUE(fine.ok()) << fine.status();
+  EXPECT_EQ(fine->ToString(), "f32[2,8]");
+  proto.set_is_dynamic_dimension(1, true);
+  absl::StatusOr<Shape> dynamic = ShapeUtil::FromProto(proto);
+  ASSERT_FALSE(dynamic.ok());
+  EXPECT_EQ(dynamic.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(dynamic.status().message(),
+            "shape proto f32[2,8]: dimension 1 is dynamic (is_dynamic_dimension is true); dynamic shapes are not "
+            "supported");
+  EXPECT_FALSE(ShapeUtil::CheckStaticShapeProto(proto).ok());
+  EXPECT_TRUE(ShapeUtil::CheckStaticShapeProto(ShapeUtil::MakeShape(F32, {2, 8}).ToProto()).ok());
+
+  // Inside a tuple.
+  ShapeProto tuple = ShapeUtil::MakeTupleShape({ShapeUtil::MakeShape(S32, {}), ShapeUtil::MakeShape(F32, {3})}).ToProto();
+  tuple.mutable_tuple_shapes(1)->add_is_dynamic_dimension(true);
+  auto in_tuple = ShapeUtil::FromProto(tuple);
+  ASSERT_FALSE(in_tuple.ok());
+  EXPECT_NE(in_tuple.status().message().find("shape proto f32[3]: dimension 0 is dynamic"), std::string::npos)
+      << in_tuple.status();
+  EXPECT_FALSE(ShapeUtil::CheckStaticShapeProto(tuple).ok());
+
+  // Program shapes and literals coming from the wire.
+  ProgramShapeProto ps;
+  *ps.add_parameters() = ShapeUtil::MakeShape(F32, {4}).ToProto();
+  *ps.mutable_result() = proto;
+  EXPECT_FALSE(ShapeUtil::ProgramShapeFromProto(ps).ok());
+  LiteralProto lit = Literal::CreateR1<float>({1, 2, 3, 4}).ToProto();
+  ASSERT_TRUE(Literal::FromProto(lit).ok());
+  lit.mutable_shape()->add_is_dynamic_dimension(true);
+  auto lit_or = Literal::FromProto(lit);
+  ASSERT_FALSE(lit_or.ok());
+  EXPECT_NE(lit_or.status().message().find("dimension 0 is dynamic"), std::string::npos) << lit_or.status();
+}
+
 }  // namespace
 }  // namespace xla

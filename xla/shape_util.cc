@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "xla/primitive_util.h"
 #include "xla/status_macros.h"
 
@@ -130,7 +131,33 @@ absl::Status ShapeUtil::ValidateShape(const Shape& shape) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Shape has no dynamic dimensions: a dynamic one would be misread as static
+// with its bound as size, so it is refused. All-false entries (XLA writes one
+// per dimension) are fine. This level only; callers recurse.
+absl::Status CheckNoDynamicDimension(const ShapeProto& proto) {
+  for (int i = 0; i < proto.is_dynamic_dimension_size(); ++i) {
+    if (proto.is_dynamic_dimension(i)) {
+      return InvalidArgument("shape proto %s[%s]: dimension %d is dynamic (is_dynamic_dimension is true); "
+                             "dynamic shapes are not supported",
+                             primitive_util::LowercaseName(proto.element_type()),
+                             absl::StrJoin(proto.dimensions(), ","), i);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ShapeUtil::CheckStaticShapeProto(const ShapeProto& proto) {
+  RETURN_IF_ERROR(CheckNoDynamicDimension(proto));
+  for (const ShapeProto& e : proto.tuple_shapes()) RETURN_IF_ERROR(CheckStaticShapeProto(e));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Shape> ShapeUtil::FromProto(const ShapeProto& proto) {
+  RETURN_IF_ERROR(CheckNoDynamicDimension(proto));
   Shape shape(proto.element_type(), {proto.dimensions().begin(), proto.dimensions().end()});
   if (proto.element_type() == TUPLE) {
     for (const ShapeProto& e : proto.tuple_shapes()) {
@@ -224,8 +251,23 @@ class ShapeParser {
     }
     if (!Consume(']')) {
       do {
-        Consume('<');  // bounded dynamic dimensions "<=5" read as their bound
-        Consume('=');
+        // Dynamic dimensions ("<=5" bounded, "?" unbounded) are refused, never
+        // read as static sizes: every shape here is static.
+        SkipSpace();
+        const size_t dim_start = pos_;
+        if (Consume('?')) {
+          return InvalidArgument("unbounded dynamic dimension '?' is not supported (dimension %d of '%s'); "
+                                 "only static shapes are",
+                                 dims.size(), text_);
+        }
+        if (Consume('<')) {
+          Consume('=');
+          SkipSpace();
+          while (pos_ < text_.size() && absl::ascii_isdigit(text_[pos_])) ++pos_;
+          return InvalidArgument("bounded dynamic dimension '%s' is not supported (dimension %d of '%s'); "
+                                 "only static shapes are",
+                                 text_.substr(dim_start, pos_ - dim_start), dims.size(), text_);
+        }
         ASSIGN_OR_RETURN(int64_t d, ParseInt());
         dims.push_back(d);
       } while (Consume(','));

@@ -40,11 +40,16 @@ class ShapeUtil {
   // Checks element type, non-negative dimensions, a permutation layout, no
   // overflow of the element count (limit 2^62 bytes), recursively for tuples.
   static absl::Status ValidateShape(const Shape& shape);
-  static absl::StatusOr<Shape> FromProto(const ShapeProto& proto);  // validated
+  // Validated; dimensions marked dynamic (is_dynamic_dimension) are refused.
+  static absl::StatusOr<Shape> FromProto(const ShapeProto& proto);
+  // InvalidArgument if any dimension of `proto` or its tuple elements is
+  // marked dynamic (for shape protos that are kept rather than converted).
+  static absl::Status CheckStaticShapeProto(const ShapeProto& proto);
   static absl::StatusOr<ProgramShape> ProgramShapeFromProto(const ProgramShapeProto& proto);
 
   // Parses HLO spellings: "f32[2,3]", "f32[2,3]{1,0}", "(f32[], s32[2])",
-  // "token[]", "pred[]", "f32[]". Trailing text is an error.
+  // "token[]", "pred[]", "f32[]". Trailing text is an error, and so are
+  // dynamic dimensions ("<=4", "?").
   static absl::StatusOr<Shape> ParseShape(absl::string_view text);
 
   // Linear position (in the shape's layout) of a multi-index, and back.

@@ -45,8 +45,21 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloModule::CreateFromProto(const HloM
   absl::flat_hash_map<int64_t, HloComputation*> computation_by_id;
   absl::flat_hash_set<int64_t> instruction_ids;
   int64_t max_id = 0;
+  // Program shapes are recomputed from the instructions, but a dynamic one
+  // means the producer meant something this module cannot express.
+  auto check_program_shape = [](const ProgramShapeProto& ps, const std::string& what) -> absl::Status {
+    for (const ShapeProto& p : ps.parameters()) {
+      absl::Status s = ShapeUtil::CheckStaticShapeProto(p);
+      if (!s.ok()) return AddErrorContext(s, what);
+    }
+    absl::Status s = ShapeUtil::CheckStaticShapeProto(ps.result());
+    return s.ok() ? s : AddErrorContext(s, what);
+  };
+  RETURN_IF_ERROR(check_program_shape(proto.host_program_shape(), absl::StrCat("module '", proto.name(),
+                                                                               "': host_program_shape")));
   for (const HloComputationProto& cproto : proto.computations()) {
     const std::string where = absl::StrCat("computation '", cproto.name(), "'");
+    RETURN_IF_ERROR(check_program_shape(cproto.program_shape(), absl::StrCat(where, ": program_shape")));
     if (computation_by_id.contains(cproto.id())) {
       return InvalidArgument("%s: duplicate computation id %d", where, cproto.id());
     }
@@ -66,6 +79,15 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloModule::CreateFromProto(const HloM
       max_id = std::max(max_id, iproto.id());
       auto shape_or = ShapeUtil::FromProto(iproto.shape());
       if (!shape_or.ok()) return AddErrorContext(shape_or.status(), iwhere);
+      // Shapes kept as attributes are checked too, so none is misread later.
+      for (const ShapeProto& s : iproto.operand_shapes_with_layout()) {
+        absl::Status valid = ShapeUtil::FromProto(s).status();
+        if (!valid.ok()) return AddErrorContext(valid, absl::StrCat(iwhere, ": operand_shapes_with_layout"));
+      }
+      if (iproto.has_outfeed_shape()) {
+        absl::Status valid = ShapeUtil::FromProto(iproto.outfeed_shape()).status();
+        if (!valid.ok()) return AddErrorContext(valid, absl::StrCat(iwhere, ": outfeed_shape"));
+      }
       int arity = HloOpcodeArity(opcode);
       if (arity != kHloOpcodeVariadic && iproto.operand_ids_size() != arity) {
         return InvalidArgument("%s: %s takes %d operands but has %d", iwhere, iproto.opcode(), arity,

@@ -984,6 +984,76 @@ TEST(HloTextTest, ErrorNeitherHeaderNorComputation) {
   ExpectError("%e {\n  ROOT %p = f32[] parameter(0)\n", {"line 3", "expected '}' to close computation 'e'"});
 }
 
+// Bounded dynamic shapes are refused with the dimension named, wherever a
+// shape is written (never read as the static bound).
+TEST(HloTextTest, ErrorDynamicDimensions) {
+  ExpectError("HloModule m\nENTRY %e {\n  ROOT %p = f32[<=4] parameter(0)\n}\n",
+              {"line 3, column 13", "invalid shape 'f32[<=4]'", "bounded dynamic dimension '<=4' is not supported",
+               "dimension 0"});
+  ExpectError("HloModule m\nENTRY %e {\n  %p = f32[2,8] parameter(0)\n  ROOT %n = f32[2,<=8]{1,0} negate(%p)\n}\n",
+              {"line 4", "bounded dynamic dimension '<=8' is not supported", "dimension 1"});
+  ExpectError("HloModule m\nENTRY %e (p: f32[<=3]) -> f32[3] {\n  %p = f32[3] parameter(0)\n  ROOT %n = f32[3] "
+              "negate(%p)\n}\n",
+              {"line 2", "bounded dynamic dimension '<=3'"});
+  ExpectError("HloModule m\nENTRY %e {\n  %p = f32[3] parameter(0)\n  ROOT %n = f32[3] negate(f32[<=3] %p)\n}\n",
+              {"line 4", "bounded dynamic dimension '<=3'"});
+  ExpectError("HloModule m\nENTRY %e {\n  ROOT %p = (s32[], f32[2,<=8]) parameter(0)\n}\n",
+              {"line 3", "bounded dynamic dimension '<=8'"});
+  ExpectError("HloModule m\nENTRY %e {\n  ROOT %p = f32[?] parameter(0)\n}\n",
+              {"line 3", "unbounded dynamic dimension '?' is not supported"});
+}
+
+// The same for protos from outside: instruction shapes, shapes kept as
+// attributes, literals and program shapes.
+TEST(HloTextTest, DynamicDimensionsInModuleProtosAreRefused) {
+  auto proto = ParseHloModuleToProto(
+      "HloModule m\nENTRY %e {\n  %p = f32[4] parameter(0)\n  %c = f32[4] constant({1, 2, 3, 4})\n"
+      "  ROOT %a = f32[4] add(%p, %c)\n}\n");
+  ASSERT_TRUE(proto.ok()) << proto.status();
+  ASSERT_TRUE(HloModule::CreateFromProto(*proto).ok());
+  auto expect_refused = [](const HloModuleProto& bad, const std::string& where) {
+    auto module = HloModule::CreateFromProto(bad);
+    ASSERT_FALSE(module.ok()) << where;
+    EXPECT_EQ(module.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(module.status().message(), where)) << module.status();
+    EXPECT_TRUE(absl::StrContains(module.status().message(), "dimension 0 is dynamic")) << module.status();
+  };
+  auto instruction = [](HloModuleProto* m, const std::string& name) {
+    for (HloInstructionProto& i : *m->mutable_computations(0)->mutable_instructions()) {
+      if (i.name() == name) return &i;
+    }
+    return static_cast<HloInstructionProto*>(nullptr);
+  };
+  {
+    HloModuleProto bad = *proto;
+    instruction(&bad, "p")->mutable_shape()->add_is_dynamic_dimension(true);
+    expect_refused(bad, "instruction 'p'");
+  }
+  {
+    HloModuleProto bad = *proto;
+    instruction(&bad, "c")->mutable_literal()->mutable_shape()->add_is_dynamic_dimension(true);
+    expect_refused(bad, "instruction 'c'");
+  }
+  {
+    HloModuleProto bad = *proto;
+    ShapeProto* s = instruction(&bad, "a")->add_operand_shapes_with_layout();
+    *s = ShapeUtil::MakeShape(F32, {4}).ToProto();
+    ASSERT_TRUE(HloModule::CreateFromProto(bad).ok());
+    s->add_is_dynamic_dimension(true);
+    expect_refused(bad, "instruction 'a': operand_shapes_with_layout");
+  }
+  {
+    HloModuleProto bad = *proto;
+    bad.mutable_host_program_shape()->mutable_parameters(0)->add_is_dynamic_dimension(true);
+    expect_refused(bad, "host_program_shape");
+  }
+  {
+    HloModuleProto bad = *proto;
+    bad.mutable_computations(0)->mutable_program_shape()->mutable_result()->add_is_dynamic_dimension(true);
+    expect_refused(bad, "computation 'e': program_shape");
+  }
+}
+
 TEST(HloTextTest, ErrorStructural) {
   ExpectError("HloModule m\nENTRY %e {\n  %a = f32[] negate(%b)\n  ROOT %b = f32[] negate(%a)\n}\n",
               {"line 3", "depends on itself"});

@@ -276,6 +276,285 @@ TEST(UnaryTest, InvalidTypesAreErrors) {
   EXPECT_ERROR(EvalOp(HloOpcode::kAbs, "c64[1]", {R1<complex64>({complex64(1, 1)})}), "result type");
 }
 
+// --- Reference formulas at the edges ----------------------------------------------
+// Each value pinned against long double (or libm) arithmetic: where a naive
+// formula overflows, underflows or mishandles a special value.
+
+// Distance in representable values between two finite floats (0: equal).
+template <typename F> int64_t UlpDistance(F a, F b) {
+  using I = std::conditional_t<sizeof(F) == 4, int32_t, int64_t>;
+  auto key = [](F v) {
+    I bits;
+    std::memcpy(&bits, &v, sizeof v);
+    return bits < 0 ? static_cast<int64_t>(std::numeric_limits<I>::min()) - bits : static_cast<int64_t>(bits);
+  };
+  return std::abs(key(a) - key(b));
+}
+
+// logistic(x) in long double: e^x / (1 + e^x), which does not overflow for x < 0.
+long double LogisticLd(long double x) {
+  return x < 0 ? std::exp(x) / (1 + std::exp(x)) : 1 / (1 + std::exp(-x));
+}
+
+TEST(EdgeValuesTest, LogisticNeverOverflows) {
+  const std::vector<float> xs = {-100, -88.8f, -90, -95.5f, -103, -104, -110, -50, -10, -1, -1e-8f,
+                                 0,    1e-8f,  1,   10,     20,    88,   100,  -0.0f};
+  Literal x = Literal::CreateR1<float>(xs);
+  auto r = EvalOp(HloOpcode::kLogistic, absl::StrCat("f32[", xs.size(), "]"), {x});
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float expected = static_cast<float>(LogisticLd(xs[i]));
+    EXPECT_LE(UlpDistance(r->data<float>()[i], expected), 2)
+        << "logistic(" << xs[i] << ") = " << r->data<float>()[i] << ", expected " << expected;
+  }
+  // 1/(1+e^100) = 3.72e-44, a subnormal: 27 * 2^-149 (1/(1+exp(-x)) gave 0).
+  EXPECT_EQ(r->data<float>()[0], 27 * std::numeric_limits<float>::denorm_min());
+  EXPECT_EQ(r->data<float>()[0], static_cast<float>(LogisticLd(-100)));
+  EXPECT_GT(r->data<float>()[4], 0.0f);  // -103: still a subnormal
+  EXPECT_EQ(r->data<float>()[6], 0.0f);  // -110: below half the smallest subnormal
+  EXPECT_LITERAL(EvalOp(HloOpcode::kLogistic, "f32[3]", {R1<float>({-kInf, kInf, kNaN})}), R1<float>({0, 1, kNaN}));
+
+  // f64 between -745 and -709.8 (where e^-x overflows a double): subnormal results.
+  auto d = EvalOp(HloOpcode::kLogistic, "f64[3]", {R1<double>({-720, -740, -30})});
+  ASSERT_TRUE(d.ok()) << d.status();
+  for (int i = 0; i < 3; ++i) {
+    const double x = d->data<double>()[i];
+    const double expected = static_cast<double>(LogisticLd(std::vector<long double>{-720, -740, -30}[i]));
+    EXPECT_GT(x, 0.0);
+    EXPECT_LE(UlpDistance(x, expected), 2) << x << " vs " << expected;
+  }
+  // bf16 has f32's exponent range: logistic(-90) = 8.2e-40 is a bf16 subnormal.
+  auto b = EvalOp(HloOpcode::kLogistic, "bf16[2]", {R1<bfloat16>({bfloat16(-90.0f), bfloat16(-2.0f)})});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->data<bfloat16>()[0], bfloat16(static_cast<float>(LogisticLd(-90))));
+  EXPECT_GT(static_cast<float>(b->data<bfloat16>()[0]), 0.0f);
+  EXPECT_EQ(b->data<bfloat16>()[1], bfloat16(static_cast<float>(LogisticLd(-2))));
+  auto h = EvalOp(HloOpcode::kLogistic, "f16[2]", {R1<half>({half(-10.0f), half(3.0f)})});
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(h->data<half>()[0], half(static_cast<float>(LogisticLd(-10))));  // an f16 subnormal
+  EXPECT_EQ(h->data<half>()[1], half(static_cast<float>(LogisticLd(3))));
+}
+
+TEST(EdgeValuesTest, ComplexLogistic) {
+  // Re(x) < -88.7: e^-x overflows c64; the result is e^x (times 1/(1+e^x) = 1).
+  const std::vector<complex64> xs = {{-100, 1}, {-100, 0}, {-95, -2.5f}, {-1000, 2.5f}, {0.5f, -1}, {-3, 0.25f}};
+  auto r = EvalOp(HloOpcode::kLogistic, "c64[6]", {Literal::CreateR1<complex64>(xs)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const std::complex<long double> x(xs[i].real(), xs[i].imag());
+    const std::complex<long double> e = std::exp(x);
+    const std::complex<long double> ld = xs[i].real() < 0 ? e / (1.0L + e) : 1.0L / (1.0L + std::exp(-x));
+    const complex64 got = r->data<complex64>()[i];
+    EXPECT_LE(UlpDistance(got.real(), static_cast<float>(ld.real())), 2) << i << ": " << got.real();
+    EXPECT_LE(UlpDistance(got.imag(), static_cast<float>(ld.imag())), 2) << i << ": " << got.imag();
+  }
+  EXPECT_GT(r->data<complex64>()[0].real(), 0.0f);  // was 0
+  EXPECT_EQ(r->data<complex64>()[1], complex64(27 * std::numeric_limits<float>::denorm_min(), 0));
+  // -1000 + 2.5i: exactly zero, with the signs of e^x = e^-1000 (cos 2.5, sin 2.5).
+  EXPECT_TRUE(std::signbit(r->data<complex64>()[3].real()));
+  EXPECT_FALSE(std::signbit(r->data<complex64>()[3].imag()));
+  auto d = EvalOp(HloOpcode::kLogistic, "c128[1]", {R1<complex128>({complex128(-720, 0.5)})});
+  ASSERT_TRUE(d.ok()) << d.status();
+  const std::complex<long double> e = std::exp(std::complex<long double>(-720, 0.5));
+  EXPECT_LE(UlpDistance(d->data<complex128>()[0].real(), static_cast<double>(e.real())), 1);
+  EXPECT_LE(UlpDistance(d->data<complex128>()[0].imag(), static_cast<double>(e.imag())), 1);
+}
+
+TEST(EdgeValuesTest, ComplexSignScalesBeforeDividing) {
+  const float kMax = std::numeric_limits<float>::max(), kDen = std::numeric_limits<float>::denorm_min();
+  auto r = EvalOp(HloOpcode::kSign, "c64[5]",
+                  {R1<complex64>({complex64(kMax, kMax), complex64(kDen, kDen), complex64(-3 * kDen, 4 * kDen),
+                                  complex64(kMax, -1), complex64(3, -4)})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const float h = static_cast<float>(1 / std::sqrt(2.0L));
+  for (int i = 0; i < 2; ++i) {  // |x| overflowed: was (0, 0); |x| subnormal: was (1, 1)
+    EXPECT_LE(UlpDistance(r->data<complex64>()[i].real(), h), 1) << r->data<complex64>()[i].real();
+    EXPECT_LE(UlpDistance(r->data<complex64>()[i].imag(), h), 1) << r->data<complex64>()[i].imag();
+  }
+  EXPECT_EQ(r->data<complex64>()[2], complex64(-0.6f, 0.8f));
+  EXPECT_EQ(r->data<complex64>()[3].real(), 1.0f);
+  EXPECT_LT(r->data<complex64>()[3].imag(), 0.0f);
+  EXPECT_EQ(r->data<complex64>()[4], complex64(0.6f, -0.8f));
+  const double kDMax = std::numeric_limits<double>::max();
+  auto d = EvalOp(HloOpcode::kSign, "c128[1]", {R1<complex128>({complex128(kDMax, -kDMax)})});
+  ASSERT_TRUE(d.ok()) << d.status();
+  const double hd = static_cast<double>(1 / std::sqrt(2.0L));
+  EXPECT_LE(UlpDistance(d->data<complex128>()[0].real(), hd), 1);
+  EXPECT_LE(UlpDistance(d->data<complex128>()[0].imag(), -hd), 1);
+}
+
+TEST(EdgeValuesTest, ComplexExpm1WhereExpOverflows) {
+  auto r = EvalOp(HloOpcode::kExpm1, "c64[5]",
+                  {R1<complex64>({complex64(88.75f, 2.5f), complex64(100, 0), complex64(100, -0.0f),
+                                  complex64(kInf, 0), complex64(-kInf, 0)})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  // e^88.75 = 3.5e38 overflows f32, but e^88.75 cos 2.5 and e^88.75 sin 2.5 do not (were -inf, inf).
+  const long double e = std::exp(88.75L);
+  EXPECT_LE(UlpDistance(r->data<complex64>()[0].real(), static_cast<float>(e * std::cos(2.5L) - 1)), 1);
+  EXPECT_LE(UlpDistance(r->data<complex64>()[0].imag(), static_cast<float>(e * std::sin(2.5L))), 1);
+  // Real arguments stay real (the imaginary part was inf * 0 = NaN).
+  EXPECT_EQ(r->data<complex64>()[1], complex64(kInf, 0));
+  EXPECT_FALSE(std::signbit(r->data<complex64>()[1].imag()));
+  EXPECT_TRUE(std::signbit(r->data<complex64>()[2].imag()));
+  EXPECT_EQ(r->data<complex64>()[3], complex64(kInf, 0));
+  EXPECT_EQ(r->data<complex64>()[4], complex64(-1, 0));
+  auto d = EvalOp(HloOpcode::kExpm1, "c128[1]", {R1<complex128>({complex128(710, 3)})});
+  ASSERT_TRUE(d.ok()) << d.status();
+  const long double ed = std::exp(710.0L);
+  EXPECT_LE(UlpDistance(d->data<complex128>()[0].real(), static_cast<double>(ed * std::cos(3.0L) - 1)), 1);
+  EXPECT_LE(UlpDistance(d->data<complex128>()[0].imag(), static_cast<double>(ed * std::sin(3.0L))), 1);
+}
+
+TEST(EdgeValuesTest, ComplexLog1pLargeAndNearMinusOne) {
+  const float kMax = std::numeric_limits<float>::max();
+  const std::vector<complex64> xs = {{1e20f, 0},          {kMax / 4, kMax / 4}, {-1, 1e-10f}, {-1 + 0x1p-20f, 0},
+                                     {-1.1f, 0.01f},      {1e-30f, 1e-30f},     {0.5f, 0.5f}, {-0.5f, 0},
+                                     {-2.5f, -0.0f},      {3, -4}};
+  auto r = EvalOp(HloOpcode::kLog1p, absl::StrCat("c64[", xs.size(), "]"), {Literal::CreateR1<complex64>(xs)});
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    // log(1 + x) with 1 + x exact in long double for these inputs.
+    const std::complex<long double> ld =
+        std::log(std::complex<long double>(1.0L + xs[i].real(), xs[i].imag()));
+    const complex64 got = r->data<complex64>()[i];
+    const float re = i == 5 ? 1e-30f : static_cast<float>(ld.real());  // log1p(2e-30)/2, below ld's 1 + x
+    EXPECT_LE(UlpDistance(got.real(), re), 2) << i << ": " << got.real() << " vs " << re;
+    EXPECT_LE(UlpDistance(got.imag(), static_cast<float>(ld.imag())), 2) << i << ": " << got.imag();
+  }
+  EXPECT_NEAR(r->data<complex64>()[0].real(), 46.0517f, 1e-4);      // was inf
+  EXPECT_NEAR(r->data<complex64>()[2].real(), -23.02585f, 1e-4);    // log(1e-10), was -inf
+  EXPECT_NEAR(r->data<complex64>()[3].real(), -13.862944f, 1e-5);   // log(2^-20), was -inf
+  EXPECT_TRUE(std::signbit(r->data<complex64>()[8].imag()));        // branch cut: -pi for -0
+  auto d = EvalOp(HloOpcode::kLog1p, "c128[2]", {R1<complex128>({complex128(1e200, 0), complex128(-1, 1e-200)})});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_DOUBLE_EQ(d->data<complex128>()[0].real(), 200 * std::log(10.0));
+  EXPECT_DOUBLE_EQ(d->data<complex128>()[1].real(), -200 * std::log(10.0));
+  EXPECT_DOUBLE_EQ(d->data<complex128>()[1].imag(), std::acos(-1.0) / 2);
+}
+
+// Formulas audited and found right; pinned so they stay so.
+TEST(EdgeValuesTest, RealFormulasAtSpecialValues) {
+  auto one = [](HloOpcode op, float x) {
+    auto r = EvalOp(op, "f32[1]", {R1<float>({x})});
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->data<float>()[0] : kNaN;
+  };
+  EXPECT_EQ(one(HloOpcode::kExpm1, 1e-10f), std::expm1(1e-10f));  // not exp(x) - 1 = 0
+  EXPECT_EQ(one(HloOpcode::kExpm1, -kInf), -1.0f);
+  EXPECT_EQ(one(HloOpcode::kLog1p, 1e-30f), 1e-30f);
+  EXPECT_EQ(one(HloOpcode::kLog1p, -1.0f), -kInf);
+  EXPECT_TRUE(std::isnan(one(HloOpcode::kLog1p, -2.0f)));
+  EXPECT_EQ(one(HloOpcode::kTanh, 20.0f), 1.0f);
+  EXPECT_EQ(one(HloOpcode::kTanh, -kInf), -1.0f);
+  EXPECT_TRUE(std::signbit(one(HloOpcode::kTanh, -0.0f)));
+  EXPECT_EQ(one(HloOpcode::kRsqrt, -0.0f), -kInf);
+  EXPECT_EQ(one(HloOpcode::kRsqrt, kInf), 0.0f);
+  EXPECT_EQ(one(HloOpcode::kRsqrt, std::numeric_limits<float>::denorm_min()),
+            static_cast<float>(1 / std::sqrt(static_cast<long double>(std::numeric_limits<float>::denorm_min()))));
+  EXPECT_EQ(one(HloOpcode::kCbrt, -27.0f), -3.0f);
+  EXPECT_EQ(one(HloOpcode::kErf, -kInf), -1.0f);
+  EXPECT_EQ(one(HloOpcode::kErf, 10.0f), 1.0f);
+  EXPECT_TRUE(std::signbit(one(HloOpcode::kErf, -0.0f)));
+  EXPECT_TRUE(std::signbit(one(HloOpcode::kSqrt, -0.0f)));
+  EXPECT_TRUE(std::signbit(one(HloOpcode::kSign, -0.0f)));
+  EXPECT_EQ(one(HloOpcode::kExp, 89.0f), kInf);
+  EXPECT_EQ(one(HloOpcode::kExp, -103.0f), std::numeric_limits<float>::denorm_min());  // e^-103 = 1.8e-45
+  EXPECT_EQ(one(HloOpcode::kExp, -104.0f), 0.0f);  // e^-104 = 6.8e-46, below half of it
+  // Round-nearest-even (checked against nearbyint over every f32 once).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRoundNearestEven, "f32[8]",
+                        {R1<float>({0.49999997f, -0.49999997f, 8388609.0f, -8388609.5f, 16777215.0f, 3.5f, -4.5f,
+                                    1e30f})}),
+                 R1<float>({0, -0.0f, 8388609.0f, -8388610.0f, 16777215.0f, 4, -4, 1e30f}));
+
+  // Binary: atan2 and pow at signed zeros and infinities (C99 Annex F), remainder.
+  auto two = [](HloOpcode op, float a, float b) {
+    auto r = EvalOp(op, "f32[1]", {R1<float>({a}), R1<float>({b})});
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->data<float>()[0] : kNaN;
+  };
+  const float kPi = static_cast<float>(std::acos(-1.0L));
+  EXPECT_EQ(two(HloOpcode::kAtan2, 0.0f, -0.0f), kPi);
+  EXPECT_EQ(two(HloOpcode::kAtan2, -0.0f, -0.0f), -kPi);
+  EXPECT_TRUE(std::signbit(two(HloOpcode::kAtan2, -0.0f, 1.0f)));
+  EXPECT_EQ(two(HloOpcode::kAtan2, kInf, -kInf), static_cast<float>(3 * std::acos(-1.0L) / 4));
+  EXPECT_EQ(two(HloOpcode::kAtan2, 1e-30f, 1e30f), 1e-60f);  // underflows to 0 as it should
+  EXPECT_EQ(two(HloOpcode::kPower, -0.0f, -1.0f), -kInf);
+  EXPECT_EQ(two(HloOpcode::kPower, kNaN, 0.0f), 1.0f);
+  EXPECT_EQ(two(HloOpcode::kPower, -1.0f, kInf), 1.0f);
+  EXPECT_EQ(two(HloOpcode::kPower, 10.0f, 39.0f), kInf);
+  EXPECT_EQ(two(HloOpcode::kPower, 10.0f, -45.0f), std::pow(10.0f, -45.0f));  // subnormal
+  EXPECT_TRUE(std::isnan(two(HloOpcode::kPower, -8.0f, 1.0f / 3)));
+  EXPECT_TRUE(std::signbit(two(HloOpcode::kRemainder, -0.0f, 1.0f)));
+  EXPECT_EQ(two(HloOpcode::kRemainder, 5.0f, kInf), 5.0f);
+  EXPECT_TRUE(std::isnan(two(HloOpcode::kRemainder, kInf, 2.0f)));
+  EXPECT_EQ(two(HloOpcode::kRemainder, 1e30f, 3.0f), std::fmod(1e30f, 3.0f));  // exact, not 1e30 - 3*floor(..)
+}
+
+// Integer division, remainder and shifts at the edges of every width.
+TEST(EdgeValuesTest, IntegerDivisionAndShiftsEveryWidth) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDivide, "s16[3]", {R1<int16_t>({-32768, -32768, 9}), R1<int16_t>({-1, 0, 0})}),
+                 R1<int16_t>({-32768, -1, -1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRemainder, "s16[2]", {R1<int16_t>({-32768, -32768}), R1<int16_t>({-1, 0})}),
+                 R1<int16_t>({0, -32768}));
+  const int64_t kMin64 = std::numeric_limits<int64_t>::min();
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDivide, "s64[2]", {R1<int64_t>({kMin64, kMin64}), R1<int64_t>({-1, 2})}),
+                 R1<int64_t>({kMin64, kMin64 / 2}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRemainder, "s64[1]", {R1<int64_t>({kMin64}), R1<int64_t>({-1})}),
+                 R1<int64_t>({0}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kRemainder, "s8[2]", {R1<int8_t>({-128, -7}), R1<int8_t>({-1, 3})}),
+                 R1<int8_t>({0, -1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kDivide, "u64[1]", {R1<uint64_t>({5}), R1<uint64_t>({0})}),
+                 R1<uint64_t>({std::numeric_limits<uint64_t>::max()}));
+  // Shift counts are unsigned: negative and >= width give 0 (or the sign fill).
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftLeft, "s64[4]", {R1<int64_t>({1, 1, 1, 3}), R1<int64_t>({63, 64, -1, 1})}),
+                 R1<int64_t>({kMin64, 0, 0, 6}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftRightArithmetic, "s64[3]",
+                        {R1<int64_t>({kMin64, kMin64, 5}), R1<int64_t>({63, 64, 64})}),
+                 R1<int64_t>({-1, -1, 0}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftRightLogical, "u64[3]",
+                        {R1<uint64_t>({~0ull, ~0ull, ~0ull}), R1<uint64_t>({63, 64, ~0ull})}),
+                 R1<uint64_t>({1, 0, 0}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftLeft, "s8[3]", {R1<int8_t>({1, 1, -1}), R1<int8_t>({7, 8, -128})}),
+                 R1<int8_t>({-128, 0, 0}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftRightArithmetic, "s16[2]", {R1<int16_t>({-2, -2}), R1<int16_t>({15, -1})}),
+                 R1<int16_t>({-1, -1}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kShiftRightLogical, "s16[2]", {R1<int16_t>({-2, -2}), R1<int16_t>({15, 16})}),
+                 R1<int16_t>({1, 0}));
+}
+
+// Complex formulas audited and found right (glibc's cexp/clog/csqrt/cabs and
+// the compiler's C99 Annex G division scale instead of overflowing).
+TEST(EdgeValuesTest, ComplexLibraryFormulasDoNotOverflow) {
+  const float kMax = std::numeric_limits<float>::max();
+  auto abs = EvalOp(HloOpcode::kAbs, "f32[2]", {R1<complex64>({complex64(kMax / 2, kMax / 2), complex64(3e-45f, 4e-45f)})});
+  ASSERT_TRUE(abs.ok()) << abs.status();
+  EXPECT_EQ(abs->data<float>()[0], static_cast<float>(std::hypot(static_cast<long double>(kMax / 2),
+                                                                 static_cast<long double>(kMax / 2))));
+  EXPECT_GT(abs->data<float>()[1], 0.0f);
+  auto div = EvalOp(HloOpcode::kDivide, "c64[2]",
+                    {R1<complex64>({complex64(1e30f, 1e30f), complex64(1, 0)}),
+                     R1<complex64>({complex64(1e30f, 1e30f), complex64(1e-30f, 1e-30f)})});
+  ASSERT_TRUE(div.ok()) << div.status();
+  EXPECT_EQ(div->data<complex64>()[0], complex64(1, 0));
+  EXPECT_FLOAT_EQ(div->data<complex64>()[1].real(), 5e29f);
+  EXPECT_FLOAT_EQ(div->data<complex64>()[1].imag(), -5e29f);
+  auto exp = EvalOp(HloOpcode::kExp, "c64[1]", {R1<complex64>({complex64(88.8f, 1.5f)})});
+  ASSERT_TRUE(exp.ok()) << exp.status();
+  EXPECT_LE(UlpDistance(exp->data<complex64>()[0].real(), static_cast<float>(std::exp(static_cast<long double>(88.8f)) * std::cos(1.5L))), 2);
+  auto log = EvalOp(HloOpcode::kLog, "c64[2]", {R1<complex64>({complex64(kMax, kMax), complex64(-1, -0.0f)})});
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_FLOAT_EQ(log->data<complex64>()[0].real(),
+                  static_cast<float>(std::log(static_cast<long double>(kMax)) + std::log(2.0L) / 2));
+  EXPECT_EQ(log->data<complex64>()[1].imag(), -static_cast<float>(std::acos(-1.0L)));
+  auto sqrt = EvalOp(HloOpcode::kSqrt, "c64[1]", {R1<complex64>({complex64(kMax, kMax)})});
+  ASSERT_TRUE(sqrt.ok()) << sqrt.status();
+  EXPECT_TRUE(std::isfinite(sqrt->data<complex64>()[0].real()));
+  EXPECT_TRUE(std::isfinite(sqrt->data<complex64>()[0].imag()));
+  auto tanh = EvalOp(HloOpcode::kTanh, "c64[1]", {R1<complex64>({complex64(100, 1)})});
+  ASSERT_TRUE(tanh.ok()) << tanh.status();
+  EXPECT_EQ(tanh->data<complex64>()[0].real(), 1.0f);
+}
+
 // --- Elementwise binary ----------------------------------------------------------
 
 TEST(BinaryTest, IntegerWrapAround) {

@@ -1,6 +1,8 @@
 #include "xla/literal.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -149,6 +151,25 @@ absl::StatusOr<Literal> Literal::Reshape(absl::Span<const int64_t> dimensions) c
 
 namespace {
 
+// f64 and wide integers to f16/bf16 with one rounding (to nearest even).
+// Through a plain float it would round twice: s32 16842753 -> bf16 gave
+// 16777216, not 16908288, and f64 1 + 2^-8 + 2^-40 gave 1, not 1 + 2^-7.
+// Rounding to float "to odd" first keeps the single rounding's result, as
+// float has more than two bits beyond f16's and bf16's.
+template <typename To, typename From>
+To RoundToSmallFloat(From v) {
+  const long double x = static_cast<long double>(v);  // exact for f64, s64, u64
+  float f = static_cast<float>(x);
+  if (std::isfinite(f) && static_cast<long double>(f) != x) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    if ((bits & 1) == 0) {
+      f = std::nextafter(f, x > f ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+    }
+  }
+  return static_cast<To>(f);
+}
+
 // One element converted with XLA's ConvertElementType rules.
 template <typename To, typename From>
 To ConvertValue(From v) {
@@ -172,10 +193,11 @@ To ConvertValue(From v) {
   } else if constexpr (is_float_v<To> && (std::is_same_v<From, half> || std::is_same_v<From, bfloat16>)) {
     return static_cast<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, half> || std::is_same_v<To, bfloat16>) {
-    if constexpr (is_float_v<From>) {
-      return static_cast<To>(static_cast<float>(v));
+    if constexpr (std::is_same_v<From, float> || std::is_same_v<From, half> || std::is_same_v<From, bfloat16> ||
+                  sizeof(From) <= 2) {
+      return static_cast<To>(static_cast<float>(v));  // exact in float: one rounding
     } else {
-      return static_cast<To>(static_cast<float>(v));
+      return RoundToSmallFloat<To>(v);
     }
   } else {
     return static_cast<To>(v);

@@ -136,6 +136,52 @@ TEST(ShapeUtilTest, ParsesAndValidatesShapes) {
   EXPECT_FALSE(ShapeUtil::FromProto(bad_layout).ok());
 }
 
+// Conversions to f16/bf16 round once, to nearest even, from every type.
+TEST(LiteralTest, ConvertToHalfAndBfloat16RoundsOnce) {
+  auto bf16 = [](const Literal& from) {
+    absl::StatusOr<Literal> r = from.Convert(BF16);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? static_cast<double>(static_cast<float>(r->data<bfloat16>()[0])) : -1.0;
+  };
+  auto f16 = [](const Literal& from) {
+    absl::StatusOr<Literal> r = from.Convert(F16);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? static_cast<double>(static_cast<float>(r->data<half>()[0])) : -1.0;
+  };
+  // Just above a tie of the target: rounds up (via float it was the tie, then even, down).
+  EXPECT_EQ(bf16(Literal::CreateR0<int32_t>((1 << 24) + (1 << 16) + 1)), (1 << 24) + (1 << 17));
+  EXPECT_EQ(bf16(Literal::CreateR0<int64_t>((int64_t{1} << 40) + (int64_t{1} << 32) + 1)),
+            std::ldexp(1.0, 40) + std::ldexp(1.0, 33));
+  EXPECT_EQ(bf16(Literal::CreateR0<uint64_t>(~uint64_t{0})), std::ldexp(1.0, 64));
+  EXPECT_EQ(bf16(Literal::CreateR0<double>(1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40))), 1 + std::ldexp(1.0, -7));
+  EXPECT_EQ(bf16(Literal::CreateR0<double>(-1 - std::ldexp(1.0, -8) - std::ldexp(1.0, -40))),
+            -1 - std::ldexp(1.0, -7));
+  EXPECT_EQ(f16(Literal::CreateR0<double>(1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40))), 1 + std::ldexp(1.0, -10));
+  // Exact ties still go to even; below a tie goes down.
+  EXPECT_EQ(bf16(Literal::CreateR0<double>(1 + std::ldexp(1.0, -8))), 1.0);
+  EXPECT_EQ(bf16(Literal::CreateR0<double>(1 + 3 * std::ldexp(1.0, -8))), 1 + std::ldexp(1.0, -6));
+  EXPECT_EQ(bf16(Literal::CreateR0<double>(1 + std::ldexp(1.0, -8) - std::ldexp(1.0, -40))), 1.0);
+  EXPECT_EQ(f16(Literal::CreateR0<int32_t>(2049)), 2048);
+  EXPECT_EQ(f16(Literal::CreateR0<int32_t>(2051)), 2052);
+  // Range ends: overflow to inf, f16's largest value, subnormals and signed zeros.
+  EXPECT_EQ(f16(Literal::CreateR0<double>(65519.99)), 65504);
+  EXPECT_TRUE(std::isinf(f16(Literal::CreateR0<double>(65520))));
+  EXPECT_TRUE(std::isinf(f16(Literal::CreateR0<int32_t>(1 << 20))));
+  EXPECT_TRUE(std::isinf(bf16(Literal::CreateR0<double>(1e39))));
+  EXPECT_EQ(f16(Literal::CreateR0<double>(3e-8)), std::ldexp(1.0, -24));  // above half the smallest subnormal
+  EXPECT_EQ(f16(Literal::CreateR0<double>(2.9e-8)), 0.0);
+  const double neg_zero = bf16(Literal::CreateR0<double>(-1e-50));
+  EXPECT_EQ(neg_zero, 0.0);
+  EXPECT_TRUE(std::signbit(neg_zero));
+  EXPECT_TRUE(std::isnan(bf16(Literal::CreateR0<double>(std::nan("")))));
+  // Complex to f16 converts the real part the same way.
+  EXPECT_EQ(f16(Literal::CreateR0<complex128>(complex128(1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), 5))),
+            1 + std::ldexp(1.0, -10));
+  // Already single roundings: from f32, and integers exact in float.
+  EXPECT_EQ(bf16(Literal::CreateR0<float>(1 + 0x1p-8f + 0x1p-20f)), 1 + std::ldexp(1.0, -7));
+  EXPECT_EQ(f16(Literal::CreateR0<int16_t>(-2049)), -2048);
+}
+
 // Shapes are static: dynamic dimensions are refused in text and in protos,
 // never read as their bound.
 TEST(ShapeUtilTest, DynamicDimensionsInTextAreRefused) {

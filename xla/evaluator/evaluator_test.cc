@@ -522,6 +522,17 @@ TEST(EdgeValuesTest, IntegerDivisionAndShiftsEveryWidth) {
                  R1<int16_t>({1, 0}));
 }
 
+// Convert rounds once (Literal::Convert): through float, s32 16842753 became
+// 16777216 in bf16 and f64 1 + 2^-8 + 2^-40 became 1.
+TEST(EdgeValuesTest, ConvertToBfloat16RoundsOnce) {
+  EXPECT_LITERAL(EvalOp(HloOpcode::kConvert, "bf16[2]", {R1<int32_t>({(1 << 24) + (1 << 16) + 1, -3})}),
+                 R1<bfloat16>({bfloat16(16908288.0f), bfloat16(-3.0f)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kConvert, "bf16[1]", {R1<double>({1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)})}),
+                 R1<bfloat16>({bfloat16(1.0078125f)}));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kConvert, "f16[1]", {R1<double>({1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)})}),
+                 R1<half>({half(1.0009765625f)}));
+}
+
 // Complex formulas audited and found right (glibc's cexp/clog/csqrt/cabs and
 // the compiler's C99 Annex G division scale instead of overflowing).
 TEST(EdgeValuesTest, ComplexLibraryFormulasDoNotOverflow) {

@@ -270,6 +270,7 @@ absl::StatusOr<DebugOptions> Service::EffectiveDebugOptions(const DebugOptions& 
         "xla_dump_to is not accepted from clients of this service; the operator sets the dump directory");
   }
   if (options.xla_dump_to().empty()) options.set_xla_dump_to(limits_.dump_to);
+  if (options.xla_cpu_target().empty()) options.set_xla_cpu_target(limits_.cpu_target);
   if (options.xla_cpu_threads() < 0) return InvalidArgument("xla_cpu_threads must be >= 0");
   if (limits_.max_cpu_threads > 0 &&
       (options.xla_cpu_threads() == 0 || options.xla_cpu_threads() > limits_.max_cpu_threads)) {

@@ -37,6 +37,9 @@ struct ServiceLimits {
   int max_cpu_threads = 0;
   // Where compilations are dumped (the operator's choice), "" for nowhere.
   std::string dump_to;
+  // DebugOptions.xla_cpu_target for requests that name none ("" or "host":
+  // the host).
+  std::string cpu_target;
   // Whether a request may name its own xla_dump_to directory. A daemon
   // must not let remote clients write files where they like.
   bool allow_request_dump_to = true;

@@ -37,6 +37,10 @@ ABSL_FLAG(int, repeat, 0,
 ABSL_FLAG(bool, print_result, true, "Print the result literal to stdout.");
 ABSL_FLAG(int, xla_cpu_threads, 0,
           "Worker threads of the CPU backend (0: the cores in this process's CPU affinity mask).");
+ABSL_FLAG(std::string, xla_cpu_target, "host",
+          "CPU the CPU backend compiles for: host, an LLVM CPU name (haswell, skylake-avx512, znver4, ...), "
+          "optionally followed by ':' and feature adjustments (haswell:-fma). Code for a CPU whose features "
+          "this host lacks compiles (see --xla_dump_to) but does not run.");
 ABSL_FLAG(std::string, xla_dump_to, "",
           "Directory to dump the compilation into: HLO before/after each pass, buffer assignment, LLVM IR "
           "before/after optimization, assembly.");
@@ -77,6 +81,7 @@ absl::StatusOr<Literal> RunOn(const std::string& backend, const std::string& tex
   ExecutionOptions options;
   options.mutable_debug_options()->set_xla_cpu_threads(absl::GetFlag(FLAGS_xla_cpu_threads));
   options.mutable_debug_options()->set_xla_dump_to(absl::GetFlag(FLAGS_xla_dump_to));
+  options.mutable_debug_options()->set_xla_cpu_target(absl::GetFlag(FLAGS_xla_cpu_target));
   ASSIGN_OR_RETURN(ExecutionHandle executable, client->CompileHloText(text, &options));
   std::vector<std::unique_ptr<GlobalData>> data;
   std::vector<GlobalData*> arg_ptrs;

@@ -33,6 +33,9 @@ ABSL_FLAG(double, max_run_seconds, 300,
 ABSL_FLAG(int, xla_cpu_threads, 0,
           "Worker threads of the CPU backend per run; requests asking for more (or for the default) get this "
           "many. 0: the cores in this process's CPU affinity mask.");
+ABSL_FLAG(std::string, xla_cpu_target, "host",
+          "CPU the CPU backend compiles for when a request names none (DebugOptions.xla_cpu_target): host, "
+          "or an LLVM CPU name (haswell, skylake-avx512, znver4, ...) with optional ':+feature,-feature'.");
 ABSL_FLAG(std::string, xla_dump_to, "",
           "Directory to dump every compilation into (HLO before/after each pass, buffer assignment, LLVM IR, "
           "assembly). Clients cannot choose a dump directory of their own.");
@@ -94,6 +97,7 @@ int Main() {
   if (absl::GetFlag(FLAGS_max_run_seconds) < 0) return Fail("--max_run_seconds must be >= 0");
   limits.max_run_seconds = absl::GetFlag(FLAGS_max_run_seconds);
   limits.dump_to = absl::GetFlag(FLAGS_xla_dump_to);
+  limits.cpu_target = absl::GetFlag(FLAGS_xla_cpu_target);
   limits.allow_request_dump_to = false;
   absl::StatusOr<std::unique_ptr<Service>> created = Service::Create(absl::GetFlag(FLAGS_backend), limits);
   if (!created.ok()) return Fail(std::string(created.status().message()));

@@ -2,10 +2,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_executable.h"
-#include "backends/cpu/cpu_pipeline.h"
-#include "backends/cpu/cpu_thread_pool.h"
-#include "backends/cpu/ir_emitter.h"
-#include "backends/cpu/jit.h"
+#include "backends/cpu/transforms/cpu_pipeline.h"
+#include "backends/cpu/runtime/cpu_thread_pool.h"
+#include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/cpu/codegen/jit.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -24,7 +24,8 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
     return InvalidArgument("CPU backend: module has no entry computation");
   }
   RETURN_IF_ERROR(RunCpuHloPasses(module.get(), options));
-  ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create());
+  ASSIGN_OR_RETURN(const CpuTarget target, ResolveCpuTarget(options.xla_cpu_target()));
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create(target));
   auto context = std::make_unique<llvm::LLVMContext>();
   auto llvm_module = std::make_unique<llvm::Module>(module->name(), *context);
   llvm_module->setTargetTriple(jit->triple());
@@ -55,7 +56,7 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
-                                         std::move(optimized_ir), threads);
+                                         std::move(optimized_ir), threads, FeaturesMissingOnHost(target));
 }
 
 }  // namespace cpu

@@ -3,7 +3,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "backends/cpu/cpu_thread_pool.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/cpu/runtime/cpu_thread_pool.h"
 #include "backends/host_memory_pool.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
@@ -36,16 +38,23 @@ bool SameLayouts(const Shape& a, const Shape& b) {
 }  // namespace
 
 CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
-                             int64_t arena_bytes, std::string optimized_ir, int threads)
+                             int64_t arena_bytes, std::string optimized_ir, int threads,
+                             std::vector<std::string> features_missing_on_host)
     : Executable(std::move(module)),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),
       optimized_ir_(std::move(optimized_ir)),
-      device_(SharedThreadPoolDevice(threads)) {}
+      device_(SharedThreadPoolDevice(threads)),
+      features_missing_on_host_(std::move(features_missing_on_host)) {}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control) {
+  if (!features_missing_on_host_.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CPU backend: compiled for ", jit_->target().Describe(), ", whose features this host lacks (",
+        absl::StrJoin(features_missing_on_host_, ", "), "); it can be inspected but not run here"));
+  }
   const HloComputation* entry = module().entry_computation();
   if (static_cast<int64_t>(arguments.size()) != entry->num_parameters()) {
     return InvalidArgument("CPU backend: %d arguments for %d parameters", arguments.size(), entry->num_parameters());

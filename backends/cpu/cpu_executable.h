@@ -6,9 +6,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
-#include "backends/cpu/jit.h"
+#include "backends/cpu/codegen/jit.h"
 
 namespace xla {
 namespace cpu {
@@ -19,8 +20,11 @@ class CpuExecutable : public Executable {
                                  const void* control);
 
   // `threads`: the workers each run uses (the shared pool of that size).
+  // `features_missing_on_host`: what the code's target has and this host
+  // lacks (cpu_target.h); if any, Execute refuses instead of crashing.
   CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
-                int64_t arena_bytes, std::string optimized_ir, int threads);
+                int64_t arena_bytes, std::string optimized_ir, int threads,
+                std::vector<std::string> features_missing_on_host = {});
 
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
@@ -38,6 +42,7 @@ class CpuExecutable : public Executable {
   int64_t arena_bytes_;
   std::string optimized_ir_;
   const void* device_;  // Eigen::ThreadPoolDevice, or null for one thread
+  std::vector<std::string> features_missing_on_host_;
 };
 
 }  // namespace cpu

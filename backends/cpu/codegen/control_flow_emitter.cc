@@ -1,0 +1,196 @@
+// While, conditional and call as real control flow inside the one emitted
+// function (IrEmitter::EmitControlFlow).
+//
+//   while:       the loop state lives in the while's own arena leaves (tuple
+//                state flattened depth-first). Init is copied in; then
+//                header: condition(state) -> pred slot; branch to body or exit
+//                body:   body(state) -> separate "next" leaves, copied back
+//                        into the state (the body may read any state leaf
+//                        while writing any result leaf), branch to header.
+//   conditional: pred (true -> branch 0) or s32 index (out of range -> last
+//                branch, as the evaluator) selects a block by br/switch; each
+//                branch computation writes the conditional's leaves.
+//   call:        the callee emitted inline on the operands' leaves.
+//   select:      of tuples by a scalar pred: a branch copying the chosen
+//                operand's leaves into the select's.
+//
+// Computations are emitted inline at their call site (IrEmitter::
+// EmitComputation), each with arena space of its own (no reuse yet).
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/ir_emitter.h"
+#include "llvm/IR/Function.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+
+void Flatten(const Shape& shape, std::vector<Shape>* leaves) {
+  if (!shape.IsTuple()) {
+    leaves->push_back(shape);
+    return;
+  }
+  for (const Shape& s : shape.tuple_shapes()) Flatten(s, leaves);
+}
+
+}  // namespace
+
+absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
+  llvm::LLVMContext& ctx = module_->getContext();
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, LeafAddresses(*trees_.at(&hlo)));
+  std::vector<Shape> out_shapes;
+  Flatten(hlo.shape(), &out_shapes);
+  auto operand_leaves = [&](const HloInstruction* operand) -> absl::StatusOr<std::vector<llvm::Value*>> {
+    return LeafAddresses(*trees_.at(operand));
+  };
+  auto tree_shapes = [&](const ValueTree& tree) {
+    std::vector<Shape> shapes;
+    std::function<void(const ValueTree&)> walk = [&](const ValueTree& t) {
+      if (t.is_tuple) {
+        for (const auto& e : t.elements) walk(*e);
+      } else {
+        shapes.push_back(t.shape);
+      }
+    };
+    walk(tree);
+    return shapes;
+  };
+
+  // Branches and callees write the instruction's leaves in their root's
+  // layout, which must then be the instruction's.
+  for (const HloComputation* c : hlo.called_computations()) {
+    if (hlo.opcode() == HloOpcode::kWhile) break;
+    if (c->root_instruction()->shape() != hlo.shape()) {
+      return absl::UnimplementedError(absl::StrCat("CPU backend: ", HloOpcodeString(hlo.opcode()),
+                                                   " whose computation returns another layout (in ", hlo.ToString(),
+                                                   ")"));
+    }
+  }
+  switch (hlo.opcode()) {
+    case HloOpcode::kSelect: {
+      const HloInstruction* pred = hlo.operand(0);
+      if (!ShapeUtil::IsScalar(pred->shape()) || pred->shape().element_type() != PRED) {
+        return InvalidArgument("CPU backend: %s: selecting tuples needs a pred scalar", hlo.name());
+      }
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> sel, operand_leaves(pred));
+      ElementalIrEmitter elemental(&b_, module_, [](const HloInstruction*) { return nullptr; });
+      llvm::Value* p = elemental.LoadElement(sel.at(0), pred->shape(), {});
+      auto* merge = llvm::BasicBlock::Create(ctx, hlo.name() + ".merge", fn);
+      llvm::BasicBlock* blocks[2] = {llvm::BasicBlock::Create(ctx, hlo.name() + ".true", fn, merge),
+                                     llvm::BasicBlock::Create(ctx, hlo.name() + ".false", fn, merge)};
+      b_.CreateCondBr(p, blocks[0], blocks[1]);
+      for (int i = 0; i < 2; ++i) {
+        b_.SetInsertPoint(blocks[i]);
+        const HloInstruction* operand = hlo.operand(1 + i);
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> in, operand_leaves(operand));
+        const std::vector<Shape> in_shapes = tree_shapes(*trees_.at(operand));
+        if (in.size() != out.size()) return InvalidArgument("CPU backend: %s: operand shapes differ", hlo.name());
+        for (size_t j = 0; j < out.size(); ++j) {
+          RETURN_IF_ERROR(EmitCopy(in[j], in_shapes[j], out[j], out_shapes[j], absl::StrCat(hlo.name(), ".copy")));
+        }
+        b_.CreateBr(merge);
+      }
+      b_.SetInsertPoint(merge);
+      return absl::OkStatus();
+    }
+    case HloOpcode::kCall: {
+      std::vector<llvm::Value*> args;
+      for (const HloInstruction* o : hlo.operands()) {
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> leaves, operand_leaves(o));
+        args.insert(args.end(), leaves.begin(), leaves.end());
+      }
+      return EmitComputation(*hlo.to_apply(), std::move(args), out);
+    }
+    case HloOpcode::kWhile: {
+      const ValueTree& init_tree = *trees_.at(hlo.operand(0));
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> init, operand_leaves(hlo.operand(0)));
+      const std::vector<Shape> init_shapes = tree_shapes(init_tree);
+      if (init.size() != out.size()) return Internal("CPU backend: while init does not match its shape");
+      for (size_t i = 0; i < out.size(); ++i) {
+        RETURN_IF_ERROR(EmitCopy(init[i], init_shapes[i], out[i], out_shapes[i], absl::StrCat(hlo.name(), ".init")));
+      }
+      std::vector<llvm::Value*> next;
+      for (const Shape& s : out_shapes) {
+        next.push_back(SlotAddress(NewArenaSlot(ShapeUtil::ByteSizeOfElements(s)), nullptr));
+      }
+      llvm::Value* pred = SlotAddress(NewArenaSlot(1), nullptr);
+      auto* header = llvm::BasicBlock::Create(ctx, hlo.name() + ".header", fn);
+      auto* body = llvm::BasicBlock::Create(ctx, hlo.name() + ".body", fn);
+      auto* exit = llvm::BasicBlock::Create(ctx, hlo.name() + ".exit", fn);
+      // Every 1024th iteration asks the run's ExecutionControl whether to
+      // stop (deadline or cancel); stopping returns from the entry function.
+      llvm::IRBuilder<> entry_builder(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+      llvm::AllocaInst* trips = entry_builder.CreateAlloca(b_.getInt64Ty(), nullptr, hlo.name() + ".trips");
+      b_.CreateStore(b_.getInt64(0), trips);
+      b_.CreateBr(header);
+      b_.SetInsertPoint(header);
+      llvm::Value* trip = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), trips), b_.getInt64(1));
+      b_.CreateStore(trip, trips);
+      auto* ask = llvm::BasicBlock::Create(ctx, hlo.name() + ".ask", fn, body);
+      auto* cond = llvm::BasicBlock::Create(ctx, hlo.name() + ".cond", fn, body);
+      b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(trip, b_.getInt64(1023)), b_.getInt64(0)), ask, cond);
+      b_.SetInsertPoint(ask);
+      llvm::FunctionCallee should_stop = module_->getOrInsertFunction(
+          "__xla_runtime_ShouldStop", llvm::FunctionType::get(b_.getInt1Ty(), {b_.getPtrTy()}, false));
+      b_.CreateCondBr(b_.CreateCall(should_stop, {control_}), AbortBlock(), cond);
+      b_.SetInsertPoint(cond);
+      RETURN_IF_ERROR(EmitComputation(*hlo.while_condition(), out, {pred}));
+      b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), pred), b_.getInt8(0)), body, exit);
+      b_.SetInsertPoint(body);
+      RETURN_IF_ERROR(EmitComputation(*hlo.while_body(), out, next));
+      const std::vector<Shape> body_shapes = [&] {
+        std::vector<Shape> v;
+        Flatten(hlo.while_body()->root_instruction()->shape(), &v);
+        return v;
+      }();
+      // The body's results are written in its root's layout.
+      for (size_t i = 0; i < out.size(); ++i) {
+        RETURN_IF_ERROR(EmitCopy(next[i], body_shapes.at(i), out[i], out_shapes[i], absl::StrCat(hlo.name(), ".next")));
+      }
+      b_.CreateBr(header);
+      b_.SetInsertPoint(exit);
+      return absl::OkStatus();
+    }
+    case HloOpcode::kConditional: {
+      const HloInstruction* selector = hlo.operand(0);
+      const auto branches = hlo.branch_computations();
+      const int64_t n = static_cast<int64_t>(branches.size());
+      if (n == 0 || hlo.operand_count() != n + 1) return Internal("CPU backend: malformed conditional");
+      const PrimitiveType type = selector->shape().element_type();
+      if (selector->shape().rank() != 0 || (type != PRED && type != S32) || (type == PRED && n != 2)) {
+        return absl::UnimplementedError(absl::StrCat("CPU backend: conditional selector ",
+                                                     selector->shape().ToString(), " (in ", hlo.ToString(), ")"));
+      }
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> sel, operand_leaves(selector));
+      ElementalIrEmitter elemental(&b_, module_, [](const HloInstruction*) { return nullptr; });
+      llvm::Value* index = elemental.LoadElement(sel.at(0), selector->shape(), {});
+      auto* merge = llvm::BasicBlock::Create(ctx, hlo.name() + ".merge", fn);
+      std::vector<llvm::BasicBlock*> blocks;
+      for (int64_t i = 0; i < n; ++i) {
+        blocks.push_back(llvm::BasicBlock::Create(ctx, absl::StrCat(hlo.name(), ".branch", i), fn, merge));
+      }
+      if (type == PRED) {
+        b_.CreateCondBr(index, blocks[0], blocks[1]);
+      } else {
+        llvm::SwitchInst* sw = b_.CreateSwitch(index, blocks[n - 1], n - 1);
+        for (int64_t i = 0; i + 1 < n; ++i) sw->addCase(b_.getInt32(i), blocks[i]);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        b_.SetInsertPoint(blocks[i]);
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> args, operand_leaves(hlo.operand(i + 1)));
+        RETURN_IF_ERROR(EmitComputation(*branches[i], std::move(args), out));
+        b_.CreateBr(merge);
+      }
+      b_.SetInsertPoint(merge);
+      return absl::OkStatus();
+    }
+    default:
+      return Internal("CPU backend: %s is not control flow", hlo.name());
+  }
+}
+
+}  // namespace cpu
+}  // namespace xla

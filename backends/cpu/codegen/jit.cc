@@ -1,0 +1,232 @@
+#include "backends/cpu/codegen/jit.h"
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/invariant_select_versioning.h"
+#include "backends/cpu/codegen/perf_map.h"
+#include "backends/cpu/runtime/runtime_complex.h"
+#include "backends/cpu/runtime/runtime_math.h"
+#include "backends/cpu/runtime/runtime_matmul.h"
+#include "backends/cpu/codegen/streaming_stores.h"
+#include "backends/cpu/runtime/runtime_parallel.h"
+#include "backends/execution_control.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+
+void InitializeLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    // Loops with constant trip counts above this are left to the vectorizer
+    // and partial unrolling instead of being unrolled fully: the O3 full
+    // unroller would turn e.g. a materialized 32x128 broadcast into 4096
+    // straight-line stores, on which DSE then spends most of a compile
+    // (chain of 100 ops: 0.73 s of 0.75 s in opt), for no run-time gain.
+    // The full unroller's cost analysis, which simulates up to 10 iterations
+    // of each candidate loop to see what would fold away, took 0.2 s of the
+    // 0.9 s of opt on a 1000-instruction module (chain_1000 of the bench) and
+    // changed no decision there or on GELU: our loop bodies are vector
+    // arithmetic on loaded values, which nothing folds. Off, the unroller
+    // decides by size alone. LLVM has no pipeline option for these limits;
+    // these are its cl::opts, set once.
+    llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
+    auto set = [&](const char* name, const char* value) {
+      auto it = options.find(name);
+      if (it != options.end()) it->second->addOccurrence(0, name, value);
+    };
+    set("unroll-full-max-count", "16");
+    set("unroll-max-iteration-count-to-analyze", "0");
+    // Loops whose trip count is known only at run time get a vectorized
+    // remainder loop (LLVM's default wants 16 lanes, which f32 on AVX2 never
+    // has): with 8 lanes interleaved 8 times, a loop runs its vector body
+    // only from 64 iterations on, and shorter ones (a dot epilogue's 48 or
+    // 16 columns of an Eigen block) ran all scalar.
+    set("epilogue-vectorization-minimum-VF", "8");
+  });
+}
+
+std::string ErrorString(llvm::Error error) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << error;
+  return s;
+}
+
+// The functions JIT code may call: the runtime, and what LLVM lowers
+// intrinsics and libm calls to.
+llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](const char* name, auto* fn) {
+    map[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(reinterpret_cast<void*>(fn)),
+                                      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  };
+  add("__xla_cpu_runtime_MatMulF32", &__xla_cpu_runtime_MatMulF32);
+  add("__xla_cpu_runtime_MatMulF64", &__xla_cpu_runtime_MatMulF64);
+  add("__xla_cpu_runtime_ParallelFor", &__xla_cpu_runtime_ParallelFor);
+  add("__xla_runtime_ShouldStop", &__xla_runtime_ShouldStop);
+  add("__xla_cpu_runtime_PowS64", &__xla_cpu_runtime_PowS64);
+  add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);
+  for (const RuntimeSymbol& s : ComplexRuntimeSymbols()) add(s.name, s.address);
+  add("memcpy", static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy));
+  add("memmove", static_cast<void* (*)(void*, const void*, size_t)>(&std::memmove));
+  add("memset", static_cast<void* (*)(void*, int, size_t)>(&std::memset));
+#define XLA_CPU_LIBM1(name)                                            \
+  add(#name "f", static_cast<float (*)(float)>(&::name##f));           \
+  add(#name, static_cast<double (*)(double)>(&::name));
+#define XLA_CPU_LIBM2(name)                                            \
+  add(#name "f", static_cast<float (*)(float, float)>(&::name##f));    \
+  add(#name, static_cast<double (*)(double, double)>(&::name));
+  XLA_CPU_LIBM1(exp) XLA_CPU_LIBM1(exp2) XLA_CPU_LIBM1(expm1) XLA_CPU_LIBM1(log) XLA_CPU_LIBM1(log2)
+  XLA_CPU_LIBM1(log10) XLA_CPU_LIBM1(log1p) XLA_CPU_LIBM1(sin) XLA_CPU_LIBM1(cos) XLA_CPU_LIBM1(tan)
+  XLA_CPU_LIBM1(tanh) XLA_CPU_LIBM1(erf) XLA_CPU_LIBM1(cbrt) XLA_CPU_LIBM1(sqrt) XLA_CPU_LIBM1(floor)
+  XLA_CPU_LIBM1(ceil) XLA_CPU_LIBM1(round) XLA_CPU_LIBM1(roundeven) XLA_CPU_LIBM1(trunc) XLA_CPU_LIBM1(rint)
+  XLA_CPU_LIBM1(nearbyint) XLA_CPU_LIBM1(fabs)
+  XLA_CPU_LIBM2(pow) XLA_CPU_LIBM2(fmod) XLA_CPU_LIBM2(atan2) XLA_CPU_LIBM2(fmin) XLA_CPU_LIBM2(fmax)
+  XLA_CPU_LIBM2(fminimum) XLA_CPU_LIBM2(fmaximum)
+#undef XLA_CPU_LIBM1
+#undef XLA_CPU_LIBM2
+  return map;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) {
+  InitializeLlvmOnce();
+  auto jit = std::unique_ptr<CpuJit>(new CpuJit());
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return absl::InternalError("CPU backend: detecting the host: " + ErrorString(jtmb.takeError()));
+  jit->target_ = target;
+  jit->cpu_name_ = target.cpu_name;
+  jit->cpu_features_ = target.features;
+  jtmb->setCPU(jit->cpu_name_);
+  jtmb->getFeatures() = llvm::SubtargetFeatures(target.features);
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // What LLJIT picks for its JITLink linker, set before our own target
+  // machine is made from the same builder: the dumped assembly is then the
+  // code that runs (a JIT target machine otherwise defaults to the large
+  // code model, whose constant loads need a register each).
+  jtmb->setCodeModel(llvm::CodeModel::Small);
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  jit->triple_ = jtmb->getTargetTriple().str();
+
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) return absl::InternalError("CPU backend: target machine: " + ErrorString(tm.takeError()));
+  jit->target_machine_ = std::move(*tm);
+  jit->data_layout_ = jit->target_machine_->createDataLayout();
+
+  auto lljit = llvm::orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(*jtmb))
+                   .setLinkProcessSymbolsByDefault(false)
+                   .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+                   .create();
+  if (!lljit) return absl::InternalError("CPU backend: creating LLJIT: " + ErrorString(lljit.takeError()));
+  jit->jit_ = std::move(*lljit);
+  if (PerfMapRequested()) {
+    if (auto* linker = llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&jit->jit_->getObjLinkingLayer())) {
+      linker->addPlugin(MakePerfMapPlugin());
+    }
+  }
+  llvm::orc::JITDylib& main = jit->jit_->getMainJITDylib();
+  if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(RuntimeSymbols(*jit->jit_)))) {
+    return absl::InternalError("CPU backend: registering runtime symbols: " + ErrorString(std::move(e)));
+  }
+  // libmvec's vector variants for the ISA compiled for (vector_math_library.h).
+  jit->vector_math_isa_ = VectorMathIsa::ForTarget(jit->triple_, jit->cpu_features_);
+  auto vector_functions = ResolveVectorMathVariants(jit->vector_math_isa_);
+  if (!vector_functions.ok()) return vector_functions.status();
+  llvm::orc::SymbolMap vector_symbols;
+  for (const ResolvedVectorFunction& f : *vector_functions) {
+    vector_symbols[jit->jit_->mangleAndIntern(f.name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(f.address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  }
+  if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(std::move(vector_symbols)))) {
+    return absl::InternalError("CPU backend: registering libmvec symbols: " + ErrorString(std::move(e)));
+  }
+  return jit;
+}
+
+absl::Status CpuJit::Optimize(llvm::Module& module) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = true;
+  pto.SLPVectorization = true;
+  pto.LoopUnrolling = true;
+  llvm::PassBuilder pb(target_machine_.get(), pto);
+  pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
+    fpm.addPass(InvariantSelectVersioningPass());
+  });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
+                                        std::unique_ptr<llvm::Module> module, const std::string& function,
+                                        std::string* optimized_ir, std::string* assembly) {
+  {
+    std::string errors;
+    llvm::raw_string_ostream os(errors);
+    if (llvm::verifyModule(*module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
+  }
+  AddVectorMathVariants(*module, vector_math_isa_);
+  absl::Status optimized = Optimize(*module);
+  if (!optimized.ok()) return optimized;
+  MakeStreamingStoresNonTemporal(*module);
+  if (optimized_ir != nullptr) {
+    llvm::raw_string_ostream os(*optimized_ir);
+    module->print(os, nullptr);
+  }
+  if (assembly != nullptr) {
+    // Code generation rewrites the IR it runs on: a copy is emitted.
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
+    ASSIGN_OR_RETURN(*assembly, EmitAssembly(*copy));
+  }
+  if (llvm::Error e = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    return absl::InternalError("CPU backend: adding the module: " + ErrorString(std::move(e)));
+  }
+  auto symbol = jit_->lookup(function);
+  if (!symbol) return absl::InternalError("CPU backend: looking up " + function + ": " + ErrorString(symbol.takeError()));
+  return symbol->toPtr<void*>();
+}
+
+absl::StatusOr<std::string> CpuJit::EmitAssembly(llvm::Module& module) {
+  llvm::SmallString<0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (target_machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    return absl::InternalError("CPU backend: the target cannot emit assembly");
+  }
+  pm.run(module);
+  return std::string(out.str());
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,60 @@
+// CpuJit: one ORC LLJIT for one compiled module, targeting a CpuTarget
+// (the host's CPU name and features, or a pinned one, cpu_target.h),
+// optimizing at O3 with the new pass manager
+// before code generation. Only the symbols registered here (the backend's
+// runtime functions, the libm/libc functions LLVM lowers to, and libmvec's
+// vector variants, see vector_math_library.h) resolve: nothing is looked up
+// in the process by name.
+#ifndef BACKENDS_CPU_CODEGEN_JIT_H_
+#define BACKENDS_CPU_CODEGEN_JIT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "backends/cpu/codegen/cpu_target.h"
+#include "backends/cpu/codegen/vector_math_library.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace xla {
+namespace cpu {
+
+class CpuJit {
+ public:
+  static absl::StatusOr<std::unique_ptr<CpuJit>> Create(const CpuTarget& target);
+
+  // For modules about to be emitted: the triple, data layout, CPU compiled for.
+  const llvm::DataLayout& data_layout() const { return data_layout_; }
+  const std::string& triple() const { return triple_; }
+  const std::string& cpu_name() const { return cpu_name_; }
+  const std::string& cpu_features() const { return cpu_features_; }
+  const CpuTarget& target() const { return target_; }
+
+  // Runs the O3 pipeline on `module` (owned by `context`), adds it to the JIT
+  // and returns the address of `function`. Optimized IR is written to
+  // *optimized_ir and the target's assembly to *assembly when they are non-null.
+  absl::StatusOr<void*> AddModule(std::unique_ptr<llvm::LLVMContext> context, std::unique_ptr<llvm::Module> module,
+                                  const std::string& function, std::string* optimized_ir = nullptr,
+                                  std::string* assembly = nullptr);
+
+  // Assembly of `module` for the target (for dumps and tests).
+  absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);
+
+ private:
+  CpuJit() = default;
+  absl::Status Optimize(llvm::Module& module);
+
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::unique_ptr<llvm::TargetMachine> target_machine_;
+  llvm::DataLayout data_layout_{""};
+  CpuTarget target_;
+  std::string triple_, cpu_name_, cpu_features_;
+  VectorMathIsa vector_math_isa_;  // which libmvec variants calls get
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_CODEGEN_JIT_H_

@@ -1,0 +1,192 @@
+#include "backends/cpu/codegen/parallel_loop_emitter.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "backends/cpu/codegen/alias_analysis.h"
+#include "backends/cpu/runtime/runtime_parallel.h"
+#include "backends/cpu/codegen/streaming_stores.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+thread_local bool outline_all_ranges = false;
+}  // namespace
+
+ScopedOutlineAllRanges::ScopedOutlineAllRanges(bool enable) : previous_(outline_all_ranges) {
+  outline_all_ranges = enable;
+}
+ScopedOutlineAllRanges::~ScopedOutlineAllRanges() { outline_all_ranges = previous_; }
+
+absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, const std::string& name,
+                                                       llvm::ArrayRef<llvm::Type*> extra_params,
+                                                       const OutlinedBody& body) {
+  llvm::LLVMContext& ctx = b->getContext();
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = b->getPtrTy();
+  std::vector<llvm::Type*> params = {ptr};
+  params.insert(params.end(), extra_params.begin(), extra_params.end());
+  auto* fn_type = llvm::FunctionType::get(b->getVoidTy(), params, false);
+  // Internal, not private: the name stays in the object's symbol table, for
+  // profilers (perf_map.h).
+  llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::InternalLinkage, name, module);
+  fn->setDoesNotThrow();
+  fn->addParamAttr(0, llvm::Attribute::NoAlias);
+  fn->addParamAttr(0, llvm::Attribute::ReadOnly);
+
+  // The body, emitted into `fn`; captured values are loaded in its entry block.
+  std::vector<llvm::Value*> captured;
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(*b);
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+    llvm::BasicBlock* body_block = llvm::BasicBlock::Create(ctx, "body", fn);
+    llvm::BranchInst::Create(body_block, entry);
+    llvm::IRBuilder<> entry_builder(entry->getTerminator());
+    llvm::Value* captured_array = fn->getArg(0);
+    absl::flat_hash_map<llvm::Value*, llvm::Value*> remapped;
+    const ValueRemap remap = [&](llvm::Value* v) -> llvm::Value* {
+      if (v == nullptr || llvm::isa<llvm::Constant>(v)) return v;
+      auto [it, inserted] = remapped.try_emplace(v, nullptr);
+      if (inserted) {
+        llvm::Value* slot = entry_builder.CreateConstInBoundsGEP1_64(ptr, captured_array, captured.size());
+        auto* load = entry_builder.CreateLoad(ptr, slot, v->getName() + ".captured");
+        if (auto* original = llvm::dyn_cast<llvm::Instruction>(v)) {  // the same alignment
+          if (llvm::MDNode* align = original->getMetadata(llvm::LLVMContext::MD_align)) {
+            load->setMetadata(llvm::LLVMContext::MD_align, align);
+          }
+        }
+        it->second = load;
+        CopyBufferRegion(v, it->second);  // the same buffer: the same alias scope
+        CopyStreamingMark(v, it->second);
+        captured.push_back(v);
+      }
+      return it->second;
+    };
+    b->SetInsertPoint(body_block);
+    RETURN_IF_ERROR(body(fn, remap));
+    b->CreateRetVoid();
+  }
+
+  // The captured values, stored into a stack array of the caller.
+  llvm::Function* caller = b->GetInsertBlock()->getParent();
+  llvm::IRBuilder<> alloca_builder(&caller->getEntryBlock(), caller->getEntryBlock().begin());
+  llvm::Value* array =
+      alloca_builder.CreateAlloca(ptr, b->getInt64(std::max<size_t>(captured.size(), 1)), name + ".captured");
+  for (size_t i = 0; i < captured.size(); ++i) {
+    b->CreateStore(captured[i], b->CreateConstInBoundsGEP1_64(ptr, array, i));
+  }
+  return OutlinedFunction{fn, array};
+}
+
+absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
+                               const ElementCost& cost, int64_t total_work, const RangeBody& body) {
+  const bool parallel = device != nullptr && n >= 2 && total_work >= kMinParallelWork;
+  if (!parallel && !(outline_all_ranges && n >= 1)) {
+    const ValueRemap identity = [](llvm::Value* v) { return v; };
+    return body(b->getInt64(0), b->getInt64(n), identity);
+  }
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = b->getPtrTy();
+  llvm::Type* i64 = b->getInt64Ty();
+  ASSIGN_OR_RETURN(
+      OutlinedFunction range,
+      EmitOutlinedFunction(b, name + (parallel ? ".parallel" : ".serial"), {i64, i64},
+                           [&](llvm::Function* fn, const ValueRemap& remap) {
+                             if (n >= kAlignedChunksMinItems) {  // the runtime's ranges then start at multiples
+                               b->CreateAssumption(b->CreateICmpEQ(
+                                   b->CreateURem(fn->getArg(1), b->getInt64(kParallelForChunkMultiple)),
+                                   b->getInt64(0)));
+                             }
+                             return body(fn->getArg(1), fn->getArg(2), remap);
+                           }));
+  llvm::Type* f64 = b->getDoubleTy();
+  llvm::FunctionCallee parallel_for = module->getOrInsertFunction(
+      "__xla_cpu_runtime_ParallelFor",
+      llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, i64, f64, f64, f64}, false));
+  llvm::Value* run_on = parallel ? device : llvm::ConstantPointerNull::get(b->getPtrTy());
+  b->CreateCall(parallel_for, {run_on, range.function, range.captured, b->getInt64(n),
+                               llvm::ConstantFP::get(f64, cost.bytes_loaded),
+                               llvm::ConstantFP::get(f64, cost.bytes_stored), llvm::ConstantFP::get(f64, cost.cycles)});
+  return absl::OkStatus();
+}
+
+int MajorRangeLevel(const Shape& shape) {
+  const auto& minor_to_major = shape.layout().minor_to_major();
+  int level = static_cast<int>(minor_to_major.size()) - 1;
+  while (level > 0 && shape.dimensions(minor_to_major[level]) == 1) --level;
+  return std::max(level, 0);
+}
+
+absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
+                                  const std::string& name, const ElementCost& cost, int64_t inner_work,
+                                  const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body) {
+  return EmitParallelLoopNest(b, device, shape, name, cost, inner_work, LoopPieces{},
+                              [&](const IrIndex& index, int64_t, const ValueRemap& remap) { return body(index, remap); });
+}
+
+absl::Status EmitParallelLoopNest(
+    llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape, const std::string& name, const ElementCost& cost,
+    int64_t inner_work, const LoopPieces& pieces,
+    const std::function<absl::Status(const IrIndex&, int64_t piece, const ValueRemap&)>& body) {
+  if (shape.rank() == 0) {
+    const ValueRemap identity = [](llvm::Value* v) { return v; };
+    return EmitLoopNestForShape(b, shape, name, [&](const IrIndex& index) { return body(index, -1, identity); });
+  }
+  const std::vector<int64_t>& dims = shape.dimensions();
+  const auto& minor_to_major = shape.layout().minor_to_major();
+  const int64_t elements = ShapeUtil::ElementsIn(shape);
+  const int rank = static_cast<int>(minor_to_major.size());
+  // The range's items are rows of the most-major dimension, after skipping
+  // major dimensions of size 1 (a batch of one: [1,75,75,64] would otherwise
+  // be one item, run on one thread; see MajorRangeLevel). A dimension with fewer than
+  // kMinRangeDimension rows is merged with the next one (items are then
+  // pairs of indices), unless that one is the minor-most dimension, which
+  // stays a loop of its own for the vectorizer.
+  constexpr int64_t kMinRangeDimension = 16;
+  const int major = MajorRangeLevel(shape);
+  std::vector<int64_t> range_dims = {minor_to_major[major]};
+  if (dims[range_dims[0]] < kMinRangeDimension && major >= 2) range_dims.push_back(minor_to_major[major - 1]);
+  int64_t items = 1;
+  for (int64_t d : range_dims) items *= dims[d];
+  const std::vector<int64_t> inner_minor_to_major(minor_to_major.begin(),
+                                                  minor_to_major.begin() + (major + 1 - range_dims.size()));
+  const int64_t work = std::max<int64_t>(inner_work, 1);
+  // Per item of the range: one row of the inner dimensions.
+  const double inner_elements = items > 0 ? static_cast<double>(elements / items) : 0.0;
+  ElementCost row_cost;
+  row_cost.bytes_loaded = cost.bytes_loaded * inner_elements;
+  row_cost.bytes_stored = cost.bytes_stored * inner_elements;
+  row_cost.cycles = cost.cycles * inner_elements * static_cast<double>(work);
+  return EmitParallelRange(
+      b, device, items, name, row_cost, elements * work,
+      [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) {
+        return EmitForLoop(b, begin, end, name + ".outer", [&](llvm::Value* item) {
+          IrIndex outer(rank, nullptr);
+          for (int level = major + 1; level < rank; ++level) outer[minor_to_major[level]] = b->getInt64(0);
+          if (range_dims.size() == 1) {
+            outer[range_dims[0]] = item;
+          } else {
+            llvm::Value* rows = b->getInt64(dims[range_dims[1]]);
+            outer[range_dims[0]] = b->CreateUDiv(item, rows);
+            outer[range_dims[1]] = b->CreateURem(item, rows);
+          }
+          return EmitLoopNest(b, dims, inner_minor_to_major, name, pieces, [&](const IrIndex& inner, int64_t piece) {
+            IrIndex index = inner;
+            for (int d = 0; d < rank; ++d) {
+              if (outer[d] != nullptr) index[d] = outer[d];
+            }
+            return body(index, piece, remap);
+          });
+        });
+      });
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,269 @@
+// Row fusion (row_fusion.h): instructions sharing their outermost dimension
+// run in one loop over it when each reads only the same row of the others.
+// Results must equal the evaluator's (and be identical across thread
+// counts); the IR shows which groups formed.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/tests/cpu_test_util.h"
+#include "backends/cpu/codegen/row_fusion.h"
+#include "gtest/gtest.h"
+#include "xla/hlo/hlo_parser.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using cpu_test::OptimizedIr;
+using cpu_test::RandomArguments;
+using cpu_test::WithThreads;
+
+void ExpectMatchesEvaluator(const std::string& text, const ErrorSpec& tolerance) {
+  std::vector<Literal> args = RandomArguments(text, 11);
+  auto serial = cpu_test::RunOnCpu(text, args, WithThreads(1));
+  ASSERT_TRUE(serial.ok()) << serial.status();
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(absl::StrCat("threads=", threads));
+    cpu_test::CompareWithEvaluator(text, args, tolerance, WithThreads(threads));
+    auto parallel = cpu_test::RunOnCpu(text, args, WithThreads(threads));
+    ASSERT_TRUE(parallel.ok()) << parallel.status();
+    EXPECT_TRUE(literal_comparison::Equal(*serial, *parallel).ok());
+  }
+}
+
+std::string Softmax(const std::string& type, const std::string& layout) {
+  return cpu_test::SoftmaxHlo(type, 300, 257, layout);
+}
+
+TEST(CpuRowFusionTest, SoftmaxRunsAsOneRowLoop) {
+  const std::string text = Softmax("f32", "{1,0}");
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});
+  const std::string ir = OptimizedIr(text, 2);
+  // m, ex, s and r in one group, outlined once.
+  EXPECT_NE(ir.find("rows.m.ex.s.r"), std::string::npos) << ir.substr(0, 3000);
+}
+
+// A batch of one ([1,300,257], as in inference): the rows are dimension 1's,
+// in the default layout and in one where the unit dimension sits between
+// the rows and the columns; a reshape to [300,257] keeps the rows.
+TEST(CpuRowFusionTest, BatchOfOneGroupsAlongItsRows) {
+  for (const std::string layout : {"{2,1,0}", "{2,0,1}"}) {
+    SCOPED_TRACE(layout);
+    const std::string text = absl::StrCat(R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[1,300,257])", layout, R"( parameter(0)
+  lo = f32[] constant(-inf)
+  m = f32[1,300] reduce(x, lo), dimensions={2}, to_apply=max
+  mb = f32[1,300,257] broadcast(m), dimensions={0,1}
+  d = f32[1,300,257] subtract(x, mb)
+  ex = f32[1,300,257] exponential(d)
+  z = f32[] constant(0)
+  s = f32[1,300] reduce(ex, z), dimensions={2}, to_apply=add
+  sb = f32[1,300,257] broadcast(s), dimensions={0,1}
+  r = f32[1,300,257] divide(ex, sb)
+  ROOT f = f32[300,257] reshape(r)
+})");
+    ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});
+    const std::string ir = OptimizedIr(text, 2);
+    EXPECT_NE(ir.find("define internal void @rows.m.ex.s."), std::string::npos) << ir.substr(0, 3000);
+  }
+}
+
+// Each row prefetches the next row of what the group streams: x (read) and
+// the result (written; ex lives on the stack and is not prefetched). Rows of
+// 257 floats are long enough; the last row prefetches itself (in bounds).
+TEST(CpuRowFusionTest, RowGroupsPrefetchTheNextRowOfTheirStreams) {
+  const std::string ir = OptimizedIr(Softmax("f32", "{1,0}"), 2);
+  EXPECT_NE(ir.find("@llvm.prefetch.p0(ptr %"), std::string::npos) << ir.substr(0, 3000);
+  EXPECT_NE(ir.find(", i32 0, i32 3, i32 1)"), std::string::npos) << "no read prefetch\n" << ir.substr(0, 3000);
+  EXPECT_NE(ir.find(", i32 1, i32 3, i32 1)"), std::string::npos) << "no write prefetch\n" << ir.substr(0, 3000);
+  // Rows of 8 floats (32 bytes) are not worth it.
+  EXPECT_EQ(OptimizedIr(cpu_test::SoftmaxHlo("f32", 300, 8, "{1,0}"), 2).find("@llvm.prefetch"), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, LongChainsSplitIntoGroupsOfBoundedSize) {
+  // 20 steps: 20 reductions and 20 subtractions are materialized, all
+  // row-local: groups of at most kMaxRowGroupMembers.
+  const std::string text = cpu_test::RowSumChainHlo(20, 64, 300);
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-3, 1e-4});
+  const std::string ir = OptimizedIr(text, 2);
+  int groups = 0;
+  for (size_t pos = ir.find("define internal void @rows."); pos != std::string::npos;
+       pos = ir.find("define internal void @rows.", pos + 1)) {
+    ++groups;
+    const std::string name = ir.substr(pos, ir.find('(', pos) - pos);
+    EXPECT_LE(std::count(name.begin(), name.end(), '.') - 2, kMaxRowGroupMembers) << name;
+  }
+  EXPECT_EQ(groups, (40 + kMaxRowGroupMembers - 1) / kMaxRowGroupMembers) << ir.substr(0, 3000);
+}
+
+TEST(CpuRowFusionTest, SoftmaxInHalfPrecisionAndDouble) {
+  ExpectMatchesEvaluator(Softmax("f64", "{1,0}"), ErrorSpec{1e-13, 1e-12});
+  ExpectMatchesEvaluator(Softmax("f16", "{1,0}"), ErrorSpec{1e-2, 1e-2});
+}
+
+TEST(CpuRowFusionTest, ColumnMajorLayoutsGroupAlongTheirMajorDimension) {
+  // With {0,1} the major dimension is 1: rows are the 257 columns, which the
+  // row reductions over dimension 1 do not keep, so no group forms; results
+  // must still be right.
+  const std::string text = Softmax("f32", "{0,1}");
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});
+  EXPECT_EQ(OptimizedIr(text, 2).find("rows."), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, LayerNormGroupsMeanVarianceAndOutput) {
+  const std::string text = R"(HloModule layernorm
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[256,300] parameter(0)
+  g = f32[300] parameter(1)
+  z = f32[] constant(0)
+  n = f32[] constant(300)
+  sum = f32[256] reduce(x, z), dimensions={1}, to_apply=add
+  nb = f32[256] broadcast(n), dimensions={}
+  mean = f32[256] divide(sum, nb)
+  mb = f32[256,300] broadcast(mean), dimensions={0}
+  c = f32[256,300] subtract(x, mb)
+  c2 = f32[256,300] multiply(c, c)
+  var = f32[256] reduce(c2, z), dimensions={1}, to_apply=add
+  vn = f32[256] divide(var, nb)
+  eps = f32[] constant(1e-5)
+  eb = f32[256] broadcast(eps), dimensions={}
+  ve = f32[256] add(vn, eb)
+  rs = f32[256] rsqrt(ve)
+  rb = f32[256,300] broadcast(rs), dimensions={0}
+  gb = f32[256,300] broadcast(g), dimensions={1}
+  y = f32[256,300] multiply(c, rb)
+  ROOT o = f32[256,300] multiply(y, gb)
+})";
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-5, 1e-5});
+  EXPECT_NE(OptimizedIr(text, 2).find("rows."), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, ReadingAnotherRowOfAMemberSplitsTheGroup) {
+  // b reads a transposed: row r of b needs column r of a, i.e. every row.
+  const std::string text = R"(HloModule transposed
+ENTRY e {
+  x = f32[300,300] parameter(0)
+  a = f32[300,300] exponential(x)
+  t = f32[300,300] transpose(a), dimensions={1,0}
+  b = f32[300,300] add(a, t)
+  ROOT r = f32[300,300] multiply(b, b)
+})";
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-6});
+  EXPECT_EQ(OptimizedIr(text, 2).find("rows.a.b"), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, BroadcastingAWholeMemberAcrossRowsSplitsTheGroup) {
+  // y's row r needs all of v (v broadcast along y's minor dimension).
+  const std::string text = R"(HloModule across
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[300,300] parameter(0)
+  z = f32[] constant(0)
+  v = f32[300] reduce(x, z), dimensions={1}, to_apply=add
+  vb = f32[300,300] broadcast(v), dimensions={1}
+  ROOT y = f32[300,300] add(x, vb)
+})";
+  // Row sums of 300 values are vectorized (reassociated): absolute error
+  // around 1e-5 where x + v cancels.
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-4, 1e-4});
+  EXPECT_EQ(OptimizedIr(text, 2).find("rows.v.y"), std::string::npos);
+}
+
+TEST(CpuRowFusionTest, ValuesOnlyTheirGroupReadsGetOneRowOfStackNotABuffer) {
+  // ex is read only by s and r (same group): it needs no 4 MiB buffer.
+  // m and s are read only in the group too; the result r is a buffer.
+  const std::string text = cpu_test::SoftmaxHlo("f32", 1024, 1024);
+  const std::string dir = ::testing::TempDir() + "/row_scratch";
+  std::filesystem::remove_all(dir);
+  DebugOptions options = WithThreads(2);
+  options.set_xla_dump_to(dir);
+  auto module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = cpu_test::CpuBackendOrDie()->compiler()->Compile(std::move(*module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::ifstream in(dir + "/softmax.buffer-assignment.txt");
+  const std::string assignment((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(assignment.find("arena bytes: 0\n"), std::string::npos) << assignment;
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-5});
+}
+
+TEST(CpuRowFusionTest, GroupsInsideAndAroundAWhileLoop) {
+  // Groups in the entry before and after a While whose body has groups of
+  // its own (each computation's groups are its own).
+  const std::string text = R"(HloModule nested
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+body {
+  p = (s32[], f32[64,300]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[64,300] get-tuple-element(p), index=1
+  z = f32[] constant(0)
+  rs = f32[64] reduce(v, z), dimensions={1}, to_apply=sum
+  rb = f32[64,300] broadcast(rs), dimensions={0}
+  e = f32[64,300] tanh(v)
+  e2 = f32[64,300] add(e, e)
+  n = f32[64,300] subtract(e2, rb)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[64,300]) tuple(i1, n)
+}
+cond {
+  p = (s32[], f32[64,300]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  x = f32[64,300] parameter(0)
+  y = f32[300] parameter(1)
+  a = f32[64,300] negate(x)
+  a2 = f32[64,300] multiply(a, a)
+  z = f32[] constant(0)
+  rsum = f32[64] reduce(a2, z), dimensions={1}, to_apply=sum
+  rb = f32[64,300] broadcast(rsum), dimensions={0}
+  c = f32[64,300] divide(a2, rb)
+  zero = s32[] constant(0)
+  init = (s32[], f32[64,300]) tuple(zero, c)
+  loop = (s32[], f32[64,300]) while(init), condition=cond, body=body
+  final = f32[64,300] get-tuple-element(loop), index=1
+  f2 = f32[64,300] multiply(final, final)
+  fs = f32[64] reduce(f2, z), dimensions={1}, to_apply=sum
+  yb = f32[64,300] broadcast(y), dimensions={1}
+  ROOT r = (f32[64,300], f32[64], f32[64,300]) tuple(f2, fs, yb)
+})";
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-4, 1e-4});
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

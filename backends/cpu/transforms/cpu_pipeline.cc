@@ -1,0 +1,94 @@
+#include "backends/cpu/transforms/cpu_pipeline.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "backends/cpu/transforms/convolution_lowering.h"
+#include "backends/cpu/transforms/dot_canonicalization.h"
+#include "backends/cpu/transforms/reduction_splitting.h"
+#include "xla/transforms/algebraic_simplifier.h"
+#include "xla/transforms/call_inliner.h"
+#include "xla/transforms/common_subexpression_elimination.h"
+#include "xla/transforms/constant_folding.h"
+#include "xla/transforms/dead_code_elimination.h"
+#include "xla/transforms/hlo_pass_pipeline.h"
+#include "xla/transforms/transpose_folding.h"
+#include "xla/transforms/tuple_simplifier.h"
+#include "xla/transforms/while_loop_invariant_code_motion.h"
+#include "xla/transforms/while_loop_simplifier.h"
+
+namespace xla {
+namespace cpu {
+
+namespace {
+
+// The pipeline, top to bottom.
+void BuildPipeline(HloPassPipeline& pipeline) {
+  pipeline.AddPass<CallInliner>();
+  // Float convolutions become dots (im2col) or fused elementwise sums
+  // (depthwise) first, so simplification folds their constant kernels.
+  pipeline.AddPass<ConvolutionLowering>();
+  HloPassPipeline& simplify = pipeline.AddFixedPoint("simplification");
+  simplify.AddPass<AlgebraicSimplifier>();
+  simplify.AddPass<ConstantFolding>();
+  simplify.AddPass<CommonSubexpressionElimination>();
+  simplify.AddPass<TupleSimplifier>();
+  simplify.AddPass<WhileLoopInvariantCodeMotion>();
+  simplify.AddPass<WhileLoopSimplifier>();
+  simplify.AddPass<DeadCodeElimination>();
+  // The matmul runtime reads either orientation of each operand; dots it
+  // cannot read in place get their operands rearranged once.
+  pipeline.AddPass<TransposeFolding>();
+  pipeline.AddPass<DotCanonicalization>();
+  // Large reductions into small results get a partition dimension threads
+  // can split the work by.
+  pipeline.AddPass<ReductionSplitting>();
+  pipeline.AddPass<DeadCodeElimination>();
+}
+
+}  // namespace
+
+std::vector<std::string> CpuHloPassNames() {
+  HloPassPipeline pipeline("cpu");
+  BuildPipeline(pipeline);
+  return pipeline.PassNames();
+}
+
+absl::Status DumpToFile(const DebugOptions& options, const std::string& file, const std::string& contents) {
+  if (options.xla_dump_to().empty()) return absl::OkStatus();
+  std::error_code ec;
+  std::filesystem::create_directories(options.xla_dump_to(), ec);
+  if (ec) return absl::InternalError(absl::StrCat("CPU backend: creating ", options.xla_dump_to(), ": ", ec.message()));
+  const std::string path = absl::StrCat(options.xla_dump_to(), "/", file);
+  std::ofstream out(path, std::ios::binary);
+  out << contents;
+  if (!out) return absl::InternalError(absl::StrCat("CPU backend: writing ", path));
+  return absl::OkStatus();
+}
+
+absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, bool verify) {
+  HloPassPipeline pipeline("cpu");
+  BuildPipeline(pipeline);
+  pipeline.set_verify_after_each_pass(verify);
+  pipeline.ApplyDebugOptions(options);
+  absl::Status dump_status = absl::OkStatus();
+  int step = 0;
+  if (!options.xla_dump_to().empty()) {
+    // By value: the callback runs in pipeline.Run, after this block.
+    pipeline.set_dump_callback([&, prefix = module->name()](absl::string_view pass, absl::string_view before,
+                                                          absl::string_view after) {
+      const std::string base = absl::StrFormat("%s.%04d.%s", prefix, step++, pass);
+      if (dump_status.ok()) dump_status = DumpToFile(options, base + ".before.hlo", std::string(before));
+      if (dump_status.ok()) dump_status = DumpToFile(options, base + ".after.hlo", std::string(after));
+    });
+  }
+  absl::StatusOr<bool> changed = pipeline.Run(module);
+  if (!changed.ok()) return changed.status();
+  return dump_status;
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,34 @@
+// The CPU backend's HLO pass pipeline, listed in order in one function, run
+// by CpuCompiler before IR emission. Honors DebugOptions
+// xla_disable_hlo_passes / xla_disable_all_hlo_passes, optionally verifies
+// the module after every pass, and with xla_dump_to writes the HLO before and after
+// each pass that runs into that directory, and CpuCompiler adds the LLVM IR
+// before and after optimization (<module>.ir-no-opt.ll, <module>.ir-opt.ll).
+#ifndef BACKENDS_CPU_TRANSFORMS_CPU_PIPELINE_H_
+#define BACKENDS_CPU_TRANSFORMS_CPU_PIPELINE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "proto/xla.pb.h"
+#include "xla/hlo/hlo_module.h"
+
+namespace xla {
+namespace cpu {
+
+// With `verify`, HloVerifier checks the input and the module after every
+// pass (tests; off in CpuCompiler for now: the verifier rejects modules the
+// evaluator and this backend accept, e.g. abs/sign on unsigned integers).
+absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, bool verify = false);
+
+// Pass names in the order they run (for tests and --help texts).
+std::vector<std::string> CpuHloPassNames();
+
+// Writes `contents` to DIR/<file> when options.xla_dump_to is set.
+absl::Status DumpToFile(const DebugOptions& options, const std::string& file, const std::string& contents);
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_TRANSFORMS_CPU_PIPELINE_H_

@@ -1,6 +1,6 @@
 // Scalar reference formulas of the evaluator that a backend may call to give
 // bit-identical results (the CPU runtime's complex functions should include
-// this rather than copy it). Header only, no dependencies beyond <cmath>.
+// this rather than copy it). Header only, standard headers only.
 //
 // Each keeps the plain formula where it is accurate and switches only where
 // that one overflows, underflows or mishandles a special value.

@@ -13,6 +13,9 @@
 //   call:        the callee emitted inline on the operands' leaves.
 //   select:      of tuples by a scalar pred: a branch copying the chosen
 //                operand's leaves into the select's.
+//   copy:        of a tuple: each leaf copied into the copy's layout.
+//   A branch or callee whose root has other layouts than the instruction
+//   writes scratch leaves, copied into the instruction's.
 //
 // Computations are emitted inline at their call site (IrEmitter::
 // EmitComputation), each with arena space of its own (no reuse yet).
@@ -59,16 +62,27 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     return shapes;
   };
 
-  // Branches and callees write the instruction's leaves in their root's
-  // layout, which must then be the instruction's.
-  for (const HloComputation* c : hlo.called_computations()) {
-    if (hlo.opcode() == HloOpcode::kWhile) break;
-    if (c->root_instruction()->shape() != hlo.shape()) {
-      return absl::UnimplementedError(absl::StrCat("CPU backend: ", HloOpcodeString(hlo.opcode()),
-                                                   " whose computation returns another layout (in ", hlo.ToString(),
-                                                   ")"));
+  // Emits a branch or callee writing the instruction's leaves. A computation
+  // writes its results in its root's layout: where that differs from the
+  // instruction's, it writes scratch leaves that are then copied over.
+  auto emit_into_out = [&](const HloComputation& computation, std::vector<llvm::Value*> args) -> absl::Status {
+    const Shape& root_shape = computation.root_instruction()->shape();
+    if (root_shape == hlo.shape()) return EmitComputation(computation, std::move(args), out);
+    std::vector<Shape> root_shapes;
+    Flatten(root_shape, &root_shapes);
+    if (root_shapes.size() != out.size()) {
+      return InvalidArgument("CPU backend: %s: %s returns %s", hlo.name(), computation.name(), root_shape.ToString());
     }
-  }
+    std::vector<llvm::Value*> scratch;
+    for (const Shape& s : root_shapes) {
+      scratch.push_back(SlotAddress(NewArenaSlot(ShapeUtil::ByteSizeOfElements(s)), nullptr));
+    }
+    RETURN_IF_ERROR(EmitComputation(computation, std::move(args), scratch));
+    for (size_t i = 0; i < out.size(); ++i) {
+      RETURN_IF_ERROR(EmitCopy(scratch[i], root_shapes[i], out[i], out_shapes[i], absl::StrCat(hlo.name(), ".relayout")));
+    }
+    return absl::OkStatus();
+  };
   switch (hlo.opcode()) {
     case HloOpcode::kSelect: {
       const HloInstruction* pred = hlo.operand(0);
@@ -96,13 +110,22 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
       b_.SetInsertPoint(merge);
       return absl::OkStatus();
     }
+    case HloOpcode::kCopy: {  // of a tuple: leaf by leaf, each into its own layout
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> in, operand_leaves(hlo.operand(0)));
+      const std::vector<Shape> in_shapes = tree_shapes(*trees_.at(hlo.operand(0)));
+      if (in.size() != out.size()) return InvalidArgument("CPU backend: %s: operand shape differs", hlo.name());
+      for (size_t j = 0; j < out.size(); ++j) {
+        RETURN_IF_ERROR(EmitCopy(in[j], in_shapes[j], out[j], out_shapes[j], absl::StrCat(hlo.name(), ".leaf")));
+      }
+      return absl::OkStatus();
+    }
     case HloOpcode::kCall: {
       std::vector<llvm::Value*> args;
       for (const HloInstruction* o : hlo.operands()) {
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> leaves, operand_leaves(o));
         args.insert(args.end(), leaves.begin(), leaves.end());
       }
-      return EmitComputation(*hlo.to_apply(), std::move(args), out);
+      return emit_into_out(*hlo.to_apply(), std::move(args));
     }
     case HloOpcode::kWhile: {
       const ValueTree& init_tree = *trees_.at(hlo.operand(0));
@@ -181,7 +204,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
       for (int64_t i = 0; i < n; ++i) {
         b_.SetInsertPoint(blocks[i]);
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> args, operand_leaves(hlo.operand(i + 1)));
-        RETURN_IF_ERROR(EmitComputation(*branches[i], std::move(args), out));
+        RETURN_IF_ERROR(emit_into_out(*branches[i], std::move(args)));
         b_.CreateBr(merge);
       }
       b_.SetInsertPoint(merge);

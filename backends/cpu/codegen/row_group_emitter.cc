@@ -1,0 +1,160 @@
+// IrEmitter::EmitRowGroup: one loop over the rows a row group's members
+// share (row_fusion.h), computing each member's row in turn, with row
+// scratch on the stack and prefetches of the streamed rows.
+#include "backends/cpu/codegen/ir_emitter.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+#include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/alias_analysis.h"
+#include "backends/cpu/codegen/buffer_assignment.h"
+#include "backends/cpu/codegen/ir_emitter_internal.h"
+#include "backends/cpu/transforms/matmul_plan.h"
+#include "backends/cpu/codegen/parallel_loop_emitter.h"
+#include "backends/cpu/codegen/reduction_emitter.h"
+#include "backends/cpu/codegen/row_fusion.h"
+#include "backends/cpu/codegen/streaming_stores.h"
+#include "backends/host_memory_pool.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Intrinsics.h"
+#include "xla/primitive_util.h"
+#include "xla/shape_inference.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+using namespace ir_emitter_internal;  // NOLINT: the emitter's own helpers
+
+absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
+  ElementCost cost;
+  cost.bytes_loaded = cost.bytes_stored = cost.cycles = 0;
+  int64_t total_work = 0;
+  std::string name = "rows";
+  for (const HloInstruction* m : group.members) {
+    const double per_row = static_cast<double>(ShapeUtil::ElementsIn(m->shape()) / group.rows);
+    const ElementCost c = EstimateElementCost(*m);
+    cost.bytes_loaded += c.bytes_loaded * per_row;
+    cost.bytes_stored += c.bytes_stored * per_row;
+    cost.cycles += c.cycles * per_row * InnerWork(*m);
+    total_work += ShapeUtil::ElementsIn(m->shape()) * InnerWork(*m);
+    absl::StrAppend(&name, ".", m->name());
+  }
+  // Buffers streamed row by row: the members' own buffers (written) and the
+  // buffers their fused expressions read whose layout-major dimension has
+  // the group's extent (read, presumably row by row). Each row starts a new
+  // short stream, and a row's compute keeps the next row's loads out of the
+  // out-of-order window, so the next row is prefetched while this one is
+  // computed.
+  struct RowStream {
+    const HloInstruction* value;
+    int64_t row_bytes;
+    bool write;
+  };
+  std::vector<RowStream> streams;
+  absl::flat_hash_set<const HloInstruction*> members(group.members.begin(), group.members.end());
+  absl::flat_hash_set<const HloInstruction*> seen;
+  auto add_stream = [&](const HloInstruction* h, bool write) {
+    if (!h->shape().IsArray() || h->shape().rank() == 0 || !seen.insert(h).second) return;
+    if (h->shape().dimensions(RowDimension(h->shape())) != group.rows) return;
+    const int64_t row_bytes = ShapeUtil::ByteSizeOfElements(h->shape()) / group.rows;
+    if (row_bytes >= kMinPrefetchRowBytes && row_bytes <= kMaxPrefetchRowBytes) {
+      streams.push_back({h, row_bytes, write});
+    }
+  };
+  std::function<void(const HloInstruction*)> add_reads = [&](const HloInstruction* o) {
+    auto it = materialize_.find(o);
+    if (it != materialize_.end() && !it->second) {  // fused: generated inline
+      for (const HloInstruction* oo : o->operands()) add_reads(oo);
+    } else if (!members.contains(o)) {
+      add_stream(o, /*write=*/false);
+    }
+  };
+  for (const HloInstruction* m : group.members) {
+    // Rows of a streaming result are written around the cache (non-temporal
+    // stores): fetching them first would read each line from memory for
+    // nothing (softmax: a third of its memory traffic).
+    if (!row_scratch_.contains(m) && !IsStreamingBuffer(addresses_.at(m))) add_stream(m, /*write=*/true);
+    for (const HloInstruction* o : m->operands()) add_reads(o);
+  }
+  // Per row, not per element: the range runs over rows.
+  return EmitParallelRange(
+      &b_, device_, group.rows, name, cost, total_work,
+      [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
+        // Scratch rows: a stack array per member, in the function that runs
+        // the rows (so each worker has its own).
+        absl::flat_hash_map<const HloInstruction*, llvm::Value*> scratch;
+        absl::flat_hash_map<const HloInstruction*, Shape> row_shapes;
+        llvm::Function* fn = b_.GetInsertBlock()->getParent();
+        llvm::IRBuilder<> entry_builder(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+        for (const HloInstruction* m : group.members) {
+          if (!row_scratch_.contains(m)) continue;
+          Shape row_shape = m->shape();
+          (*row_shape.mutable_dimensions())[RowDimension(row_shape)] = 1;
+          llvm::AllocaInst* alloca = entry_builder.CreateAlloca(
+              IrStorageType(m->shape().element_type(), module_->getContext()),
+              b_.getInt64(std::max<int64_t>(ShapeUtil::ElementsIn(row_shape), 1)), m->name() + ".row");
+          alloca->setAlignment(llvm::Align(kAlignment));
+          scratch[m] = alloca;
+          row_shapes[m] = row_shape;
+        }
+        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
+          auto it = scratch.find(h);
+          return it != scratch.end() ? it->second : remap(BufferOf(h));
+        });
+        for (const auto& [m, row_shape] : row_shapes) local.SetRowBuffer(m, row_shape);
+        return EmitForLoop(&b_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
+          // The next row (the last one again at the end: always in bounds).
+          llvm::Value* next = b_.CreateAdd(row, b_.getInt64(1));
+          next = b_.CreateSelect(b_.CreateICmpSLT(next, b_.getInt64(group.rows)), next, row);
+          // Issued after the first member, which streams this row in (on
+          // softmax: 1.2-1.4x faster than at the start of the row, where
+          // the prefetches compete with this row's own loads).
+          auto prefetch = [&](const RowStream& stream) {
+            llvm::Value* base = remap(stream.write ? addresses_.at(stream.value) : BufferOf(stream.value));
+            return EmitRowPrefetch(&b_, base, next, stream.row_bytes, stream.write,
+                                   stream.value->name() + ".prefetch");
+          };
+          for (const HloInstruction* m : group.members) {
+            if (m == group.members[1]) {
+              for (const RowStream& stream : streams) RETURN_IF_ERROR(prefetch(stream));
+            }
+            const bool in_scratch = scratch.contains(m);
+            // As in EmitInstruction, a reshape that moves no element loops
+            // over its operand's indices (when its rows are the operand's).
+            const HloInstruction* reshaped = in_scratch ? nullptr : RowMajorReshapeOperand(*m);
+            if (reshaped != nullptr && reshaped->shape().dimensions(RowDimension(reshaped->shape())) != group.rows) {
+              reshaped = nullptr;
+            }
+            const ElementLoop loop(*m, reshaped, local);
+            const Shape& shape = in_scratch ? row_shapes.at(m) : loop.looped->shape();
+            const int64_t row_dim = RowDimension(loop.looped->shape());
+            // Every dimension but the rows' (major ones of size 1 loop once).
+            std::vector<int64_t> inner;
+            for (int64_t d : shape.layout().minor_to_major()) {
+              if (d != row_dim) inner.push_back(d);
+            }
+            llvm::Value* out = in_scratch ? scratch.at(m) : remap(addresses_.at(m));
+            RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, m->name(), loop.pieces,
+                                         [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {
+                                           IrIndex index = inner_index;
+                                           index[row_dim] = row;
+                                           ASSIGN_OR_RETURN(llvm::Value * v, loop.Element(local, index, piece));
+                                           local.StoreElement(v, out, shape, index);
+                                           return absl::OkStatus();
+                                         }));
+          }
+          return absl::OkStatus();
+        });
+      });
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -4,31 +4,20 @@
 #include <complex>
 #include <limits>
 
+#include "xla/evaluator/reference_math.h"
+
 namespace xla {
 namespace cpu {
 namespace {
 
 template <typename R> using C = std::complex<R>;
 
-// The evaluator's formulas (elementwise_ops.cc / elementwise_kernels.h).
-template <typename R> C<R> Sign(C<R> x) {
-  if (std::isnan(x.real()) || std::isnan(x.imag())) {
-    return {std::numeric_limits<R>::quiet_NaN(), std::numeric_limits<R>::quiet_NaN()};
-  }
-  if (x.real() == 0 && x.imag() == 0) return x;
-  return x / C<R>(std::abs(x));
-}
-template <typename R> C<R> Expm1(C<R> x) {
-  R a = x.real(), b = x.imag();
-  R s = std::sin(b / 2);
-  return {std::expm1(a) * std::cos(b) - 2 * s * s, std::exp(a) * std::sin(b)};
-}
-template <typename R> C<R> Log1p(C<R> x) {
-  R a = x.real(), b = x.imag();
-  R re = R(0.5) * std::log1p(a * (R(2) + a) + b * b);
-  return {re, std::atan2(b, R(1) + a)};
-}
-template <typename R> C<R> Logistic(C<R> x) { return C<R>(1) / (C<R>(1) + std::exp(-x)); }
+// The evaluator's formulas, shared with it (reference_math.h), so both
+// avoid the same overflows.
+template <typename R> C<R> Sign(C<R> x) { return reference_math::ComplexSign(x); }
+template <typename R> C<R> Expm1(C<R> x) { return reference_math::ComplexExpm1(x); }
+template <typename R> C<R> Log1p(C<R> x) { return reference_math::ComplexLog1p(x); }
+template <typename R> C<R> Logistic(C<R> x) { return reference_math::ComplexLogistic(x); }
 template <typename R> C<R> Rsqrt(C<R> x) { return C<R>(1) / std::sqrt(x); }
 template <typename R> C<R> Exp(C<R> x) { return std::exp(x); }
 template <typename R> C<R> Log(C<R> x) { return std::log(x); }

@@ -12,6 +12,16 @@
 // PRED values are i1 in registers and one byte in memory. F16/BF16 values
 // are float in registers, rounded back to their type after every op.
 // C64/C128 values are {re, im} structs (complex_ir_emitter.h).
+//
+// The definitions, by concept: elemental_ir_emitter.cc (element types,
+// loads and stores, literal elements, and GenerateUnrounded's dispatch to
+// one handler per opcode), elemental_ir_emitter_arithmetic.cc (elementwise
+// ops, compare, convert, clamp, bitcast-convert),
+// elemental_ir_emitter_data_movement.cc (broadcast, transpose, slice,
+// reverse, reshape, iota, dynamic-slice, gather, concatenate, pad) and
+// elemental_ir_emitter_reduction.cc (reduce, reduce-window, dot,
+// convolution, scalar computations and map); helpers they share in
+// elemental_ir_emitter_internal.h.
 #ifndef BACKENDS_CPU_CODEGEN_ELEMENTAL_IR_EMITTER_H_
 #define BACKENDS_CPU_CODEGEN_ELEMENTAL_IR_EMITTER_H_
 
@@ -135,7 +145,19 @@ class ElementalIrEmitter {
   llvm::IRBuilder<>* builder() { return b_; }
 
  private:
+  // The element of `hlo` at `index` from its operands, before rounding to
+  // a small float type: the handler of its opcode, Unimplemented for an
+  // opcode without one.
   absl::StatusOr<llvm::Value*> GenerateUnrounded(const HloInstruction* hlo, const IrIndex& index);
+  // Opcode handlers of GenerateUnrounded (those not declared elsewhere).
+  absl::StatusOr<llvm::Value*> EmitClampElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitBroadcastElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitTransposeElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitSliceElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitReverseElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitIotaElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitDynamicSliceElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitMapElement(const HloInstruction* hlo, const IrIndex& index);
   absl::StatusOr<llvm::Value*> EmitReduceElement(const HloInstruction* hlo, const IrIndex& index);
   // Reduce-window of one operand (EmitVariadicReduceWindowElement).
   absl::StatusOr<llvm::Value*> EmitReduceWindowElement(const HloInstruction* hlo, const IrIndex& index);

@@ -62,8 +62,11 @@ class RowLocality {
       }
       return true;
     }
-    // Anything else must not reach a member at all.
-    return !ReadsAnyMember(node);
+    // Anything else (concatenate, pad, slice, reverse, gather, ...) moves
+    // elements between rows: none of its operands may reach a member. (Asking
+    // ReadsAnyMember of `node` itself was wrong when `node` is the candidate:
+    // not fused and not yet a member, it answered "reads none" unseen.)
+    return absl::c_none_of(node->operands(), [&](const HloInstruction* o) { return ReadsAnyMember(o); });
   }
 
  private:

@@ -175,6 +175,32 @@ ENTRY e {
   EXPECT_EQ(OptimizedIr(text, 2).find("rows.a.b"), std::string::npos);
 }
 
+// Materialized data movement (concatenate, reverse, pad, slice, ...) whose
+// operands reach a member, directly or through fused transposes and
+// reverses, reads other rows of it: it must not join the member's group.
+// The fuzzer found the concatenate case returning wrong values
+// (fuzz_regressions/slice_transpose_reverse_concatenate.hlo).
+TEST(CpuRowFusionTest, DataMovementReadingOtherRowsOfAMemberSplitsTheGroup) {
+  for (const std::string root :
+       {"ROOT c = f32[64,192] concatenate(a, r), dimensions={1}", "ROOT c = f32[64,96] reverse(a), dimensions={0,1}",
+        "ROOT c = f32[64,96] add(a, r)"}) {
+    SCOPED_TRACE(root);
+    const std::string text = absl::StrCat(R"(HloModule moved
+ENTRY e {
+  x = f32[64,96] parameter(0)
+  a = f32[64,96] exponential(x)
+  t = f32[96,64] transpose(a), dimensions={1,0}
+  s = f32[64,64] slice(t), slice={[0:64], [0:64]}
+  ts = f32[64,64] transpose(s), dimensions={1,0}
+  zero = f32[] constant(0)
+  p = f32[64,96] pad(ts, zero), padding=0_0x0_32
+  r = f32[64,96] reverse(p), dimensions={0}
+  )",
+                                          root, "\n}\n");
+    ExpectMatchesEvaluator(text, ErrorSpec{1e-6, 1e-6});
+  }
+}
+
 TEST(CpuRowFusionTest, BroadcastingAWholeMemberAcrossRowsSplitsTheGroup) {
   // y's row r needs all of v (v broadcast along y's minor dimension).
   const std::string text = R"(HloModule across

@@ -112,8 +112,10 @@ absl::StatusOr<PrimitiveType> BinaryResultType(HloOpcode opcode, const Shape& lh
   };
   switch (opcode) {
     case HloOpcode::kAdd:
-    case HloOpcode::kSubtract:
     case HloOpcode::kMultiply:
+      // On booleans: logical or / and (StableHLO's add and multiply).
+      return t;
+    case HloOpcode::kSubtract:
     case HloOpcode::kDivide:
     case HloOpcode::kPower:
       if (t == PRED) return type_error("an arithmetic (non-pred)");
@@ -450,11 +452,8 @@ absl::StatusOr<Shape> ShapeInference::InferConvertShape(const Shape& operand, Pr
     return InvalidArgument("Convert: target element type %s is not an array element type (operand %s)",
                            TypeName(new_type), operand.ToString());
   }
-  if (IsComplexType(operand.element_type()) && !IsComplexType(new_type)) {
-    return InvalidArgument(
-        "Convert: converting complex %s to the real type %s is not supported (use Real/Imag) (operand %s)",
-        TypeName(operand.element_type()), TypeName(new_type), operand.ToString());
-  }
+  // Complex to a real, integer or pred type takes the real part (StableHLO's
+  // convert; the evaluator and the CPU backend do so).
   return ShapeUtil::MakeShape(new_type, operand.dimensions());
 }
 
@@ -1651,9 +1650,21 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
                                ListStr(attrs.dimensions()));
       }
       return InferIotaShape(declared_shape, attrs.dimensions(0));
-    case HloOpcode::kDot:
+    case HloOpcode::kDot: {
       RETURN_IF_ERROR(expect_operands(2));
-      return InferDotOpShape(*operands[0], *operands[1], attrs.dot_dimension_numbers());
+      ASSIGN_OR_RETURN(Shape shape, InferDotOpShape(*operands[0], *operands[1], attrs.dot_dimension_numbers()));
+      // Mixed precision (XLA's preferred_element_type; StableHLO's dot_general
+      // constrains only the result type): f32 dot(bf16, bf16), s32 dot(s8,
+      // s8). The operands are converted to the result type, or to f32 for an
+      // f16/bf16 result, and accumulate there (the evaluator's definition).
+      const PrimitiveType operand_type = shape.element_type();
+      const PrimitiveType result_type = declared_shape.IsArray() ? declared_shape.element_type() : operand_type;
+      const bool same_kind =
+          (primitive_util::IsFloatingPointType(operand_type) && primitive_util::IsFloatingPointType(result_type)) ||
+          (primitive_util::IsIntegralType(operand_type) && primitive_util::IsIntegralType(result_type));
+      if (result_type != operand_type && same_kind) shape.set_element_type(result_type);
+      return shape;
+    }
     case HloOpcode::kGather:
       RETURN_IF_ERROR(expect_operands(2));
       return InferGatherShape(*operands[0], *operands[1], attrs.gather_dimension_numbers(),

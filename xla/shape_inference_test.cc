@@ -243,7 +243,10 @@ TEST(BinaryTest, TypeRules) {
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kRemainder, S("c64[2]"), S("c64[2]"), {}), {"Remainder"}));
   EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kCbrt, S("c128[2]")), {"Cbrt"}));
   EXPECT_TRUE(IsError(SI::InferTernaryOpShape(HloOpcode::kClamp, S("c64[]"), S("c64[2]"), S("c64[]")), {"Clamp", "complex"}));
-  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("pred[2]"), S("pred[2]"), {}), {"Add", "pred"}));
+  // add/multiply on pred are or/and (StableHLO); subtract and divide are not defined.
+  EXPECT_TRUE(SI::InferBinaryOpShape(HloOpcode::kAdd, S("pred[2]"), S("pred[2]"), {}).ok());
+  EXPECT_TRUE(SI::InferBinaryOpShape(HloOpcode::kMultiply, S("pred[2]"), S("pred[2]"), {}).ok());
+  EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kSubtract, S("pred[2]"), S("pred[2]"), {}), {"Subtract", "pred"}));
   EXPECT_TRUE(IsShape(SI::InferBinaryOpShape(HloOpcode::kMaximum, S("pred[2]"), S("pred[2]"), {}), "pred[2]"));
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAdd, S("(f32[])"), S("f32[]"), {}), {"Add", "lhs must be an array"}));
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kNegate, S("f32[]"), S("f32[]"), {}),
@@ -314,7 +317,9 @@ TEST(ConvertTest, Convert) {
   EXPECT_TRUE(IsShape(SI::InferConvertShape(S("s32[3]"), F32), "f32[3]"));
   EXPECT_TRUE(IsShape(SI::InferConvertShape(S("f32[3]"), C64), "c64[3]"));
   EXPECT_TRUE(IsShape(SI::InferConvertShape(S("f32[3]"), PRED), "pred[3]"));
-  EXPECT_TRUE(IsError(SI::InferConvertShape(S("c64[3]"), F32), {"Convert", "c64", "f32"}));
+  // Complex to real takes the real part (StableHLO's convert).
+  EXPECT_TRUE(IsShape(SI::InferConvertShape(S("c64[3]"), F32), "f32[3]"));
+  EXPECT_TRUE(IsShape(SI::InferConvertShape(S("c128[3]"), S32), "s32[3]"));
   EXPECT_TRUE(IsError(SI::InferConvertShape(S("f32[3]"), TUPLE), {"Convert", "tuple"}));
   EXPECT_TRUE(IsError(SI::InferConvertShape(S("(f32[3])"), F32), {"Convert", "must be an array"}));
   EXPECT_TRUE(IsShape(Infer(HloOpcode::kConvert, {S("u8[2,2]")}, {}, {}, S("f64[2,2]")), "f64[2,2]"));

@@ -205,7 +205,10 @@ TEST(CpuBackendTest, UnimplementedIsAnError) {
     auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
     ASSERT_FALSE(executable.ok()) << text;
     EXPECT_EQ(executable.status().code(), absl::StatusCode::kUnimplemented) << executable.status();
-    EXPECT_NE(executable.status().message().find("CPU backend"), std::string::npos) << executable.status();
+    // Named by the verifier (shape inference) or by the backend.
+    const bool named = executable.status().message().find("fft") != std::string::npos ||
+                       executable.status().message().find("sort") != std::string::npos;
+    EXPECT_TRUE(named) << executable.status();
   }
 }
 

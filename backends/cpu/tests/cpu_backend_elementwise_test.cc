@@ -164,6 +164,9 @@ TEST(CpuBackendTest, UnaryInteger) {
   for (const std::string& t : kIntTypes) {
     for (const std::string& d : kShapes) {
       for (const std::string& op : ops) {
+        // abs and sign are defined on signed types only (the verifier, which
+        // runs before code generation, rejects them on unsigned ones).
+        if (t[0] == 'u' && (op == "abs" || op == "sign")) continue;
         RunAndCompare(Subst(absl::StrCat("HloModule m\nENTRY e {\n  p = $T$D parameter(0)\n  ROOT r = $T$D ", op,
                                          "(p)\n}\n"),
                             t, d),
@@ -182,7 +185,7 @@ TEST(CpuBackendTest, BinaryAllTypes) {
   for (const std::string& t : AllTypes()) {
     std::vector<std::string> ops;
     if (t == "pred") {
-      ops = {"add", "multiply", "maximum", "minimum", "and", "or", "xor", "power"};
+      ops = {"add", "multiply", "maximum", "minimum", "and", "or", "xor"};  // power is not defined on pred
     } else if (t[0] == 'f' || t[0] == 'b') {
       ops = arith;
       ops.push_back("atan2");

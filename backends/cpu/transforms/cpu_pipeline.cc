@@ -9,6 +9,8 @@
 #include "backends/cpu/transforms/convolution_lowering.h"
 #include "backends/cpu/transforms/dot_canonicalization.h"
 #include "backends/cpu/transforms/reduction_splitting.h"
+#include "xla/hlo/hlo_verifier.h"
+#include "xla/status_macros.h"
 #include "xla/transforms/algebraic_simplifier.h"
 #include "xla/transforms/call_inliner.h"
 #include "xla/transforms/common_subexpression_elimination.h"
@@ -51,6 +53,8 @@ void BuildPipeline(HloPassPipeline& pipeline) {
 
 }  // namespace
 
+void AddCpuHloPasses(HloPassPipeline* pipeline) { BuildPipeline(*pipeline); }
+
 std::vector<std::string> CpuHloPassNames() {
   HloPassPipeline pipeline("cpu");
   BuildPipeline(pipeline);
@@ -69,10 +73,10 @@ absl::Status DumpToFile(const DebugOptions& options, const std::string& file, co
   return absl::OkStatus();
 }
 
-absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, bool verify) {
+absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, bool verify_each_pass) {
   HloPassPipeline pipeline("cpu");
   BuildPipeline(pipeline);
-  pipeline.set_verify_after_each_pass(verify);
+  pipeline.set_verify_after_each_pass(verify_each_pass);
   pipeline.ApplyDebugOptions(options);
   absl::Status dump_status = absl::OkStatus();
   int step = 0;
@@ -87,7 +91,13 @@ absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, boo
   }
   absl::StatusOr<bool> changed = pipeline.Run(module);
   if (!changed.ok()) return changed.status();
-  return dump_status;
+  RETURN_IF_ERROR(dump_status);
+  absl::Status verified = VerifyHloModule(*module);
+  if (!verified.ok()) {
+    return absl::InternalError(absl::StrCat("CPU backend: the module does not verify after the HLO passes: ",
+                                            verified.message()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace cpu

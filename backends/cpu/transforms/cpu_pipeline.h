@@ -13,14 +13,26 @@
 #include "absl/status/status.h"
 #include "proto/xla.pb.h"
 #include "xla/hlo/hlo_module.h"
+#include "xla/transforms/hlo_pass_pipeline.h"
 
 namespace xla {
 namespace cpu {
 
-// With `verify`, HloVerifier checks the input and the module after every
-// pass (tests; off in CpuCompiler for now: the verifier rejects modules the
-// evaluator and this backend accept, e.g. abs/sign on unsigned integers).
-absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, bool verify = false);
+// HloVerifier checks the input and the module after every pass when
+// `verify_each_pass` (the default in builds with assertions, which tests
+// use), and the final module always: code is never generated from a module
+// that does not verify.
+#ifdef NDEBUG
+inline constexpr bool kVerifyEachCpuPass = false;
+#else
+inline constexpr bool kVerifyEachCpuPass = true;
+#endif
+absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options,
+                             bool verify_each_pass = kVerifyEachCpuPass);
+
+// Appends the CPU pipeline's passes, in order, to `pipeline`: what
+// RunCpuHloPasses runs (hlo_opt --passes=cpu reproduces it).
+void AddCpuHloPasses(HloPassPipeline* pipeline);
 
 // Pass names in the order they run (for tests and --help texts).
 std::vector<std::string> CpuHloPassNames();

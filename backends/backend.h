@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ class Executable {
   const HloModule& module() const { return *module_; }
   ProgramShape program_shape() const { return module_->entry_computation()->ComputeProgramShape(); }
   virtual int64_t SizeInBytes() const { return 0; }
+  // Bytes one run allocates besides its arguments and its result (the CPU
+  // backend's arena: its working set, from buffer assignment), or nullopt
+  // when the backend cannot tell (the service then bounds it by every
+  // instruction's value).
+  virtual std::optional<int64_t> ScratchBytesPerRun() const { return std::nullopt; }
 
  private:
   std::unique_ptr<HloModule> module_;

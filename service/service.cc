@@ -370,10 +370,16 @@ absl::Status Service::Run(SessionId session, Executable& executable, const googl
     }
     buffers.push_back(std::move(buffer));
   }
-  // Everything the run may allocate (every instruction's value, an upper
-  // bound of the working set) must fit the quotas before it starts.
+  // Everything the run allocates must fit the quotas before it starts: its
+  // result and the scratch the backend reports (the CPU arena), or, from a
+  // backend that cannot tell, every instruction's value.
+  const std::optional<int64_t> scratch = executable.ScratchBytesPerRun();
+  const int64_t result_bytes = AllocationTracker::ChargedBytesOfTree(entry->root_instruction()->shape());
+  const int64_t run_bytes = scratch.has_value()
+                                ? (*scratch > INT64_MAX - result_bytes ? INT64_MAX : *scratch + result_bytes)
+                                : WorkingSetBytes(executable.module());
   ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
-                   allocations_.Reserve(session, WorkingSetBytes(executable.module()),
+                   allocations_.Reserve(session, run_bytes,
                                         absl::StrCat("running '", entry->name(), "' (its values)")));
   auto start = std::chrono::steady_clock::now();
   // The operator's bound on a run's time (a runaway loop must not hold a

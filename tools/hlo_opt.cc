@@ -24,6 +24,7 @@
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
 #include "xla/transforms/hlo_pass_pipeline.h"
+#include "backends/cpu/transforms/cpu_pipeline.h"
 #include "xla/transforms/pass_registry.h"
 
 ABSL_FLAG(std::string, passes, "standard",
@@ -46,7 +47,8 @@ std::string UsageText() {
       "Runs HLO passes on an HLO text module and prints the resulting module.\n"
       "usage: hlo_opt [--passes=NAME,...] [--fixed_point] [--verify=false] [--dump_passes] FILE.hlo|-\n"
       "passes:\n"
-      "  standard              the standard pipeline: call-inliner, then a fixed point of the others\n";
+      "  standard              the standard pipeline: call-inliner, then a fixed point of the others\n"
+      "  cpu                   the CPU backend's pipeline, as its compiler runs it before code generation\n";
   for (const HloPassInfo& info : RegisteredHloPasses()) {
     std::string name = info.name;
     name.resize(std::max<size_t>(name.size() + 1, 22), ' ');
@@ -78,6 +80,12 @@ int Run(const std::string& path) {
   if (absl::GetFlag(FLAGS_fixed_point)) pipeline = &list.AddFixedPoint("hlo_opt-fixed-point");
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_passes), ',', absl::SkipWhitespace())) {
     name = absl::StripAsciiWhitespace(name);
+    if (name == "cpu") {
+      auto cpu_pipeline = std::make_unique<HloPassPipeline>("cpu");
+      cpu::AddCpuHloPasses(cpu_pipeline.get());
+      pipeline->AddOwnedPass(std::move(cpu_pipeline));
+      continue;
+    }
     absl::StatusOr<std::unique_ptr<HloPass>> pass = CreateHloPass(name);
     if (!pass.ok()) return Fail(std::string(pass.status().message()));
     pipeline->AddOwnedPass(std::move(*pass));

@@ -34,5 +34,19 @@ printf 'HloModule m\nENTRY e {\n  ROOT x = f32[] bogus()\n}\n' > "$TMP/bad.hlo"
 [[ $code -eq 1 ]] || fail "bad module: exit $code"
 grep -q "line 3" "$TMP/err" || fail "bad module message: $(cat "$TMP/err")"
 
+# The CPU backend's own pipeline: its convolution lowering turns a 1x1
+# convolution into a dot, as the CPU compiler would before code generation.
+cat > "$TMP/conv.hlo" <<'HLO'
+HloModule conv
+ENTRY e {
+  x = f32[1,4,4,8] parameter(0)
+  k = f32[1,1,8,16] parameter(1)
+  ROOT c = f32[1,4,4,16] convolution(x, k), window={size=1x1}, dim_labels=b01f_01io->b01f
+}
+HLO
+out=$("$HLO_OPT" --passes=cpu "$TMP/conv.hlo" 2>"$TMP/err")
+[[ $? -eq 0 ]] || fail "cpu pipeline failed: $(cat "$TMP/err")"
+[[ "$out" == *" dot("* && "$out" != *"convolution("* ]] || fail "cpu pipeline did not lower the convolution: $out"
+
 [[ $failures -eq 0 ]] || { echo "$failures check(s) failed"; exit 1; }
 echo "all hlo_opt checks passed"

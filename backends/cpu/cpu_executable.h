@@ -29,7 +29,9 @@ class CpuExecutable : public Executable {
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
       const ExecutionControl* control = nullptr) override;
-  int64_t SizeInBytes() const override { return static_cast<int64_t>(optimized_ir_.size()) + arena_bytes_; }
+  // The code and its IR text; the arena is charged per run (ScratchBytesPerRun).
+  int64_t SizeInBytes() const override { return static_cast<int64_t>(optimized_ir_.size()); }
+  std::optional<int64_t> ScratchBytesPerRun() const override { return arena_bytes_; }
 
   // The LLVM IR after optimization (for dumps and vectorization tests).
   const std::string& optimized_ir() const { return optimized_ir_; }

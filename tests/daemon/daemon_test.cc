@@ -298,12 +298,16 @@ TEST_F(DaemonTest, HandlesAreIsolatedBetweenSessions) {
 
 TEST_F(DaemonTest, HugeIntermediateValuesAreRefusedBeforeRunning) {
   auto client = Connect();
-  // A 4 TiB intermediate reduced to a scalar: the result is small, the run is not.
+  // A 4 TiB intermediate reduced to a scalar: the result is small, the run is
+  // not. x is read at two indices (x * reverse(x)), so it is materialized
+  // (an arena buffer of its own) and the executable's working set is 4 TiB.
+  // (A value read once would be fused into the reduce and take no memory.)
   XlaBuilder add("add");
   Add(Parameter(&add, 0, ShapeUtil::MakeShape(F32, {}), "a"), Parameter(&add, 1, ShapeUtil::MakeShape(F32, {}), "b"));
   XlaComputation sum = add.Build().value();
   XlaBuilder b("huge_intermediate");
-  Reduce(Broadcast(ConstantR0<float>(&b, 1), {int64_t{1} << 40}), ConstantR0<float>(&b, 0), sum, {0});
+  XlaOp x = Iota(&b, F32, int64_t{1} << 40);
+  Reduce(Mul(x, Rev(x, {0})), ConstantR0<float>(&b, 0), sum, {0});
   XlaComputation c = b.Build().value();
   auto run = client->ExecuteAndTransfer(c, {});
   EXPECT_EQ(run.status().code(), absl::StatusCode::kResourceExhausted) << run.status();
@@ -421,6 +425,29 @@ TEST(DaemonLimitsTest, SessionQuotaIsResourceExhaustedAndTheSessionStaysUsable) 
   auto result = client->ExecuteAndTransfer(b.Build().value(), {});
   EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted) << result.status();
   EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));
+}
+
+// A run is charged what the executable reports it allocates (its result and
+// the CPU arena from buffer assignment), not every instruction's value: a
+// chain of ten 512 KiB elementwise values that all fuse into one loop runs
+// under a 1.5 MiB session quota.
+TEST(DaemonLimitsTest, RunsAreChargedTheExecutablesWorkingSet) {
+  auto daemon = DaemonProcess::Start({"--max_session_bytes=1572864"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  std::string text = "HloModule chain\nENTRY e {\n  v0 = f32[131072] parameter(0)\n";
+  for (int i = 1; i <= 10; ++i) {
+    absl::StrAppend(&text, "  v", i, " = f32[131072] ", i % 2 ? "negate" : "abs", "(v", i - 1, ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT r = f32[131072] add(v10, v0)\n}\n");
+  auto executable = client->CompileHloText(text);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto arg = client->TransferToServer(Iota(131072, 1));
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  auto run = client->Execute(*executable, {arg->get()});
+  ASSERT_TRUE(run.ok()) << run.status();
+  Literal result = client->TransferToClient(**run).value();
+  // Element 7: negate and abs alternate, ending in abs: |x| + x = 14.
+  EXPECT_EQ(result.data<float>()[7], 14.0f);
 }
 
 // A While whose condition is always true.

@@ -298,15 +298,17 @@ bool Generator::ReduceWindowOp() {
         {&x->shape, &index->shape, &lowest->shape, &zero->shape}, window, reducer_shape);
     if (!out.ok() || !out->IsTuple()) return false;
     const std::vector<int64_t> dims = out->tuple_shapes(0).dimensions();
+    // The get-tuple-elements keep the tuple's element layouts.
+    const Shape value_shape = MakeShape(t, dims), index_shape = MakeShape(S32, dims);
     const std::string tuple = EmitTuple(
-        {MakeShape(t, dims), MakeShape(S32, dims)},
+        {value_shape, index_shape},
         absl::StrCat("reduce-window(", Use(x), ", ", Use(index), ", ", Use(lowest), ", ", Use(zero), "), window={",
                      window_text, "}, to_apply=", ArgmaxReducer(t)),
         "reduce-window");
     Count("reduce-window:variadic");
-    Emit(MakeShape(t, dims), absl::StrCat("get-tuple-element(", tuple, "), index=0"), Exact(x->precision.mag),
+    Emit(value_shape, absl::StrCat("get-tuple-element(", tuple, "), index=0"), Exact(x->precision.mag),
          "get-tuple-element");
-    Emit(MakeShape(S32, dims), absl::StrCat("get-tuple-element(", tuple, "), index=1"), Exact(MaxDim(dims)),
+    Emit(index_shape, absl::StrCat("get-tuple-element(", tuple, "), index=1"), Exact(MaxDim(dims)),
          "get-tuple-element");
     return true;
   }

@@ -14,41 +14,45 @@ namespace hlo_fuzz {
 
 void Generator::GenerateOps(int n) {
   struct Family {
+    const char* name;  // its HLO opcode, or unary-/binary-float/int
     int weight;
     bool top_level_only;
     std::function<bool()> run;
   };
   const Family families[] = {
-      {12, false, [this] { return UnaryFloatOp(); }},
-      {5, false, [this] { return UnaryIntOp(); }},
-      {12, false, [this] { return BinaryOp(true); }},
-      {9, false, [this] { return BinaryOp(false); }},
-      {5, false, [this] { return CompareOp(); }},
-      {5, false, [this] { return SelectOp(); }},
-      {3, false, [this] { return ClampOp(); }},
-      {6, false, [this] { return ConvertOp(); }},
-      {4, false, [this] { return BroadcastOp(); }},
-      {4, false, [this] { return ReshapeOp(); }},
-      {4, false, [this] { return TransposeOp(); }},
-      {5, false, [this] { return SliceOp(); }},
-      {3, false, [this] { return ReverseOp(); }},
-      {4, false, [this] { return ConcatenateOp(); }},
-      {4, false, [this] { return PadOp(); }},
-      {2, false, [this] { return IotaOp(); }},
-      {3, false, [this] { return DynamicSliceOp(); }},
-      {3, false, [this] { return DynamicUpdateSliceOp(); }},
-      {3, false, [this] { return GatherOp(); }},
-      {3, false, [this] { return ScatterOp(); }},
-      {5, false, [this] { return ReduceOp(); }},
-      {3, false, [this] { return ReduceWindowOp(); }},
-      {4, false, [this] { return DotOp(); }},
-      {2, false, [this] { return ConvolutionOp(); }},
-      {2, true, [this] { return WhileOp(); }},
-      {2, true, [this] { return ConditionalOp(); }},
-      {2, true, [this] { return CallOp(); }},
+      {"unary-float", 12, false, [this] { return UnaryFloatOp(); }},
+      {"unary-int", 5, false, [this] { return UnaryIntOp(); }},
+      {"binary-float", 12, false, [this] { return BinaryOp(true); }},
+      {"binary-int", 9, false, [this] { return BinaryOp(false); }},
+      {"compare", 5, false, [this] { return CompareOp(); }},
+      {"select", 5, false, [this] { return SelectOp(); }},
+      {"clamp", 3, false, [this] { return ClampOp(); }},
+      {"convert", 6, false, [this] { return ConvertOp(); }},
+      {"broadcast", 4, false, [this] { return BroadcastOp(); }},
+      {"reshape", 4, false, [this] { return ReshapeOp(); }},
+      {"transpose", 4, false, [this] { return TransposeOp(); }},
+      {"slice", 5, false, [this] { return SliceOp(); }},
+      {"reverse", 3, false, [this] { return ReverseOp(); }},
+      {"concatenate", 4, false, [this] { return ConcatenateOp(); }},
+      {"pad", 4, false, [this] { return PadOp(); }},
+      {"iota", 2, false, [this] { return IotaOp(); }},
+      {"dynamic-slice", 3, false, [this] { return DynamicSliceOp(); }},
+      {"dynamic-update-slice", 3, false, [this] { return DynamicUpdateSliceOp(); }},
+      {"gather", 3, false, [this] { return GatherOp(); }},
+      {"scatter", 3, false, [this] { return ScatterOp(); }},
+      {"reduce", 5, false, [this] { return ReduceOp(); }},
+      {"reduce-window", 3, false, [this] { return ReduceWindowOp(); }},
+      {"dot", 4, false, [this] { return DotOp(); }},
+      {"convolution", 2, false, [this] { return ConvolutionOp(); }},
+      {"while", 2, true, [this] { return WhileOp(); }},
+      {"conditional", 2, true, [this] { return ConditionalOp(); }},
+      {"call", 2, true, [this] { return CallOp(); }},
   };
   std::vector<int> weights;
-  for (const Family& f : families) weights.push_back(f.top_level_only && current()->depth > 0 ? 0 : f.weight);
+  for (const Family& f : families) {
+    const bool off = (f.top_level_only && current()->depth > 0) || options_.excluded_ops.count(f.name) > 0;
+    weights.push_back(off ? 0 : f.weight);
+  }
   for (int i = 0; i < n; ++i) {
     for (int attempt = 0; attempt < 6; ++attempt) {
       if (families[Weighted(weights)].run()) break;

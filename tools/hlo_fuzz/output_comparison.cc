@@ -36,7 +36,13 @@ std::string IndexText(const Shape& shape, int64_t linear) {
 std::string ValueText(const Literal& leaf, int64_t linear) {
   Literal one(ShapeUtil::MakeScalarShape(leaf.element_type()));
   one.CopyElementFrom(leaf, linear, 0);
-  return one.ToStringWithoutShape();
+  std::string text = one.ToStringWithoutShape();
+  if (leaf.element_type() == PRED) {
+    // A pred byte other than 0 or 1 prints as "true" but is not one.
+    const uint8_t byte = static_cast<const uint8_t*>(leaf.untyped_data())[linear];
+    if (byte > 1) absl::StrAppend(&text, " (byte ", byte, ")");
+  }
+  return text;
 }
 
 absl::Status CompareLeaf(int leaf_index, const Literal& expected, const Literal& actual_any_layout,

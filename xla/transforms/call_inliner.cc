@@ -7,6 +7,13 @@
 #include "xla/transforms/hlo_rewrite_util.h"
 
 namespace xla {
+namespace {
+
+bool IsInlined(const HloInstruction& hlo) {
+  return hlo.opcode() == HloOpcode::kCall || hlo.opcode() == HloOpcode::kFusion;
+}
+
+}  // namespace
 
 absl::StatusOr<bool> CallInliner::Run(HloModule* module) {
   NameUniquer names(*module);
@@ -14,7 +21,7 @@ absl::StatusOr<bool> CallInliner::Run(HloModule* module) {
   for (HloComputation* computation : module->computations()) {
     std::vector<HloInstruction*> worklist;
     for (HloInstruction* i : computation->instructions()) {
-      if (i->opcode() == HloOpcode::kCall) worklist.push_back(i);
+      if (IsInlined(*i)) worklist.push_back(i);
     }
     if (worklist.empty()) continue;
     // Only calls are removed while inlining (so the worklist stays valid);
@@ -23,15 +30,17 @@ absl::StatusOr<bool> CallInliner::Run(HloModule* module) {
     while (!worklist.empty()) {
       HloInstruction* call = worklist.back();
       worklist.pop_back();
-      const HloComputation* callee = call->to_apply();
-      if (callee == nullptr) return InvalidArgument("call '%s' has no called computation", call->name());
+      if (call->called_computations().size() != 1) {
+        return InvalidArgument("%s '%s' must call one computation", HloOpcodeString(call->opcode()), call->name());
+      }
+      const HloComputation* callee = call->called_computations()[0];
       std::vector<HloInstruction*> clones;
       ASSIGN_OR_RETURN(HloInstruction * result,
                        InlineComputation(*callee, call->operands(), computation, &names, &clones));
       // Calls inside the callee are inlined in turn (no recursion in a valid
       // module, so this ends).
       for (HloInstruction* clone : clones) {
-        if (clone->opcode() == HloOpcode::kCall) worklist.push_back(clone);
+        if (IsInlined(*clone)) worklist.push_back(clone);
       }
       if (!CanReplace(call, result)) {
         // Same values, another layout at a root: keep the call's layout.

@@ -4,6 +4,9 @@
 // left in the module (DeadCodeElimination removes the ones no longer
 // called). A call that is a computation's root and whose callee returns its
 // value in another layout becomes a `copy` to the call's layout.
+// A `fusion` (as another compiler's optimized dump has them) is a call of
+// its fused computation and is inlined the same way: the backend that
+// compiles the module makes its own fusion decisions.
 #ifndef XLA_TRANSFORMS_CALL_INLINER_H_
 #define XLA_TRANSFORMS_CALL_INLINER_H_
 

@@ -32,6 +32,29 @@ ENTRY main {
   EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kCall), 0);
 }
 
+// An optimized dump of another compiler: its fusions are calls of their
+// fused computations.
+TEST(CallInlinerTest, InlinesFusions) {
+  testing::PassRun run = RunPass<CallInliner>(R"(
+HloModule m
+fused_computation {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  m = f32[4] multiply(p0, p1)
+  ROOT e = f32[4] exponential(m)
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  f = f32[4] fusion(a, b), kind=kLoop, calls=fused_computation
+  ROOT n = f32[4] negate(f)
+})");
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_TRUE(run.changed);
+  EXPECT_EQ(RootExpr(*run.module), "negate(exponential(multiply(parameter(0), parameter(1))))");
+  EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kFusion), 0);
+}
+
 TEST(CallInlinerTest, InlinesNestedCallsAndKeepsNamesUnique) {
   testing::PassRun run = RunPass<CallInliner>(R"(
 HloModule m

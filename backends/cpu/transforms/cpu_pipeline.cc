@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "backends/cpu/transforms/convolution_lowering.h"
 #include "backends/cpu/transforms/dot_canonicalization.h"
+#include "backends/cpu/transforms/foreign_op_lowering.h"
 #include "backends/cpu/transforms/reduction_splitting.h"
 #include "xla/hlo/hlo_verifier.h"
 #include "xla/status_macros.h"
@@ -41,6 +42,10 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   simplify.AddPass<WhileLoopInvariantCodeMotion>();
   simplify.AddPass<WhileLoopSimplifier>();
   simplify.AddPass<DeadCodeElimination>();
+  // Opt-barriers and bitcasts of other compilers' optimized HLO become
+  // instructions the emitter knows (after simplification, which the
+  // barriers were there to hold back).
+  pipeline.AddPass<ForeignOpLowering>();
   // The matmul runtime reads either orientation of each operand; dots it
   // cannot read in place get their operands rearranged once.
   pipeline.AddPass<TransposeFolding>();

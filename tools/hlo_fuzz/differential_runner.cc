@@ -76,7 +76,25 @@ RunResult RunDifferential(absl::string_view text, const RunOptions& options) {
   if (absl::Status s = VerifyHloModule(**module); !s.ok()) {
     return fail(Verdict::kInvalidModule, absl::StrCat("verify: ", s.message()));
   }
-  const std::vector<Literal> args = MakeArguments(**module, options.arg_seed);
+  std::vector<Literal> args;
+  if (options.argument_texts.empty()) {
+    args = MakeArguments(**module, options.arg_seed);
+  } else {
+    const auto& params = (*module)->entry_computation()->parameter_instructions();
+    if (params.size() != options.argument_texts.size()) {
+      return fail(Verdict::kInvalidModule, absl::StrCat(options.argument_texts.size(), " arguments given for ",
+                                                       params.size(), " parameters"));
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      absl::StatusOr<Literal> arg = Literal::Parse(options.argument_texts[i]);
+      if (!arg.ok() || !arg->shape().Compatible(params[i]->shape())) {
+        return fail(Verdict::kInvalidModule,
+                    absl::StrCat("argument ", i, " '", options.argument_texts[i], "' does not fit parameter ",
+                                 params[i]->shape().ToString(true)));
+      }
+      args.push_back(arg->RelayoutTo(params[i]->shape()));
+    }
+  }
 
   bool compile_failed = false;
   absl::StatusOr<Literal> expected =
@@ -110,6 +128,11 @@ RunOptions RunOptionsFromText(absl::string_view text, RunOptions defaults) {
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
     line = absl::StripAsciiWhitespace(line);
     if (!absl::ConsumePrefix(&line, "// hlo_fuzz:")) continue;
+    line = absl::StripLeadingAsciiWhitespace(line);
+    if (absl::ConsumePrefix(&line, "arg=")) {
+      defaults.argument_texts.push_back(std::string(line));
+      continue;
+    }
     for (absl::string_view field : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
       uint64_t value;
       if (absl::ConsumePrefix(&field, "arg_seed=") && absl::SimpleAtoi(field, &value)) defaults.arg_seed = value;

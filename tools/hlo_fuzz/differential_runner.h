@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "tools/hlo_fuzz/output_comparison.h"
@@ -28,6 +29,9 @@ struct RunOptions {
   uint64_t arg_seed = 1;
   int threads = 2;         // the multi-threaded run's xla_cpu_threads
   bool single_thread = true;  // also run (first) with xla_cpu_threads=1
+  // Literal texts ("f32[2] {1, nan}") of every argument, instead of ones
+  // made from arg_seed (a regression can state the values it needs).
+  std::vector<std::string> argument_texts;
 };
 
 struct RunResult {
@@ -39,8 +43,9 @@ struct RunResult {
 
 RunResult RunDifferential(absl::string_view text, const RunOptions& options);
 
-// A saved module's run options, from a comment line of its text:
+// A saved module's run options, from comment lines of its text:
 //   // hlo_fuzz: arg_seed=S threads=N
+//   // hlo_fuzz: arg=f32[2] {1, nan}      (one line per argument, in order)
 // (fields missing there keep their `defaults`).
 RunOptions RunOptionsFromText(absl::string_view text, RunOptions defaults = RunOptions());
 // That comment line for `options`.

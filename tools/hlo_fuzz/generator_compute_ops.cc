@@ -378,6 +378,12 @@ bool Generator::DotOp() {
   for (int64_t d : rhs_contracting) dn.add_rhs_contracting_dimensions(d);
   absl::StatusOr<Shape> out = ShapeInference::InferDotOpShape(x->shape, y->shape, dn);
   if (!out.ok() || Elements(out->dimensions()) > 2 * max_elements()) return false;
+  if (Chance(0.25)) {
+    // Mixed precision: a result type of the operands' kind (f32 dot(bf16,
+    // bf16), s32 dot(s8, s8)); the operands convert to it.
+    out->set_element_type(IsFloat(t) ? RandomFloatType() : RandomIntType());
+    if (out->element_type() != t) Count("dot:mixed-precision");
+  }
   int64_t k = 1;
   for (int64_t d : lhs_contracting) k *= x->shape.dimensions(d);
   const Precision p = ContractionPrecision(t, out->element_type(), x->precision, y->precision, k);

@@ -71,8 +71,8 @@ bool Generator::BinaryOp(bool floats) {
            O::kAtan2};
     weights = {5, 4, 5, 3, 2, 2, 3, 3, 1};
   } else if (t == PRED) {
-    ops = {O::kAnd, O::kOr, O::kXor};
-    weights = {1, 1, 1};
+    ops = {O::kAnd, O::kOr, O::kXor, O::kAdd, O::kMultiply};  // add/multiply: or/and
+    weights = {2, 2, 2, 1, 1};
   } else {
     ops = {O::kAdd, O::kSubtract, O::kMultiply, O::kDivide, O::kRemainder, O::kPower, O::kMaximum,
            O::kMinimum, O::kAnd, O::kOr, O::kXor, O::kShiftLeft, O::kShiftRightArithmetic,
@@ -115,7 +115,7 @@ bool Generator::CompareOp() {
   Value* y = FindOrMake(t, x->shape.dimensions(), /*exact=*/true);
   static const char* kDirections[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
   std::string rhs = absl::StrCat("compare(", Use(x), ", ", Use(y), "), direction=", kDirections[Uniform(6)]);
-  if (IsFloat(t) && Chance(0.08)) {
+  if (IsFloat(t) && Chance(0.08) && !TotalOrderComparePrecision(x->precision, y->precision).unusable) {
     absl::StrAppend(&rhs, ", type=TOTALORDER");
     Count("compare:totalorder");
   }

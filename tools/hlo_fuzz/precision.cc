@@ -44,7 +44,33 @@ Precision Finish(Precision p) {
   return p;
 }
 
+// Which NaN and which zero sign an elementwise op returns, from its
+// operand's: any arithmetic may pick another NaN; ops mapping +-0 to +-0
+// pass a varying zero sign on.
+void SetUnaryFlags(HloOpcode opcode, const Precision& x, Precision* r) {
+  if (r->unusable) return;
+  r->nan_bits_vary = opcode != HloOpcode::kCopy && opcode != HloOpcode::kNegate ? true : x.nan_bits_vary;
+  switch (opcode) {
+    case HloOpcode::kAbs: case HloOpcode::kExp: case HloOpcode::kCos: case HloOpcode::kLogistic:
+    case HloOpcode::kLog: case HloOpcode::kIsFinite: case HloOpcode::kRsqrt:
+      r->zero_sign_varies = false;
+      break;
+    default:
+      r->zero_sign_varies = x.zero_sign_varies;
+  }
+}
+
+Precision FloatUnaryValue(HloOpcode opcode, PrimitiveType t, const Precision& x);
+
 Precision FloatUnary(HloOpcode opcode, PrimitiveType t, const Precision& x) {
+  // +-0 gives +-inf.
+  if (opcode == HloOpcode::kRsqrt && x.zero_sign_varies) return Unusable();
+  Precision r = FloatUnaryValue(opcode, t, x);
+  SetUnaryFlags(opcode, x, &r);
+  return r;
+}
+
+Precision FloatUnaryValue(HloOpcode opcode, PrimitiveType t, const Precision& x) {
   Precision r;
   switch (opcode) {
     case HloOpcode::kCopy:
@@ -133,9 +159,11 @@ Precision ConvertPrecision(PrimitiveType from, PrimitiveType to, const Precision
     return r;
   }
   if (!IsFloat(from)) return Exact(std::min(x.mag, TypeMagnitude(from)));
-  // Float to float rounds correctly, so exact stays exact.
+  // Float to float rounds correctly, so exact stays exact (a NaN's payload
+  // may change).
   Precision r = x;
   r.product = false;
+  r.nan_bits_vary = true;
   if (x.exact()) return r;
   if (Epsilon(to) > Epsilon(from)) {
     r.rel += Epsilon(to);
@@ -148,7 +176,10 @@ Precision ConvertPrecision(PrimitiveType from, PrimitiveType to, const Precision
 
 std::string Precision::ToString() const {
   if (unusable) return "unusable";
-  if (exact()) return absl::StrCat("exact(mag=", mag, product ? ", product" : "", ")");
+  if (exact()) {
+    return absl::StrCat("exact(mag=", mag, product ? ", product" : "", nan_bits_vary ? ", nan bits vary" : "",
+                        zero_sign_varies ? ", zero sign varies" : "", ")");
+  }
   return absl::StrCat("approx(rel=", rel, ", abs=", abs, ", mag=", mag, nonneg ? ", nonneg" : "",
                       product ? ", product" : "", ")");
 }
@@ -208,6 +239,8 @@ Precision Join(absl::Span<const Precision> operands) {
     r.mag = std::max(r.mag, p.mag);
     r.nonneg = r.nonneg && p.nonneg;
     r.product = r.product || p.product;
+    r.nan_bits_vary = r.nan_bits_vary || p.nan_bits_vary;
+    r.zero_sign_varies = r.zero_sign_varies || p.zero_sign_varies;
   }
   return r;
 }
@@ -230,6 +263,8 @@ Precision UnaryPrecision(HloOpcode opcode, PrimitiveType in, PrimitiveType out, 
   }
 }
 
+Precision FloatBinaryValue(HloOpcode opcode, PrimitiveType type, const Precision& a, const Precision& b);
+
 Precision BinaryPrecision(HloOpcode opcode, PrimitiveType type, const Precision& a, const Precision& b) {
   if (a.unusable || b.unusable) return Unusable();
   if (!IsFloat(type)) {
@@ -241,12 +276,26 @@ Precision BinaryPrecision(HloOpcode opcode, PrimitiveType type, const Precision&
       default: return Exact(TypeMagnitude(type));
     }
   }
+  if (opcode == HloOpcode::kCompare) return a.exact() && b.exact() ? Exact(1) : Unusable();
+  // The sign of a zero divisor, base or atan2 argument decides the sign of
+  // an infinity or of pi.
+  const bool sign_sensitive =
+      (opcode == HloOpcode::kDivide && b.zero_sign_varies) ||
+      ((opcode == HloOpcode::kPower || opcode == HloOpcode::kAtan2) && (a.zero_sign_varies || b.zero_sign_varies));
+  if (sign_sensitive) return Unusable();
+  Precision r = FloatBinaryValue(opcode, type, a, b);
+  if (!r.unusable) {
+    r.nan_bits_vary = true;
+    r.zero_sign_varies = a.zero_sign_varies || b.zero_sign_varies;
+  }
+  return r;
+}
+
+Precision FloatBinaryValue(HloOpcode opcode, PrimitiveType type, const Precision& a, const Precision& b) {
   const double eps = Epsilon(type);
   const bool small = IsSmallFloat(type);
   Precision r;
   switch (opcode) {
-    case HloOpcode::kCompare:
-      return a.exact() && b.exact() ? Exact(1) : Unusable();
     case HloOpcode::kAdd:
     case HloOpcode::kSubtract: {
       // LLVM may contract a*b+c into one FMA, skipping the product's
@@ -311,7 +360,15 @@ Precision ClampPrecision(const Precision& lo, const Precision& x, const Precisio
   r.mag = std::min(x.mag, std::max(lo.mag, hi.mag));
   r.nonneg = lo.nonneg;
   r.product = false;
+  r.nan_bits_vary = true;
   return r;
+}
+
+Precision TotalOrderComparePrecision(const Precision& a, const Precision& b) {
+  if (!a.exact() || !b.exact() || a.nan_bits_vary || b.nan_bits_vary || a.zero_sign_varies || b.zero_sign_varies) {
+    return Unusable();
+  }
+  return Exact(1);
 }
 
 Precision SelectPrecision(const Precision& pred, const Precision& on_true, const Precision& on_false) {
@@ -326,7 +383,9 @@ Precision ReassociatedSumPrecision(PrimitiveType acc, PrimitiveType out, const P
   if (n == 1) {
     Precision r = term;
     r.product = false;
-    return ConvertPrecision(acc, out, r);
+    r = ConvertPrecision(acc, out, r);
+    r.nan_bits_vary = r.zero_sign_varies = true;
+    return r;
   }
   const double m = term.mag;
   const double bound = static_cast<double>(n) * m;
@@ -338,6 +397,7 @@ Precision ReassociatedSumPrecision(PrimitiveType acc, PrimitiveType out, const P
   // Each of the n-1 partial sums rounds by at most eps * n * m.
   r.abs = static_cast<double>(n) * (term.abs + Scaled(term.rel, m)) + static_cast<double>(n) * bound * Epsilon(acc);
   if (out != acc) r.abs += Epsilon(out) * bound;
+  r.nan_bits_vary = r.zero_sign_varies = true;
   return Finish(r);
 }
 

@@ -27,6 +27,11 @@
 // Specials: approximate values keep NaN and +-inf exactly (the approximations
 // map NaN->NaN, inf->their limits), except at overflow/underflow thresholds
 // of approximate results, which random inputs hit with negligible probability.
+// Which NaN an op returns (sign, payload) is unspecified, and so is the sign
+// of a zero sum (+0 + -0 or just -0: dot and convolution accumulate from +0
+// in the evaluator, from the first product on the CPU); both are tracked, so
+// that only exact bits reach what can see them (a TOTALORDER compare, a
+// divisor, rsqrt, power, atan2).
 #ifndef TOOLS_HLO_FUZZ_PRECISION_H_
 #define TOOLS_HLO_FUZZ_PRECISION_H_
 
@@ -54,6 +59,8 @@ struct Precision {
   double mag = kInf;     // bound on |finite values| (both backends)
   bool nonneg = false;   // every value is >= 0 or NaN (sums cannot cancel)
   bool product = false;  // a float product a following add may fuse into an FMA
+  bool nan_bits_vary = false;     // a NaN's sign or payload may differ
+  bool zero_sign_varies = false;  // a zero may be -0 on one side and +0 on the other
   bool unusable = false; // no meaningful bound
 
   bool exact() const { return !unusable && rel == 0 && abs == 0; }
@@ -81,6 +88,10 @@ Precision UnaryPrecision(HloOpcode opcode, PrimitiveType in, PrimitiveType out, 
 // Elementwise binary op of operands of element type `type` (compare gives
 // pred).
 Precision BinaryPrecision(HloOpcode opcode, PrimitiveType type, const Precision& a, const Precision& b);
+
+// A compare with type=TOTALORDER of floats: -0 < +0 and NaNs ordered by
+// sign and payload, so those bits must be exact.
+Precision TotalOrderComparePrecision(const Precision& a, const Precision& b);
 
 // clamp(lo, x, hi) and select(pred, on_true, on_false).
 Precision ClampPrecision(const Precision& lo, const Precision& x, const Precision& hi);

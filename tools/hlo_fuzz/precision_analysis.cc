@@ -210,6 +210,9 @@ class Analyzer {
     if (IsElementwiseUnary(op) || op == HloOpcode::kConvert) {
       return Leaves{UnaryPrecision(op, type_of(0), shape.element_type(), leaf(0))};
     }
+    if (op == HloOpcode::kCompare && IsFloat(type_of(0)) && instr.comparison_type() == ComparisonType::kTotalOrder) {
+      return Leaves{TotalOrderComparePrecision(leaf(0), leaf(1))};
+    }
     if (IsElementwiseBinary(op) && instr.operand_count() == 2) {
       return Leaves{BinaryPrecision(op, type_of(0), leaf(0), leaf(1))};
     }

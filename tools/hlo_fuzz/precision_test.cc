@@ -57,6 +57,21 @@ TEST(PrecisionTest, DiscontinuousOpsNeedExactOperands) {
   EXPECT_FALSE(UnaryPrecision(O::kConvert, F32, F64, approx).unusable);
 }
 
+TEST(PrecisionTest, NanBitsAndZeroSigns) {
+  // max may return either NaN, a dot's zero may be -0 or +0: a TOTALORDER
+  // compare or a divisor would show it.
+  const Precision max = BinaryPrecision(O::kMaximum, F32, Exact(), Exact());
+  EXPECT_TRUE(max.exact());
+  EXPECT_TRUE(TotalOrderComparePrecision(max, Exact()).unusable);
+  EXPECT_TRUE(TotalOrderComparePrecision(Exact(), Exact()).exact());
+  const Precision dot = ContractionPrecision(F32, F32, Exact(4), Exact(4), 1);
+  EXPECT_TRUE(dot.exact());
+  EXPECT_TRUE(BinaryPrecision(O::kDivide, F32, Exact(), dot).unusable);
+  EXPECT_TRUE(BinaryPrecision(O::kDivide, F32, dot, Exact()).exact());
+  EXPECT_TRUE(UnaryPrecision(O::kRsqrt, F32, F32, dot).unusable);
+  EXPECT_FALSE(UnaryPrecision(O::kAbs, F32, F32, dot).zero_sign_varies);
+}
+
 TEST(PrecisionTest, ReassociatedSums) {
   const Precision sum = ReassociatedSumPrecision(F32, F32, Exact(4), 10);
   EXPECT_FALSE(sum.exact());

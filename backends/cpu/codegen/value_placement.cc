@@ -243,7 +243,11 @@ void IrEmitter::FindMatMulEpilogues(const std::vector<HloInstruction*>& order,
 
 bool IrEmitter::IsLoopEmitted(const HloInstruction& hlo) const {
   auto it = materialize_.find(&hlo);
-  return it != materialize_.end() && it->second && !CanUseRuntimeMatMul(hlo) && !epilogue_dot_.contains(&hlo) &&
+  // Control flow (an array-valued conditional, say) writes its buffer from
+  // its computations, never in a loop over its shape: it may not join a row
+  // group (it would lose its buffer to one row of scratch).
+  return it != materialize_.end() && it->second && !IsControlFlow(hlo) && !CanUseRuntimeMatMul(hlo) &&
+         !epilogue_dot_.contains(&hlo) &&
          hlo.opcode() != HloOpcode::kDynamicUpdateSlice && hlo.opcode() != HloOpcode::kScatter &&
          hlo.opcode() != HloOpcode::kSelectAndScatter &&
          !KeepsMinorDimension(hlo) &&

@@ -103,6 +103,9 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   XLA_CPU_LIBM1(nearbyint) XLA_CPU_LIBM1(fabs)
   XLA_CPU_LIBM2(pow) XLA_CPU_LIBM2(fmod) XLA_CPU_LIBM2(atan2) XLA_CPU_LIBM2(fmin) XLA_CPU_LIBM2(fmax)
   XLA_CPU_LIBM2(fminimum) XLA_CPU_LIBM2(fmaximum)
+  // LLVM rewrites pow(2.0, sitofp(n)) into ldexp(1.0, n).
+  add("ldexpf", static_cast<float (*)(float, int)>(&::ldexpf));
+  add("ldexp", static_cast<double (*)(double, int)>(&::ldexp));
 #undef XLA_CPU_LIBM1
 #undef XLA_CPU_LIBM2
   return map;

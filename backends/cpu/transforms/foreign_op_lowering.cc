@@ -74,6 +74,33 @@ absl::StatusOr<bool> LowerBitcast(HloComputation* computation, NameUniquer* name
   return ReplaceInstruction(bitcast, value);
 }
 
+// g = T{L1} get-tuple-element(t) of an element in layout L0 != L1 becomes
+// copy(T{L0} get-tuple-element(t)).
+absl::StatusOr<bool> CopyRelaidElement(HloComputation* computation, NameUniquer* names, HloInstruction* gte) {
+  const Shape& element = gte->operand(0)->shape().tuple_shapes(gte->tuple_index());
+  if (!element.IsArray() || element == gte->shape()) return false;
+  HloInstructionProto attributes;
+  attributes.set_tuple_index(gte->tuple_index());
+  ASSIGN_OR_RETURN(HloInstruction * same, MakeInstruction(computation, names, HloOpcode::kGetTupleElement, element,
+                                                          {gte->mutable_operand(0)}, attributes));
+  ASSIGN_OR_RETURN(HloInstruction * copy, MakeInstruction(computation, names, HloOpcode::kCopy, gte->shape(), {same}));
+  return ReplaceInstruction(gte, copy);
+}
+
+// tuple(..., x{L0}, ...) declaring element layout L1 gets copy(x) to L1.
+absl::StatusOr<bool> CopyRelaidOperands(HloComputation* computation, NameUniquer* names, HloInstruction* tuple) {
+  bool changed = false;
+  for (int64_t i = 0; i < tuple->operand_count(); ++i) {
+    const Shape& declared = tuple->shape().tuple_shapes(i);
+    HloInstruction* operand = tuple->mutable_operand(i);
+    if (!declared.IsArray() || operand->shape() == declared) continue;
+    ASSIGN_OR_RETURN(HloInstruction * copy, MakeInstruction(computation, names, HloOpcode::kCopy, declared, {operand}));
+    tuple->ReplaceOperandWith(i, copy);
+    changed = true;
+  }
+  return changed;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> ForeignOpLowering::Run(HloModule* module) {
@@ -82,7 +109,9 @@ absl::StatusOr<bool> ForeignOpLowering::Run(HloModule* module) {
                                                 return ReplaceInstruction(barrier, barrier->mutable_operand(0));
                                               }));
   ASSIGN_OR_RETURN(bool bitcasts, RewriteEach(module, HloOpcode::kBitcast, LowerBitcast));
-  return barriers || bitcasts;
+  ASSIGN_OR_RETURN(bool elements, RewriteEach(module, HloOpcode::kGetTupleElement, CopyRelaidElement));
+  ASSIGN_OR_RETURN(bool tuples, RewriteEach(module, HloOpcode::kTuple, CopyRelaidOperands));
+  return barriers || bitcasts || elements || tuples;
 }
 
 }  // namespace cpu

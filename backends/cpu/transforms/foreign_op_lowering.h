@@ -9,6 +9,10 @@
 //                layout order): a reshape of the operand in row-major
 //                order, with copies to and from that order where a layout
 //                is not the default.
+//   get-tuple-element and tuple declaring another layout than their
+//                element's (the verifier compares shapes without layouts):
+//                the layout change as an explicit copy, since the emitter
+//                shares the element's buffer.
 // Other bitcasts (element types of different widths) are left for the
 // emitter, which reports them Unimplemented.
 #ifndef BACKENDS_CPU_TRANSFORMS_FOREIGN_OP_LOWERING_H_

@@ -345,8 +345,10 @@ class Shrinker {
     for (int64_t op : old.operand_ids()) {
       for (const HloInstructionProto& i : c->instructions()) {
         if (i.id() != op) continue;
+        // Layouts must match too: a user (or a called computation's
+        // parameter) reading another layout would be a new, different bug.
         absl::StatusOr<Shape> s = ShapeUtil::FromProto(i.shape());
-        if (s.ok() && s->Compatible(*shape)) same_shape.push_back(op);
+        if (s.ok() && *s == *shape) same_shape.push_back(op);
       }
     }
     for (int64_t op : same_shape) {

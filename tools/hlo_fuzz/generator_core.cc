@@ -227,6 +227,7 @@ Value* Generator::NewParameter(const Shape& shape) {
 Value* Generator::ScalarConstant(PrimitiveType type, const std::string& literal_text) {
   Precision p = Exact(TextMagnitude(literal_text));
   p.nonneg = literal_text[0] != '-' && literal_text != "nan";
+  p.may_be_inf = literal_text.find("inf") != std::string::npos;
   return Emit(ShapeUtil::MakeShape(type, {}), absl::StrCat("constant(", literal_text, ")"), p, "constant");
 }
 

@@ -232,6 +232,7 @@ Precision Join(absl::Span<const Precision> operands) {
   if (operands.empty()) return r;
   r.mag = 0;
   r.nonneg = true;
+  r.may_be_inf = false;
   for (const Precision& p : operands) {
     if (p.unusable) return Unusable();
     r.rel = std::max(r.rel, p.rel);
@@ -241,6 +242,7 @@ Precision Join(absl::Span<const Precision> operands) {
     r.product = r.product || p.product;
     r.nan_bits_vary = r.nan_bits_vary || p.nan_bits_vary;
     r.zero_sign_varies = r.zero_sign_varies || p.zero_sign_varies;
+    r.may_be_inf = r.may_be_inf || p.may_be_inf;
   }
   return r;
 }
@@ -357,7 +359,9 @@ Precision ClampPrecision(const Precision& lo, const Precision& x, const Precisio
   const Precision all[] = {lo, x, hi};
   Precision r = Join(all);
   if (r.unusable) return r;
-  r.mag = std::min(x.mag, std::max(lo.mag, hi.mag));
+  // Finite bounds bound the result; an infinite one does not (clamp(-1, x,
+  // inf) is any x >= -1).
+  if (!lo.may_be_inf && !hi.may_be_inf) r.mag = std::min(x.mag, std::max(lo.mag, hi.mag));
   r.nonneg = lo.nonneg;
   r.product = false;
   r.nan_bits_vary = true;

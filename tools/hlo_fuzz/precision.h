@@ -61,6 +61,7 @@ struct Precision {
   bool product = false;  // a float product a following add may fuse into an FMA
   bool nan_bits_vary = false;     // a NaN's sign or payload may differ
   bool zero_sign_varies = false;  // a zero may be -0 on one side and +0 on the other
+  bool may_be_inf = true;  // some value may be infinite (`mag` bounds only finite ones)
   bool unusable = false; // no meaningful bound
 
   bool exact() const { return !unusable && rel == 0 && abs == 0; }

@@ -103,15 +103,14 @@ class Analyzer {
       return {Join(all)};
     };
     switch (op) {
-      case HloOpcode::kConstant: {
-        Leaves out;
-        for (double m : LeafMagnitudes(instr.literal())) out.push_back(Exact(m));
-        return out;
-      }
+      case HloOpcode::kConstant:
+        return LeafPrecisions(instr.literal());
       case HloOpcode::kIota: {
         double m = 0;
         for (int64_t d : shape.dimensions()) m = std::max(m, static_cast<double>(d));
-        return Leaves{Exact(m)};
+        Precision p = Exact(m);
+        p.may_be_inf = false;
+        return Leaves{p};
       }
       case HloOpcode::kTuple: {
         Leaves out;
@@ -288,16 +287,30 @@ std::vector<double> LeafMagnitudes(const Literal& literal) {
   return {m};
 }
 
+std::vector<Precision> LeafPrecisions(const Literal& literal) {
+  if (literal.shape().IsTuple()) {
+    std::vector<Precision> out;
+    for (const Literal& e : literal.tuple_elements()) {
+      std::vector<Precision> p = LeafPrecisions(e);
+      out.insert(out.end(), p.begin(), p.end());
+    }
+    return out;
+  }
+  if (!literal.shape().IsArray()) return {};
+  Precision p = Exact(LeafMagnitudes(literal)[0]);
+  p.may_be_inf = false;
+  for (int64_t i = 0; i < literal.element_count() && !p.may_be_inf; ++i) {
+    p.may_be_inf = std::isinf(literal.GetAsDouble(i));
+  }
+  return {p};
+}
+
 absl::StatusOr<std::vector<Precision>> AnalyzeOutputPrecision(const HloModule& module,
                                                               absl::Span<const Literal> arguments) {
   const HloComputation* entry = module.entry_computation();
   if (entry == nullptr) return absl::InvalidArgumentError("module has no entry computation");
   std::vector<Leaves> params;
-  for (const Literal& arg : arguments) {
-    Leaves l;
-    for (double m : LeafMagnitudes(arg)) l.push_back(Exact(m));
-    params.push_back(std::move(l));
-  }
+  for (const Literal& arg : arguments) params.push_back(LeafPrecisions(arg));
   Analyzer analyzer;
   return analyzer.Computation(*entry, params);
 }

@@ -32,6 +32,10 @@ int64_t LeafCount(const Shape& shape);
 // Largest |finite value| of each array leaf of `literal` (pred: 1).
 std::vector<double> LeafMagnitudes(const Literal& literal);
 
+// An exact value for each array leaf of `literal`: its largest finite
+// magnitude, and whether it holds an infinity.
+std::vector<Precision> LeafPrecisions(const Literal& literal);
+
 // Precision of each array leaf of the entry's result.
 absl::StatusOr<std::vector<Precision>> AnalyzeOutputPrecision(const HloModule& module,
                                                               absl::Span<const Literal> arguments);

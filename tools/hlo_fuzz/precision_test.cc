@@ -72,6 +72,15 @@ TEST(PrecisionTest, NanBitsAndZeroSigns) {
   EXPECT_FALSE(UnaryPrecision(O::kAbs, F32, F32, dot).zero_sign_varies);
 }
 
+TEST(PrecisionTest, ClampBoundsOnlyWhenFinite) {
+  Precision lo = Exact(0.25), hi = Exact(1), inf = Exact(0);
+  lo.may_be_inf = hi.may_be_inf = false;
+  const Precision x = UnaryPrecision(O::kExp, F32, F32, Exact(4));
+  EXPECT_EQ(ClampPrecision(lo, x, hi).mag, 1);
+  // clamp(-0.25, exp(x), inf) is not bounded by 0.25 (found by the fuzzer).
+  EXPECT_EQ(ClampPrecision(lo, x, inf).mag, x.mag);
+}
+
 TEST(PrecisionTest, ReassociatedSums) {
   const Precision sum = ReassociatedSumPrecision(F32, F32, Exact(4), 10);
   EXPECT_FALSE(sum.exact());

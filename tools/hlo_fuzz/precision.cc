@@ -337,7 +337,9 @@ Precision FloatBinaryValue(HloOpcode opcode, PrimitiveType type, const Precision
       r.rel = a.rel + eps;
       return Finish(r);
     case HloOpcode::kRemainder:
-      return a.exact() && b.exact() ? Exact(std::min(a.mag, b.mag)) : Unusable();
+      // |fmod(a, b)| <= |a|, and < |b| unless b is infinite (fmod(a, inf) = a).
+      if (!a.exact() || !b.exact()) return Unusable();
+      return Exact(b.may_be_inf ? a.mag : std::min(a.mag, b.mag));
     case HloOpcode::kPower:
       return a.exact() && b.exact() ? Approx(type, kInf) : Unusable();
     case HloOpcode::kAtan2:
@@ -393,8 +395,9 @@ Precision ReassociatedSumPrecision(PrimitiveType acc, PrimitiveType out, const P
   }
   const double m = term.mag;
   const double bound = static_cast<double>(n) * m;
-  // Another order could overflow where the interpreter's does not.
-  if (!(bound <= TypeMagnitude(acc) / 4)) return Unusable();
+  // Another order could overflow where the interpreter's does not (or round
+  // across the result type's overflow threshold).
+  if (!(bound <= TypeMagnitude(acc) / 4) || !(bound <= TypeMagnitude(out) / 4)) return Unusable();
   Precision r;
   r.mag = bound;
   r.nonneg = term.nonneg;

@@ -221,7 +221,7 @@ bool Generator::ReduceOp() {
   if (reduced.size() > 1) Count("reduce:several-dims");
   const std::vector<int64_t> out = RemoveDims(in, reduced);
   const int64_t count = Elements(in) / std::max<int64_t>(Elements(out), 1);
-  if (t != PRED && x->precision.exact() && Chance(0.2)) {
+  if (t != PRED && x->precision.exact() && !large_ && Chance(0.2)) {
     // Variadic: argmax over (x, iota).
     Value* index = Emit(MakeShape(S32, in), absl::StrCat("iota(), iota_dimension=", reduced.empty() ? 0 : reduced[0]),
                         Exact(static_cast<double>(MaxDim(in))), "iota");
@@ -285,7 +285,7 @@ bool Generator::ReduceWindowOp() {
   }
   const Shape scalar = ShapeUtil::MakeShape(t, {});
   const std::string window_text = absl::StrJoin(WindowFields(window), " ");
-  if (t != PRED && x->precision.exact() && Chance(0.12)) {
+  if (t != PRED && x->precision.exact() && !large_ && Chance(0.12)) {
     // Variadic: argmax pooling over (x, iota).
     Value* index = Emit(MakeShape(S32, x->shape.dimensions()), "iota(), iota_dimension=0",
                         Exact(static_cast<double>(MaxDim(x->shape.dimensions()))), "iota");

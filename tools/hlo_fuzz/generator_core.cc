@@ -171,6 +171,19 @@ PrimitiveType Generator::RandomArrayType() {
 }
 
 std::vector<int64_t> Generator::RandomDims(int rank) {
+  if (large_ && rank > 0) {
+    // 64K-128K elements: small leading dimensions and one long one.
+    static const int64_t kSmall[] = {1, 2, 3, 7, 16, 17, 64, 100, 255, 256};
+    std::vector<int64_t> dims;
+    int64_t product = 1;
+    for (int i = 1; i < rank; ++i) {
+      dims.push_back(kSmall[Uniform(10)]);
+      product *= dims.back();
+    }
+    const int64_t target = 65536 + Uniform(65536);
+    dims.insert(dims.begin() + Uniform(rank), std::max<int64_t>(1, target / product));
+    return dims;
+  }
   static const int64_t kSizes[] = {0, 1, 2, 3, 4, 5};
   std::vector<int64_t> dims;
   for (int i = 0; i < rank; ++i) dims.push_back(kSizes[Weighted({3, 18, 30, 26, 14, 9})]);

@@ -29,6 +29,9 @@ namespace hlo_fuzz {
 // actual arguments instead.
 inline constexpr double kAssumedParameterMagnitude = 4;
 
+// The element bound of arrays in a large module (GeneratorOptions::large_fraction).
+inline constexpr int64_t kLargeElements = int64_t{1} << 17;
+
 struct Value {
   std::string name;
   Shape shape;  // an array, with its layout
@@ -82,7 +85,7 @@ class Generator {
   Shape RandomShape(PrimitiveType type, int rank);
   // `dims` of `type` with a random (sometimes non-default) layout.
   Shape MakeShape(PrimitiveType type, const std::vector<int64_t>& dims);
-  int64_t max_elements() const { return options_.max_elements; }
+  int64_t max_elements() const { return large_ ? kLargeElements : options_.max_elements; }
 
   // ---- Operands ---------------------------------------------------------------
   // A random pooled value satisfying `filter` (recent and unused ones
@@ -156,6 +159,7 @@ class Generator {
  private:
   std::mt19937_64 rng_;
   GeneratorOptions options_;
+  bool large_ = false;  // this module's arrays are large
   int next_name_ = 0;
   Scope* scope_ = nullptr;
   std::vector<std::unique_ptr<Scope>> scopes_;  // the entry first

@@ -50,7 +50,12 @@ void Generator::GenerateOps(int n) {
   };
   std::vector<int> weights;
   for (const Family& f : families) {
-    const bool off = (f.top_level_only && current()->depth > 0) || options_.excluded_ops.count(f.name) > 0;
+    const std::string name = f.name;
+    // The evaluator would take seconds (per-element reducer calls, cubic loops).
+    const bool too_slow_when_large =
+        name == "dot" || name == "convolution" || name == "gather" || name == "scatter" || f.top_level_only;
+    const bool off = (f.top_level_only && current()->depth > 0) || options_.excluded_ops.count(f.name) > 0 ||
+                     (large_ && too_slow_when_large);
     weights.push_back(off ? 0 : f.weight);
   }
   for (int i = 0; i < n; ++i) {
@@ -62,8 +67,12 @@ void Generator::GenerateOps(int n) {
 
 GeneratedModule Generator::Generate() {
   PushScope("main");
-  for (int i = Range(1, 3); i > 0; --i) NewParameter(RandomShape(RandomArrayType(), Weighted({2, 4, 4, 2})));
-  GenerateOps(Range(options_.min_ops, options_.max_ops));
+  large_ = Chance(options_.large_fraction);
+  if (large_) Count("large-module");
+  for (int i = Range(1, 3); i > 0; --i) {
+    NewParameter(RandomShape(RandomArrayType(), large_ ? Range(1, 3) : Weighted({2, 4, 4, 2})));
+  }
+  GenerateOps(large_ ? Range(2, 4) : Range(options_.min_ops, options_.max_ops));
 
   // Outputs: the latest values nothing uses (at most 4), else the last value.
   Scope& entry = *current();

@@ -34,6 +34,11 @@ struct GeneratorOptions {
   int max_ops = 10;
   int max_parameters = 4;
   int64_t max_elements = 24;  // per array
+  // Modules with arrays of 64K-128K elements, few ops and no dot,
+  // convolution, gather or control flow: enough work for the CPU backend's
+  // parallel loops (>= 64K) and long vector loops, which small modules never
+  // reach, so that 1 and N threads really differ.
+  double large_fraction = 0.04;
   // Op families not to generate, by HLO opcode name or unary-float,
   // unary-int, binary-float, binary-int (e.g. "conditional" while
   // a known conditional bug would hide everything else).

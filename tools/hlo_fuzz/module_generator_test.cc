@@ -66,7 +66,7 @@ TEST(ModuleGeneratorTest, CoversEveryOpFamilyAndFeature) {
       "layout:non-default", "dim:0", "dim:1", "multi-use", "root-tuple", "approximate", "reduce:variadic",
       "reduce:several-dims", "reduce-window:variadic", "conditional:indexed", "conditional:pred", "pad:negative",
       "pad:interior", "slice:strided", "dot:batch", "dot:outer", "dot:mixed-precision", "convolution:grouped", "select:scalar-pred",
-      "clamp:scalar-bounds", "compare:totalorder", "reducer:assign", "reducer:argmax",
+      "clamp:scalar-bounds", "compare:totalorder", "reducer:assign", "reducer:argmax", "large-module",
       "convert:f32->s32", "convert:f32->u8", "convert:f64->s64", "convert:s32->f32", "convert:bf16->f32",
       "convert:f32->bf16", "convert:f32->f16"};
   std::string table;

@@ -7,7 +7,8 @@
 // shrunk module that keeps a parameter keeps its values. Float parameters
 // mostly stay within [-4, 4] plus specials; one in five also gets huge
 // finite values (up to the type's maximum), whose outputs the error model
-// may then leave uncompared.
+// may then leave uncompared. Only the raw bits of std::mt19937_64 are used,
+// so the values are the same on every host.
 #ifndef TOOLS_HLO_FUZZ_FUZZ_ARGUMENTS_H_
 #define TOOLS_HLO_FUZZ_FUZZ_ARGUMENTS_H_
 

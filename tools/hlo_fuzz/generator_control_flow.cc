@@ -10,10 +10,10 @@ namespace xla {
 namespace hlo_fuzz {
 namespace {
 
-// A result of the current scope to return for `type`/`dims`: computed values
-// preferred over parameters, and no worse than `at_most` (an exact state
-// element must stay exact, or later iterations would feed approximate values
-// to ops the generator chose for exact ones).
+// A value of the scope with `shape`'s type and dimensions to return:
+// computed values preferred over parameters; exact ones only when
+// `need_exact` (an exact loop state element must stay exact, or later
+// iterations would feed approximate values to ops chosen for exact ones).
 Value* ChooseResult(Scope& scope, const Shape& shape, bool need_exact) {
   Value* best = nullptr;
   for (Value& v : scope.values) {

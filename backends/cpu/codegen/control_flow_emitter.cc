@@ -62,6 +62,32 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     return shapes;
   };
 
+  // `leaves` (of `have` shapes) in the layouts `computation` expects of its
+  // parameter `number`, copied where they differ: a computation reads its
+  // parameters in their own layouts, which may differ from its operand's
+  // (the simplifier drops a layout-changing reshape or copy as a logical
+  // no-op).
+  auto relaid_for = [&](std::vector<llvm::Value*> leaves, const std::vector<Shape>& have,
+                        const HloComputation& computation, int64_t number) -> absl::StatusOr<std::vector<llvm::Value*>> {
+    std::vector<Shape> want;
+    Flatten(computation.parameter_instruction(number)->shape(), &want);
+    if (have.size() != leaves.size() || want.size() != leaves.size()) {
+      return InvalidArgument("CPU backend: %s: an operand does not match %s's parameter %d", hlo.name(),
+                             computation.name(), number);
+    }
+    for (size_t j = 0; j < leaves.size(); ++j) {
+      if (have[j] == want[j]) continue;
+      llvm::Value* relaid = SlotAddress(NewArenaSlot(ShapeUtil::ByteSizeOfElements(want[j])), nullptr);
+      RETURN_IF_ERROR(EmitCopy(leaves[j], have[j], relaid, want[j], absl::StrCat(hlo.name(), ".argument")));
+      leaves[j] = relaid;
+    }
+    return leaves;
+  };
+  auto argument_leaves = [&](const HloInstruction* operand, const HloComputation& computation,
+                             int64_t number) -> absl::StatusOr<std::vector<llvm::Value*>> {
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> leaves, operand_leaves(operand));
+    return relaid_for(std::move(leaves), tree_shapes(*trees_.at(operand)), computation, number);
+  };
   // Emits a branch or callee writing the instruction's leaves. A computation
   // writes its results in its root's layout: where that differs from the
   // instruction's, it writes scratch leaves that are then copied over.
@@ -121,8 +147,8 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     }
     case HloOpcode::kCall: {
       std::vector<llvm::Value*> args;
-      for (const HloInstruction* o : hlo.operands()) {
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> leaves, operand_leaves(o));
+      for (int64_t k = 0; k < hlo.operand_count(); ++k) {
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> leaves, argument_leaves(hlo.operand(k), *hlo.to_apply(), k));
         args.insert(args.end(), leaves.begin(), leaves.end());
       }
       return emit_into_out(*hlo.to_apply(), std::move(args));
@@ -160,10 +186,12 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
           "__xla_runtime_ShouldStop", llvm::FunctionType::get(b_.getInt1Ty(), {b_.getPtrTy()}, false));
       b_.CreateCondBr(b_.CreateCall(should_stop, {control_}), AbortBlock(), cond);
       b_.SetInsertPoint(cond);
-      RETURN_IF_ERROR(EmitComputation(*hlo.while_condition(), out, {pred}));
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> cond_state, relaid_for(out, out_shapes, *hlo.while_condition(), 0));
+      RETURN_IF_ERROR(EmitComputation(*hlo.while_condition(), std::move(cond_state), {pred}));
       b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), pred), b_.getInt8(0)), body, exit);
       b_.SetInsertPoint(body);
-      RETURN_IF_ERROR(EmitComputation(*hlo.while_body(), out, next));
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> body_state, relaid_for(out, out_shapes, *hlo.while_body(), 0));
+      RETURN_IF_ERROR(EmitComputation(*hlo.while_body(), std::move(body_state), next));
       const std::vector<Shape> body_shapes = [&] {
         std::vector<Shape> v;
         Flatten(hlo.while_body()->root_instruction()->shape(), &v);
@@ -203,7 +231,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
       }
       for (int64_t i = 0; i < n; ++i) {
         b_.SetInsertPoint(blocks[i]);
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> args, operand_leaves(hlo.operand(i + 1)));
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> args, argument_leaves(hlo.operand(i + 1), *branches[i], 0));
         RETURN_IF_ERROR(emit_into_out(*branches[i], std::move(args)));
         b_.CreateBr(merge);
       }

@@ -104,5 +104,47 @@ ENTRY e {
   for (int threads : {1, 2}) CompareWithEvaluator(text, RandomArguments(text, 9), ErrorSpec{0, 0}, WithThreads(threads));
 }
 
+// Computations whose parameters have other layouts than the operands they
+// get (the simplifier drops layout-changing reshapes and copies as logical
+// no-ops): conditional branches, call targets and while conditions and
+// bodies read their parameters in their own layouts.
+TEST(CpuControlFlowLayoutTest, ParametersInOtherLayoutsThanTheirOperands) {
+  const std::string text = R"(HloModule parameter_layouts
+id {
+  ROOT p = f32[2,3]{1,0} parameter(0)
+}
+twice {
+  p = f32[2,3]{1,0} parameter(0)
+  ROOT a = f32[2,3]{1,0} add(p, p)
+}
+cond {
+  s = (s32[], f32[2,3]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[2,3]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[2,3]{1,0} get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  y = f32[2,3]{1,0} multiply(x, x)
+  ROOT t = (s32[], f32[2,3]{0,1}) tuple(i1, y)
+}
+ENTRY e {
+  v0 = f32[2,3]{0,1} parameter(0)
+  i = s32[] constant(0)
+  c = f32[2,3]{1,0} conditional(i, v0), branch_computations={id}
+  k = f32[2,3]{1,0} call(v0), to_apply=twice
+  z = s32[] constant(0)
+  t = (s32[], f32[2,3]{0,1}) tuple(z, v0)
+  w = (s32[], f32[2,3]{0,1}) while(t), condition=cond, body=body
+  wx = f32[2,3]{0,1} get-tuple-element(w), index=1
+  ROOT r = (f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{0,1}) tuple(c, k, wx)
+})";
+  for (int threads : {1, 2}) CompareWithEvaluator(text, RandomArguments(text, 4), ErrorSpec{0, 0}, WithThreads(threads));
+}
+
 }  // namespace
 }  // namespace xla

@@ -124,6 +124,10 @@ class ElementalIrEmitter {
                                             llvm::Value* b, bool reassociate = false);
   absl::StatusOr<llvm::Value*> EmitCompare(const HloInstruction& hlo, PrimitiveType type, llvm::Value* a,
                                            llvm::Value* b);
+  // `d` (a double) as a float rounded to odd: truncated toward zero, last
+  // bit set when inexact. A later round to nearest f16/bf16 then equals one
+  // rounding of `d` (f32 has more than two bits beyond either).
+  llvm::Value* RoundToOddFloat(llvm::Value* d);
   llvm::Value* EmitConvert(PrimitiveType from, PrimitiveType to, llvm::Value* x);
   // complex(re, im): f32 -> c64 or f64 -> c128.
   absl::StatusOr<llvm::Value*> EmitComplexFromParts(const HloInstruction& hlo, llvm::Value* re, llvm::Value* im);

@@ -341,9 +341,19 @@ llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType t
     return complex.Make(EmitConvert(from, part, x), Zero(part));
   }
   // Small floats are floats in registers; the caller rounds the result to
-  // the instruction's type (GenerateElement does).
+  // the instruction's type (GenerateElement does). Values wider than a float
+  // reach f16/bf16 through a float rounded to odd, so that rounding is the
+  // only one, as in the evaluator (Literal::Convert): a plain float would
+  // round twice (f64 0.39179...: 0.392 instead of f16 0.3918).
+  const bool to_small_float = to == F16 || to == BF16;
   from = RegisterType(from);
   to = RegisterType(to);
+  if (to_small_float && from == F64) return RoundToOddFloat(x);
+  if (to_small_float && IsInt(from) && primitive_util::BitWidth(from) == 32) {
+    // Exact in a double, then one rounding as above.
+    llvm::Value* d = IsSigned(from) ? b_->CreateSIToFP(x, b_->getDoubleTy()) : b_->CreateUIToFP(x, b_->getDoubleTy());
+    return RoundToOddFloat(d);
+  }
   if (from == to) return x;
   llvm::Type* to_type = IrValueType(to, b_->getContext());
   if (to == PRED) {
@@ -359,6 +369,21 @@ llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType t
     return b_->CreateIntrinsic(id, {to_type, x->getType()}, {x});
   }
   return b_->CreateFPCast(x, to_type);
+}
+
+llvm::Value* ElementalIrEmitter::RoundToOddFloat(llvm::Value* d) {
+  llvm::Value* t = b_->CreateFPTrunc(d, b_->getFloatTy());  // to nearest
+  llvm::Value* back = b_->CreateFPExt(t, b_->getDoubleTy());
+  llvm::Value* inexact = b_->CreateFCmpONE(back, d);  // NaN: exact (kept)
+  llvm::Value* fabs_back = b_->CreateIntrinsic(llvm::Intrinsic::fabs, {back->getType()}, {back});
+  llvm::Value* fabs_d = b_->CreateIntrinsic(llvm::Intrinsic::fabs, {d->getType()}, {d});
+  // Toward zero first (one step down in magnitude where rounding went
+  // away from zero, inf included), then the last bit set.
+  llvm::Value* bits = b_->CreateBitCast(t, b_->getInt32Ty());
+  llvm::Value* away = b_->CreateAnd(inexact, b_->CreateFCmpOGT(fabs_back, fabs_d));
+  bits = b_->CreateSelect(away, b_->CreateSub(bits, b_->getInt32(1)), bits);
+  bits = b_->CreateSelect(inexact, b_->CreateOr(bits, b_->getInt32(1)), bits);
+  return b_->CreateBitCast(bits, b_->getFloatTy());
 }
 
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitClampElement(const HloInstruction* hlo, const IrIndex& index) {

@@ -351,7 +351,8 @@ llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType t
   if (to_small_float && from == F64) return RoundToOddFloat(x);
   if (to_small_float && IsInt(from) && primitive_util::BitWidth(from) == 32) {
     // Exact in a double, then one rounding as above.
-    llvm::Value* d = IsSigned(from) ? b_->CreateSIToFP(x, b_->getDoubleTy()) : b_->CreateUIToFP(x, b_->getDoubleTy());
+    llvm::Value* d = IsSigned(from) ? b_->CreateSIToFP(x, b_->getDoubleTy())
+                                    : b_->CreateSIToFP(b_->CreateZExt(x, b_->getInt64Ty()), b_->getDoubleTy());
     return RoundToOddFloat(d);
   }
   if (from == to) return x;
@@ -362,7 +363,17 @@ llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType t
   }
   if (from == PRED) return IsFloat(to) ? b_->CreateUIToFP(x, to_type) : b_->CreateZExt(x, to_type);
   if (IsInt(from) && IsInt(to)) return b_->CreateIntCast(x, to_type, IsSigned(from));
-  if (IsInt(from)) return IsSigned(from) ? b_->CreateSIToFP(x, to_type) : b_->CreateUIToFP(x, to_type);
+  if (IsInt(from)) {
+    if (IsSigned(from)) return b_->CreateSIToFP(x, to_type);
+    // Unsigned of up to 32 bits: zero-extended to 64 and converted as
+    // signed (the same value). LLVM 19's optimizer turned
+    // uitofp(sext i8 to i32) into uitofp i8 (s8 -90 -> u32 -> f32 gave 166,
+    // not 4294967206; found by hlo_fuzz, seed 2032703).
+    if (primitive_util::BitWidth(from) <= 32) {
+      return b_->CreateSIToFP(b_->CreateZExt(x, b_->getInt64Ty()), to_type);
+    }
+    return b_->CreateUIToFP(x, to_type);
+  }
   if (IsInt(to)) {
     // Saturating, NaN -> 0, as the evaluator's ConvertElementType.
     auto id = IsSigned(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;

@@ -21,6 +21,7 @@
 // EmitComputation), each with arena space of its own (no reuse yet).
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "llvm/IR/Function.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
@@ -28,24 +29,14 @@
 namespace xla {
 namespace cpu {
 
-namespace {
-
-void Flatten(const Shape& shape, std::vector<Shape>* leaves) {
-  if (!shape.IsTuple()) {
-    leaves->push_back(shape);
-    return;
-  }
-  for (const Shape& s : shape.tuple_shapes()) Flatten(s, leaves);
-}
-
-}  // namespace
+using ir_emitter_internal::FlattenShape;
 
 absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
   llvm::LLVMContext& ctx = module_->getContext();
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, LeafAddresses(*trees_.at(&hlo)));
   std::vector<Shape> out_shapes;
-  Flatten(hlo.shape(), &out_shapes);
+  FlattenShape(hlo.shape(), &out_shapes);
   auto operand_leaves = [&](const HloInstruction* operand) -> absl::StatusOr<std::vector<llvm::Value*>> {
     return LeafAddresses(*trees_.at(operand));
   };
@@ -62,6 +53,18 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     return shapes;
   };
 
+  // Copies each leaf of `from` (in `from_shapes`) into `to` (in `to_shapes`).
+  auto copy_leaves = [&](const std::vector<llvm::Value*>& from, const std::vector<Shape>& from_shapes,
+                         const std::vector<llvm::Value*>& to, const std::vector<Shape>& to_shapes,
+                         absl::string_view what) -> absl::Status {
+    if (from.size() != to.size() || from_shapes.size() != from.size() || to_shapes.size() != to.size()) {
+      return InvalidArgument("CPU backend: %s: %s leaves do not match", hlo.name(), what);
+    }
+    for (size_t j = 0; j < to.size(); ++j) {
+      RETURN_IF_ERROR(EmitCopy(from[j], from_shapes[j], to[j], to_shapes[j], absl::StrCat(hlo.name(), ".", what)));
+    }
+    return absl::OkStatus();
+  };
   // `leaves` (of `have` shapes) in the layouts `computation` expects of its
   // parameter `number`, copied where they differ: a computation reads its
   // parameters in their own layouts, which may differ from its operand's
@@ -70,7 +73,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
   auto relaid_for = [&](std::vector<llvm::Value*> leaves, const std::vector<Shape>& have,
                         const HloComputation& computation, int64_t number) -> absl::StatusOr<std::vector<llvm::Value*>> {
     std::vector<Shape> want;
-    Flatten(computation.parameter_instruction(number)->shape(), &want);
+    FlattenShape(computation.parameter_instruction(number)->shape(), &want);
     if (have.size() != leaves.size() || want.size() != leaves.size()) {
       return InvalidArgument("CPU backend: %s: an operand does not match %s's parameter %d", hlo.name(),
                              computation.name(), number);
@@ -95,7 +98,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     const Shape& root_shape = computation.root_instruction()->shape();
     if (root_shape == hlo.shape()) return EmitComputation(computation, std::move(args), out);
     std::vector<Shape> root_shapes;
-    Flatten(root_shape, &root_shapes);
+    FlattenShape(root_shape, &root_shapes);
     if (root_shapes.size() != out.size()) {
       return InvalidArgument("CPU backend: %s: %s returns %s", hlo.name(), computation.name(), root_shape.ToString());
     }
@@ -104,10 +107,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
       scratch.push_back(SlotAddress(NewArenaSlot(ShapeUtil::ByteSizeOfElements(s)), nullptr));
     }
     RETURN_IF_ERROR(EmitComputation(computation, std::move(args), scratch));
-    for (size_t i = 0; i < out.size(); ++i) {
-      RETURN_IF_ERROR(EmitCopy(scratch[i], root_shapes[i], out[i], out_shapes[i], absl::StrCat(hlo.name(), ".relayout")));
-    }
-    return absl::OkStatus();
+    return copy_leaves(scratch, root_shapes, out, out_shapes, "relayout");
   };
   switch (hlo.opcode()) {
     case HloOpcode::kSelect: {
@@ -126,11 +126,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
         b_.SetInsertPoint(blocks[i]);
         const HloInstruction* operand = hlo.operand(1 + i);
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> in, operand_leaves(operand));
-        const std::vector<Shape> in_shapes = tree_shapes(*trees_.at(operand));
-        if (in.size() != out.size()) return InvalidArgument("CPU backend: %s: operand shapes differ", hlo.name());
-        for (size_t j = 0; j < out.size(); ++j) {
-          RETURN_IF_ERROR(EmitCopy(in[j], in_shapes[j], out[j], out_shapes[j], absl::StrCat(hlo.name(), ".copy")));
-        }
+        RETURN_IF_ERROR(copy_leaves(in, tree_shapes(*trees_.at(operand)), out, out_shapes, "copy"));
         b_.CreateBr(merge);
       }
       b_.SetInsertPoint(merge);
@@ -138,12 +134,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     }
     case HloOpcode::kCopy: {  // of a tuple: leaf by leaf, each into its own layout
       ASSIGN_OR_RETURN(std::vector<llvm::Value*> in, operand_leaves(hlo.operand(0)));
-      const std::vector<Shape> in_shapes = tree_shapes(*trees_.at(hlo.operand(0)));
-      if (in.size() != out.size()) return InvalidArgument("CPU backend: %s: operand shape differs", hlo.name());
-      for (size_t j = 0; j < out.size(); ++j) {
-        RETURN_IF_ERROR(EmitCopy(in[j], in_shapes[j], out[j], out_shapes[j], absl::StrCat(hlo.name(), ".leaf")));
-      }
-      return absl::OkStatus();
+      return copy_leaves(in, tree_shapes(*trees_.at(hlo.operand(0))), out, out_shapes, "leaf");
     }
     case HloOpcode::kCall: {
       std::vector<llvm::Value*> args;
@@ -154,13 +145,8 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
       return emit_into_out(*hlo.to_apply(), std::move(args));
     }
     case HloOpcode::kWhile: {
-      const ValueTree& init_tree = *trees_.at(hlo.operand(0));
       ASSIGN_OR_RETURN(std::vector<llvm::Value*> init, operand_leaves(hlo.operand(0)));
-      const std::vector<Shape> init_shapes = tree_shapes(init_tree);
-      if (init.size() != out.size()) return Internal("CPU backend: while init does not match its shape");
-      for (size_t i = 0; i < out.size(); ++i) {
-        RETURN_IF_ERROR(EmitCopy(init[i], init_shapes[i], out[i], out_shapes[i], absl::StrCat(hlo.name(), ".init")));
-      }
+      RETURN_IF_ERROR(copy_leaves(init, tree_shapes(*trees_.at(hlo.operand(0))), out, out_shapes, "init"));
       std::vector<llvm::Value*> next;
       for (const Shape& s : out_shapes) {
         next.push_back(SlotAddress(NewArenaSlot(ShapeUtil::ByteSizeOfElements(s)), nullptr));
@@ -194,13 +180,11 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
       RETURN_IF_ERROR(EmitComputation(*hlo.while_body(), std::move(body_state), next));
       const std::vector<Shape> body_shapes = [&] {
         std::vector<Shape> v;
-        Flatten(hlo.while_body()->root_instruction()->shape(), &v);
+        FlattenShape(hlo.while_body()->root_instruction()->shape(), &v);
         return v;
       }();
       // The body's results are written in its root's layout.
-      for (size_t i = 0; i < out.size(); ++i) {
-        RETURN_IF_ERROR(EmitCopy(next[i], body_shapes.at(i), out[i], out_shapes[i], absl::StrCat(hlo.name(), ".next")));
-      }
+      RETURN_IF_ERROR(copy_leaves(next, body_shapes, out, out_shapes, "next"));
       b_.CreateBr(header);
       b_.SetInsertPoint(exit);
       return absl::OkStatus();

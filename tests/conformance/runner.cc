@@ -1,0 +1,215 @@
+#include "tests/conformance/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "backends/backend.h"
+#include "backends/execution_control.h"
+#include "tests/conformance/check_evaluation.h"
+#include "xla/hlo/hlo_verifier.h"
+#include "xla/stablehlo/importer.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace conformance {
+namespace {
+
+using stablehlo::CheckSpec;
+using stablehlo::EntryPoint;
+
+bool IsDtypeToken(absl::string_view t) {
+  for (absl::string_view p : {"any", "float", "bfloat", "int", "uint", "bool", "complex"}) {
+    if (absl::StartsWith(t, p) && (t == "any" || t == "bool" || absl::ascii_isdigit(t.back()))) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// The arguments `tests/interpret/api_input_arguments.mlir` is run with
+// (its RUN line's --args).
+std::vector<Literal> ArgumentsFor(const std::string& relative) {
+  std::vector<Literal> args;
+  if (absl::EndsWith(relative, "api_input_arguments.mlir")) {
+    args.push_back(Literal::CreateR1<int32_t>({1, 1}));
+    args.push_back(Literal::CreateR1<int32_t>({2, 2}));
+  }
+  return args;
+}
+
+// Runs one entry point; returns its outputs (the elements of the result
+// tuple).
+absl::StatusOr<std::vector<Literal>> RunEntry(Backend* backend, EntryPoint& entry, const std::vector<Literal>& args,
+                                              const RunOptions& options) {
+  RETURN_IF_ERROR(VerifyHloModule(*entry.module));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
+                   backend->compiler()->Compile(std::move(entry.module), DebugOptions()));
+  const ProgramShape program = executable->program_shape();
+  if (program.parameters().size() != args.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("@", entry.name, " takes ", program.parameters().size(),
+                                                   " arguments; the corpus calls entry points with ", args.size()));
+  }
+  std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
+  for (const Literal& arg : args) {
+    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> b, backend->transfer_manager()->TransferLiteralToDevice(arg));
+    buffers.push_back(std::move(b));
+  }
+  ExecutionControl control(absl::Now() + absl::Seconds(options.timeout_seconds));
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, executable->Execute(buffers, &control));
+  ASSIGN_OR_RETURN(Literal literal, backend->transfer_manager()->TransferLiteralFromDevice(*result));
+  if (!literal.shape().IsTuple()) return absl::InternalError("the entry's result is not a tuple");
+  return std::move(literal).DecomposeTuple();
+}
+
+absl::Status RunFileOrError(const std::string& root, const std::string& relative, Backend* backend,
+                            const RunOptions& options, FileResult* result) {
+  ASSIGN_OR_RETURN(std::string text, ReadFile(root + "/" + relative));
+  result->run_disabled = absl::StrContains(text, "// RUN-DISABLED");
+  const bool has_check_lines = absl::StrContains(text, "// CHECK:") && !absl::EndsWith(relative, "sign.mlir");
+  if (has_check_lines) {
+    return absl::UnimplementedError("files whose expectations are // CHECK: lines are not evaluated yet");
+  }
+  stablehlo::ImportOptions import;
+  import.split_input_file = stablehlo::WantsSplitInputFile(text);
+  ASSIGN_OR_RETURN(std::vector<stablehlo::ImportedChunk> chunks, stablehlo::ImportStableHlo(text, relative, import));
+  const std::vector<Literal> args = ArgumentsFor(relative);
+  bool strict = true;
+  for (stablehlo::ImportedChunk& chunk : chunks) {
+    for (EntryPoint& entry : chunk.entries) {
+      absl::StatusOr<std::vector<Literal>> outputs = RunEntry(backend, entry, args, options);
+      if (!outputs.ok()) {
+        return absl::Status(outputs.status().code(),
+                            absl::StrCat(entry.location, ": @", entry.name, ": ", outputs.status().message()));
+      }
+      auto output = [&](int64_t i) -> const Literal* {
+        return i >= 0 && i < static_cast<int64_t>(outputs->size()) ? &(*outputs)[i] : nullptr;
+      };
+      for (const CheckSpec& check : entry.checks) {
+        const Literal* actual = output(check.actual_output);
+        const Literal* expected = check.expected_literal.has_value() ? &*check.expected_literal
+                                                                     : output(check.expected_output);
+        if (check.kind == CheckSpec::kSerializedEq) {
+          expected = nullptr;
+          for (const stablehlo::ProbeSpec& p : entry.probes) {
+            if (p.probe_id == check.probe_id && check.probe_iter == 0) expected = output(p.output);
+          }
+          if (expected == nullptr) {
+            return absl::FailedPreconditionError(absl::StrCat(check.location, ": no value recorded for probe '",
+                                                              check.probe_id, "' iteration ", check.probe_iter));
+          }
+        }
+        if (actual == nullptr || expected == nullptr) {
+          return absl::InternalError(absl::StrCat(check.location, ": check output missing"));
+        }
+        CheckVerdict verdict = EvaluateCheck(check, *actual, *expected);
+        strict &= verdict.strict_pass;
+        if (!verdict.pass) {
+          return absl::FailedPreconditionError(absl::StrCat(check.location, ": check failed: ", verdict.message));
+        }
+      }
+    }
+  }
+  result->strict_passed = strict;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string OpFamily(const std::string& relative) {
+  std::string base = std::filesystem::path(relative).stem().string();
+  if (!absl::StrContains(relative, "testdata/")) return base;
+  std::vector<std::string> tokens = absl::StrSplit(base, '_');
+  std::vector<std::string> name;
+  for (const std::string& t : tokens) {
+    if (IsDtypeToken(t)) break;
+    name.push_back(t);
+  }
+  return name.empty() ? base : absl::StrJoin(name, "_");
+}
+
+absl::StatusOr<std::vector<std::string>> ListCorpus(const std::string& root) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(root, ec)) return absl::NotFoundError(absl::StrCat(root, " is not a folder"));
+  std::vector<std::string> files;
+  for (auto it = std::filesystem::recursive_directory_iterator(root, ec); !ec && it != std::filesystem::end(it);
+       it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".mlir") {
+      files.push_back(std::filesystem::relative(it->path(), root).string());
+    }
+  }
+  if (ec) return absl::InternalError(absl::StrCat("listing ", root, ": ", ec.message()));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+FileResult RunFile(const std::string& root, const std::string& relative, const RunOptions& options,
+                   Backend* backend) {
+  FileResult result;
+  result.path = relative;
+  result.family = OpFamily(relative);
+  const absl::Time start = absl::Now();
+  absl::Status status = RunFileOrError(root, relative, backend, options, &result);
+  result.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  result.passed = status.ok();
+  if (!status.ok()) {
+    result.strict_passed = false;
+    result.error = std::string(status.message());
+  }
+  return result;
+}
+
+FileResult RunFile(const std::string& root, const std::string& relative, const RunOptions& options) {
+  absl::StatusOr<std::unique_ptr<Backend>> backend = BackendRegistry::Create(options.backend);
+  if (!backend.ok()) {
+    FileResult r;
+    r.path = relative;
+    r.family = OpFamily(relative);
+    r.error = std::string(backend.status().message());
+    return r;
+  }
+  return RunFile(root, relative, options, backend->get());
+}
+
+std::vector<FileResult> RunFiles(const std::string& root, const std::vector<std::string>& files,
+                                 const RunOptions& options) {
+  std::vector<FileResult> results(files.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&]() {
+    // One backend per thread: compilers need not be thread-safe.
+    absl::StatusOr<std::unique_ptr<Backend>> backend = BackendRegistry::Create(options.backend);
+    for (size_t i = next++; i < files.size(); i = next++) {
+      if (!backend.ok()) {
+        results[i].path = files[i];
+        results[i].family = OpFamily(files[i]);
+        results[i].error = std::string(backend.status().message());
+        continue;
+      }
+      results[i] = RunFile(root, files[i], options, backend->get());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(1, options.threads); ++t) threads.emplace_back(worker);
+  for (std::thread& t : threads) t.join();
+  return results;
+}
+
+}  // namespace conformance
+}  // namespace xla

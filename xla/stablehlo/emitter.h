@@ -1,0 +1,131 @@
+// Emitter: lowers a parsed module (ast.h) to HLO, one entry point at a
+// time. The core (scopes, functions, regions, control flow, calls, checks)
+// is in emitter.cc; one handler per StableHLO op in op_lowering.cc; the
+// chlo decompositions in chlo_lowering.cc. Internal to the importer.
+#ifndef XLA_STABLEHLO_EMITTER_H_
+#define XLA_STABLEHLO_EMITTER_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "proto/hlo.pb.h"
+#include "xla/hlo/hlo_computation.h"
+#include "xla/hlo/hlo_instruction.h"
+#include "xla/hlo/hlo_module.h"
+#include "xla/stablehlo/ast.h"
+#include "xla/stablehlo/importer.h"
+#include "xla/stablehlo/lexer.h"
+
+namespace xla {
+namespace stablehlo {
+
+using Values = std::vector<HloInstruction*>;
+
+// Names visible while lowering one block. A region's scope sees its
+// parents' names: constants are cloned into the region's computation, and
+// control-flow regions get their other captured values passed in (bound
+// here before lowering); reducers cannot capture anything else.
+struct Scope {
+  Scope* parent = nullptr;
+  HloComputation* comp = nullptr;
+  absl::flat_hash_map<std::string, Values> values;
+  // The entry function's top level: the only place checks may run.
+  bool is_entry_body = false;
+};
+
+class Emitter {
+ public:
+  Emitter(const Module& module, const Lexer& lexer, const ImportOptions& options);
+
+  absl::StatusOr<EntryPoint> ImportEntry(const Func& func);
+
+  // --- used by the op handlers --------------------------------------------
+  const Lexer& lexer() const { return lex_; }
+  absl::Status Error(size_t loc, absl::string_view message) const { return lex_.Error(loc, message); }
+  absl::Status OpError(const Op& op, absl::string_view message) const;
+
+  absl::StatusOr<HloInstruction*> Operand(const Op& op, size_t i, Scope& scope);
+  absl::StatusOr<Values> Operands(const Op& op, Scope& scope);
+  absl::Status ExpectOperands(const Op& op, size_t n) const;
+  // The declared type of result i as a shape (nullopt when not written).
+  absl::StatusOr<std::optional<Shape>> ResultShape(const Op& op, size_t i) const;
+  absl::StatusOr<Shape> RequiredResultShape(const Op& op, size_t i) const;
+
+  // Adds an instruction whose shape comes from shape inference (checked
+  // against `declared` when given); errors are located at `op`.
+  absl::StatusOr<HloInstruction*> Emit(const Op& op, Scope& scope, HloOpcode opcode, const Values& operands,
+                                       HloInstructionProto attrs = {}, const std::vector<HloComputation*>& called = {},
+                                       const std::optional<Shape>& declared = std::nullopt);
+  HloInstruction* AddConstant(Scope& scope, Literal literal);
+  // Element i of a tuple-shaped instruction.
+  HloInstruction* AddGetTupleElement(Scope& scope, HloInstruction* tuple, int64_t i);
+  HloInstruction* AddTuple(Scope& scope, const Values& elements);
+  // Every element of a tuple-shaped instruction.
+  Values Untuple(Scope& scope, HloInstruction* tuple);
+
+  // A region whose block arguments are scalars/arrays passed as parameters
+  // (reducers, comparators, map and scatter bodies); returns its values as
+  // the root (a tuple when there are several).
+  absl::StatusOr<HloComputation*> LowerReducerRegion(const Op& op, const Region& region, Scope& outer,
+                                                     const std::string& what);
+  absl::StatusOr<Values> LowerWhile(const Op& op, Scope& scope);
+  absl::StatusOr<Values> LowerConditional(const Op& op, Scope& scope, HloInstruction* index);
+  absl::StatusOr<Values> LowerCall(const Op& op, Scope& scope, const std::string& callee);
+  absl::StatusOr<Values> LowerCheck(const Op& op, Scope& scope);
+
+  // The op handlers: StableHLO ops (op_lowering.cc) and chlo ops
+  // (chlo_lowering.cc). Return the op's results.
+  absl::StatusOr<Values> LowerStablehloOp(const Op& op, Scope& scope);
+  absl::StatusOr<Values> LowerChloOp(const Op& op, Scope& scope);
+
+  // Attribute access (pretty and generic names; the first present wins).
+  const Attr* FindAttr(const Op& op, std::initializer_list<const char*> names) const;
+  absl::StatusOr<std::vector<int64_t>> IntList(const Attr& attr) const;
+  absl::StatusOr<std::vector<int64_t>> IntListAttr(const Op& op, std::initializer_list<const char*> names,
+                                                   bool required = true) const;
+  absl::StatusOr<int64_t> IntAttr(const Op& op, std::initializer_list<const char*> names,
+                                  std::optional<int64_t> default_value = std::nullopt) const;
+  absl::StatusOr<bool> BoolAttr(const Op& op, const char* name, bool default_value) const;
+  absl::StatusOr<std::string> EnumAttr(const Op& op, std::initializer_list<const char*> names,
+                                       std::optional<std::string> default_value = std::nullopt) const;
+  // A dense<...> attribute as rows of int64 (e.g. padding = dense<[[1, 2]]>).
+  absl::StatusOr<std::vector<std::vector<int64_t>>> IntMatrix(const Attr& attr) const;
+
+ private:
+  absl::StatusOr<HloComputation*> LowerFunction(const Func& func, bool is_entry);
+  absl::StatusOr<Values> LowerBlock(const Block& block, Scope& scope);
+  absl::Status LowerOp(const Op& op, Scope& scope);
+  absl::StatusOr<Values> Lookup(const ValueRef& ref, Scope& scope);
+  std::unique_ptr<HloComputation> NewComputation(const std::string& base);
+  // Names a region uses but does not define (nested regions included), in
+  // first-use order.
+  std::vector<std::string> FreeNames(const std::vector<const Region*>& regions) const;
+  // Values of `names` from `scope` that a control-flow region must be passed
+  // (constants are left out: they are cloned where used).
+  absl::StatusOr<std::vector<std::pair<std::string, Values>>> Captures(const std::vector<std::string>& names,
+                                                                       Scope& scope, size_t loc);
+
+  const Module& module_;
+  const Lexer& lex_;
+  ImportOptions options_;
+  absl::flat_hash_map<std::string, const Func*> funcs_;
+
+  // Per entry point.
+  std::unique_ptr<HloModule> hlo_;
+  absl::flat_hash_map<std::string, HloComputation*> lowered_;
+  absl::flat_hash_set<std::string> in_progress_;
+  absl::flat_hash_set<std::string> computation_names_;
+  Values extra_outputs_;
+  EntryPoint* entry_ = nullptr;
+  int depth_ = 0;
+};
+
+}  // namespace stablehlo
+}  // namespace xla
+
+#endif  // XLA_STABLEHLO_EMITTER_H_

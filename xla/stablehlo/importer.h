@@ -1,0 +1,92 @@
+// StableHLO MLIR text -> HloModules. A file is one module, or several
+// independent `// -----` chunks; each chunk has entry points (`@main` alone
+// when defined, else every function in textual order), each imported as
+// its own HloModule whose entry takes the function's arguments.
+//
+// Check ops (`check.*`, `stablehlo.custom_call @check.*`) and
+// `interpreter.probe` in an entry function's body become extra outputs: the
+// entry computation returns tuple(results..., check and probe operands...)
+// and `checks` says how to compare them (see tests/conformance).
+//
+// Errors are "file:line:col: message"; the importer never crashes on bad
+// input.
+#ifndef XLA_STABLEHLO_IMPORTER_H_
+#define XLA_STABLEHLO_IMPORTER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla/hlo/hlo_module.h"
+#include "xla/literal.h"
+
+namespace xla {
+namespace stablehlo {
+
+struct CheckSpec {
+  enum Kind { kEq, kAlmostEq, kClose, kSerializedEq };
+  Kind kind = kEq;
+  // `stablehlo.custom_call @check.*` (the only form with expect_close's
+  // absolute-tolerance fallback).
+  bool custom_call_form = false;
+  double tolerance = 1e-4;   // kAlmostEq
+  int64_t max_ulp = 1;       // kClose
+  int64_t min_ulp = 0;       // kClose
+  std::string probe_id;      // kSerializedEq
+  int64_t probe_iter = 0;    // kSerializedEq
+  // Output index (in the entry's result tuple) of the actual value, and of
+  // the expected value when it is computed (else `expected_literal`).
+  int64_t actual_output = -1;
+  int64_t expected_output = -1;
+  std::optional<Literal> expected_literal;
+  std::string location;  // "file:line:col" of the check op
+};
+
+struct ProbeSpec {
+  std::string probe_id;
+  int64_t output = -1;
+};
+
+struct EntryPoint {
+  std::string name;
+  std::string location;
+  std::unique_ptr<HloModule> module;
+  // The function's own results come first in the entry's result tuple.
+  int64_t num_results = 0;
+  std::vector<CheckSpec> checks;
+  std::vector<ProbeSpec> probes;
+  std::vector<int64_t> prints;  // outputs of interpreter.print, in order
+};
+
+struct ImportedChunk {
+  std::string location;  // where the chunk starts
+  std::vector<EntryPoint> entries;
+};
+
+struct ImportOptions {
+  // Split at `// -----` lines (the RUN line's -split-input-file).
+  bool split_input_file = false;
+  // Check ops become outputs (true) or are dropped (false: the entry
+  // returns exactly the function's results, as xla_run wants).
+  bool checks_as_outputs = true;
+};
+
+// Imports every chunk; the first error fails the whole file.
+absl::StatusOr<std::vector<ImportedChunk>> ImportStableHlo(absl::string_view text, const std::string& filename,
+                                                           const ImportOptions& options = {});
+
+// The `// -----` chunks of `text` as [begin, end) offsets (one chunk when
+// the file is not split).
+std::vector<std::pair<size_t, size_t>> SplitInputFile(absl::string_view text);
+
+// True if a `// RUN:` line of `text` passes -split-input-file.
+bool WantsSplitInputFile(absl::string_view text);
+
+}  // namespace stablehlo
+}  // namespace xla
+
+#endif  // XLA_STABLEHLO_IMPORTER_H_

@@ -4,6 +4,7 @@
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/transforms/cpu_pipeline.h"
 #include "backends/cpu/runtime/cpu_thread_pool.h"
+#include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "backends/cpu/codegen/jit.h"
 #include "llvm/IR/LLVMContext.h"
@@ -32,16 +33,16 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   llvm_module->setDataLayout(jit->data_layout());
 
   const int threads = ResolveCpuThreadCount(options.xla_cpu_threads());
-  IrEmitter emitter(llvm_module.get(), threads);
+  ASSIGN_OR_RETURN(std::unique_ptr<BufferAssignment> assignment, BufferAssignment::Run(*module));
+  RETURN_IF_ERROR(DumpToFile(options, module->name() + ".buffer-assignment.txt", assignment->ToString()));
+  IrEmitter emitter(llvm_module.get(), threads, *assignment);
   RETURN_IF_ERROR(emitter.EmitEntryFunction(*module->entry_computation(), kEntryName));
   for (llvm::Function& f : *llvm_module) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", jit->cpu_name());
     f.addFnAttr("target-features", jit->cpu_features());
   }
-  const int64_t arena_bytes = emitter.ArenaBytes();
-  RETURN_IF_ERROR(DumpToFile(options, module->name() + ".buffer-assignment.txt",
-                             absl::StrCat("arena bytes: ", arena_bytes, "\n", emitter.BufferAssignmentText())));
+  const int64_t arena_bytes = assignment->arena_bytes();
   if (!options.xla_dump_to().empty()) {
     std::string ir;
     llvm::raw_string_ostream os(ir);

@@ -38,6 +38,9 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   }
   auto it = position_.find(instruction);
   if (it == position_.end()) return FailedPrecondition("%s is not in computation %s", instruction->name(), name_);
+  for (HloComputation* called : instruction->called_computations()) {
+    if (called != nullptr && called->fusion_instruction() == instruction) called->set_fusion_instruction(nullptr);
+  }
   for (int64_t i = 0; i < instruction->operand_count(); ++i) {
     HloInstruction* op = instruction->mutable_operand(i);
     // Drop `instruction` from the operand's users.

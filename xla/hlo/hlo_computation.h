@@ -26,6 +26,10 @@ class HloComputation {
   void set_unique_id(int64_t id) { unique_id_ = id; }
   HloModule* parent() const { return parent_; }
   void set_parent(HloModule* module) { parent_ = module; }
+  // For a fused computation: the fusion instruction calling it (set when
+  // the fusion is created); null for any other computation.
+  const HloInstruction* fusion_instruction() const { return fusion_instruction_; }
+  void set_fusion_instruction(const HloInstruction* fusion) { fusion_instruction_ = fusion; }
 
   // Appends `instruction` (its operands must already be in this computation).
   // Parameters are also registered by number. An instruction without a name
@@ -59,6 +63,7 @@ class HloComputation {
   std::string name_;
   int64_t unique_id_ = -1;
   HloModule* parent_ = nullptr;
+  const HloInstruction* fusion_instruction_ = nullptr;
   // Removed instructions leave a null slot (so removal is O(1)); the slots
   // are compacted when they become the majority. `position_` maps each live
   // instruction to its slot.

@@ -28,6 +28,12 @@ std::unique_ptr<HloInstruction> HloInstruction::Create(HloOpcode opcode, const S
     }
   }
   instr->called_computations_.assign(called.begin(), called.end());
+  // A fused computation knows its fusion (each has exactly one).
+  if (opcode == HloOpcode::kFusion) {
+    for (HloComputation* c : called) {
+      if (c != nullptr) c->set_fusion_instruction(instr.get());
+    }
+  }
   return instr;
 }
 

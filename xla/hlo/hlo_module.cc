@@ -1,5 +1,7 @@
 #include "xla/hlo/hlo_module.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +19,16 @@ HloComputation* HloModule::AddEmbeddedComputation(std::unique_ptr<HloComputation
   }
   computations_.push_back(std::move(computation));
   return computations_.back().get();
+}
+
+HloComputation* HloModule::AddEmbeddedComputationBefore(std::unique_ptr<HloComputation> computation,
+                                                       const HloComputation* caller) {
+  const auto index = std::find_if(computations_.begin(), computations_.end(),
+                                  [&](const std::unique_ptr<HloComputation>& c) { return c.get() == caller; }) -
+                     computations_.begin();
+  HloComputation* added = AddEmbeddedComputation(std::move(computation));
+  std::rotate(computations_.begin() + index, computations_.end() - 1, computations_.end());
+  return added;
 }
 
 HloComputation* HloModule::AddEntryComputation(std::unique_ptr<HloComputation> computation) {

@@ -22,6 +22,10 @@ class HloModule {
 
   // Adds a computation; called computations must be added before callers.
   HloComputation* AddEmbeddedComputation(std::unique_ptr<HloComputation> computation);
+  // Adds a computation just before `caller` (a computation of this module),
+  // for passes that outline part of `caller` into a new callee.
+  HloComputation* AddEmbeddedComputationBefore(std::unique_ptr<HloComputation> computation,
+                                               const HloComputation* caller);
   HloComputation* AddEntryComputation(std::unique_ptr<HloComputation> computation);
   HloComputation* entry_computation() const { return entry_; }
   // In the order added (callees before callers).

@@ -1,4 +1,4 @@
-#include "backends/cpu/codegen/buffer_assignment.h"
+#include "backends/cpu/codegen/arena_packing.h"
 
 #include <algorithm>
 #include <numeric>

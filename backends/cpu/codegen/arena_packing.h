@@ -1,10 +1,11 @@
 // Liveness-based placement of a computation's intermediate buffers in the
-// run's arena: buffers whose live ranges do not overlap may share bytes.
+// run's arena (the heap simulator of buffer_assignment.h): buffers whose
+// live ranges do not overlap may share bytes.
 // Placement is "largest first, lowest fitting offset" (as XLA's heap
 // simulator does by default), which packs well for the few-large-many-small
 // mix of real models.
-#ifndef BACKENDS_CPU_CODEGEN_BUFFER_ASSIGNMENT_H_
-#define BACKENDS_CPU_CODEGEN_BUFFER_ASSIGNMENT_H_
+#ifndef BACKENDS_CPU_CODEGEN_ARENA_PACKING_H_
+#define BACKENDS_CPU_CODEGEN_ARENA_PACKING_H_
 
 #include <cstdint>
 #include <vector>
@@ -35,4 +36,4 @@ ArenaLayout AssignArenaOffsets(absl::Span<const BufferInterval> intervals, int64
 }  // namespace cpu
 }  // namespace xla
 
-#endif  // BACKENDS_CPU_CODEGEN_BUFFER_ASSIGNMENT_H_
+#endif  // BACKENDS_CPU_CODEGEN_ARENA_PACKING_H_

@@ -80,7 +80,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     }
     for (size_t j = 0; j < leaves.size(); ++j) {
       if (have[j] == want[j]) continue;
-      llvm::Value* relaid = SlotAddress(NewArenaSlot(ShapeUtil::ByteSizeOfElements(want[j])), nullptr);
+      ASSIGN_OR_RETURN(llvm::Value * relaid, NextScratchSlot(ShapeUtil::ByteSizeOfElements(want[j])));
       RETURN_IF_ERROR(EmitCopy(leaves[j], have[j], relaid, want[j], absl::StrCat(hlo.name(), ".argument")));
       leaves[j] = relaid;
     }
@@ -104,7 +104,8 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     }
     std::vector<llvm::Value*> scratch;
     for (const Shape& s : root_shapes) {
-      scratch.push_back(SlotAddress(NewArenaSlot(ShapeUtil::ByteSizeOfElements(s)), nullptr));
+      ASSIGN_OR_RETURN(llvm::Value * slot, NextScratchSlot(ShapeUtil::ByteSizeOfElements(s)));
+      scratch.push_back(slot);
     }
     RETURN_IF_ERROR(EmitComputation(computation, std::move(args), scratch));
     return copy_leaves(scratch, root_shapes, out, out_shapes, "relayout");
@@ -149,9 +150,10 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
       RETURN_IF_ERROR(copy_leaves(init, tree_shapes(*trees_.at(hlo.operand(0))), out, out_shapes, "init"));
       std::vector<llvm::Value*> next;
       for (const Shape& s : out_shapes) {
-        next.push_back(SlotAddress(NewArenaSlot(ShapeUtil::ByteSizeOfElements(s)), nullptr));
+        ASSIGN_OR_RETURN(llvm::Value * slot, NextScratchSlot(ShapeUtil::ByteSizeOfElements(s)));
+        next.push_back(slot);
       }
-      llvm::Value* pred = SlotAddress(NewArenaSlot(1), nullptr);
+      ASSIGN_OR_RETURN(llvm::Value * pred, NextScratchSlot(1));
       auto* header = llvm::BasicBlock::Create(ctx, hlo.name() + ".header", fn);
       auto* body = llvm::BasicBlock::Create(ctx, hlo.name() + ".body", fn);
       auto* exit = llvm::BasicBlock::Create(ctx, hlo.name() + ".exit", fn);

@@ -16,7 +16,7 @@
 #include "backends/cpu/transforms/matmul_plan.h"
 #include "backends/cpu/codegen/parallel_loop_emitter.h"
 #include "backends/cpu/codegen/reduction_emitter.h"
-#include "backends/cpu/codegen/row_fusion.h"
+#include "backends/cpu/transforms/row_fusion.h"
 #include "backends/cpu/codegen/streaming_stores.h"
 #include "backends/host_memory_pool.h"
 #include "llvm/IR/Constants.h"
@@ -50,8 +50,8 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
       llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32, ptr, ptr}, false));
   llvm::Value* device = device_ != nullptr ? device_ : llvm::ConstantPointerNull::get(b_.getPtrTy());
   llvm::Value* out = addresses_.at(epilogue != nullptr ? epilogue : &dot);
-  llvm::Value* a = addresses_.at(dot.operand(0));
-  llvm::Value* bm = addresses_.at(dot.operand(1));
+  ASSIGN_OR_RETURN(llvm::Value * a, AddressOf(dot.operand(0)));
+  ASSIGN_OR_RETURN(llvm::Value * bm, AddressOf(dot.operand(1)));
   llvm::Value* epilogue_fn = llvm::ConstantPointerNull::get(b_.getPtrTy());
   llvm::Value* epilogue_context = llvm::ConstantPointerNull::get(b_.getPtrTy());
   if (epilogue != nullptr) {

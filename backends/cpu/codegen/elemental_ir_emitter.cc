@@ -83,21 +83,6 @@ llvm::Value* ElementalIrEmitter::RoundToType(PrimitiveType type, llvm::Value* v)
   return b_->CreateBitCast(r, b_->getFloatTy());
 }
 
-bool IsFusibleOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kBroadcast: case HloOpcode::kReshape: case HloOpcode::kTranspose:
-    case HloOpcode::kSlice: case HloOpcode::kReverse: case HloOpcode::kIota:
-    case HloOpcode::kConcatenate: case HloOpcode::kPad: case HloOpcode::kConstant:
-    case HloOpcode::kConvert: case HloOpcode::kCopy: case HloOpcode::kSelect:
-    case HloOpcode::kClamp: case HloOpcode::kCompare:
-    case HloOpcode::kDynamicSlice: case HloOpcode::kBitcastConvert: case HloOpcode::kMap:
-    case HloOpcode::kGather:
-      return true;
-    default:
-      return IsElementwiseUnary(opcode) || IsElementwiseBinary(opcode);
-  }
-}
-
 llvm::Value* ElementalIrEmitter::LinearIndex(const Shape& shape, const IrIndex& index) {
   llvm::Value* linear = b_->getInt64(0);
   int64_t stride = 1;

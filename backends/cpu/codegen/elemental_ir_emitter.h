@@ -30,6 +30,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "backends/cpu/codegen/loop_emitter.h"
+#include "backends/cpu/transforms/emission_kinds.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "xla/hlo/hlo_computation.h"
@@ -45,8 +46,6 @@ absl::Status CheckSupportedElementType(PrimitiveType type, const HloInstruction&
 llvm::Type* IrValueType(PrimitiveType type, llvm::LLVMContext& ctx);
 llvm::Type* IrStorageType(PrimitiveType type, llvm::LLVMContext& ctx);
 
-// Ops whose element at an index can be generated inline in a consumer's loop.
-bool IsFusibleOpcode(HloOpcode opcode);
 
 // Reduce-window elements fold windows of up to this many positions in
 // straight-line code (one copy of the reducer per position), larger ones in

@@ -12,6 +12,7 @@
 #include "backends/cpu/codegen/complex_ir_emitter.h"
 #include "backends/cpu/codegen/elemental_ir_emitter_internal.h"
 #include "backends/cpu/codegen/polynomial_math.h"
+#include "backends/cpu/transforms/cpu_fusion.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -31,11 +32,16 @@ namespace {
 // NaN). Softmax and log-softmax shift by the row max this way.
 bool IsShiftedByItsMax(const HloInstruction& hlo) {
   if (hlo.opcode() != HloOpcode::kSubtract) return false;
-  const HloInstruction* x = hlo.operand(0);
-  const HloInstruction* broadcast = hlo.operand(1);
+  // Values are compared through fused parameters (cpu_fusion.h): x and the
+  // max may be computed in other fusions.
+  const HloInstruction* x = FusionOperandOf(hlo.operand(0));
+  const HloInstruction* broadcast = FusionOperandOf(hlo.operand(1));
   if (broadcast->opcode() != HloOpcode::kBroadcast) return false;
-  const HloInstruction* reduce = broadcast->operand(0);
-  if (reduce->opcode() != HloOpcode::kReduce || reduce->operand_count() != 2 || reduce->operand(0) != x) return false;
+  const HloInstruction* reduce = FusionOperandOf(broadcast->operand(0));
+  if (reduce->opcode() != HloOpcode::kReduce || reduce->operand_count() != 2 ||
+      FusionOperandOf(reduce->operand(0)) != x) {
+    return false;
+  }
   const HloInstruction* root = reduce->to_apply()->root_instruction();
   if (root->opcode() != HloOpcode::kMaximum || root->operand(0)->opcode() != HloOpcode::kParameter ||
       root->operand(1)->opcode() != HloOpcode::kParameter || root->operand(0) == root->operand(1)) {

@@ -9,11 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/alias_analysis.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
+#include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "backends/cpu/transforms/matmul_plan.h"
 #include "backends/cpu/codegen/parallel_loop_emitter.h"
 #include "backends/cpu/codegen/reduction_emitter.h"
-#include "backends/cpu/codegen/row_fusion.h"
+#include "backends/cpu/transforms/row_fusion.h"
 #include "backends/cpu/codegen/streaming_stores.h"
 #include "backends/host_memory_pool.h"
 #include "llvm/IR/Constants.h"
@@ -31,6 +32,18 @@ namespace cpu {
 using namespace ir_emitter_internal;  // NOLINT: the emitter's own helpers
 
 absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
+  if (hlo.opcode() == HloOpcode::kFusion) {
+    // Its fused instructions are checked in its place.
+    if (hlo.called_computations().size() != 1) return Internal("CPU backend: %s: a fusion calls one computation", hlo.name());
+    const HloComputation* fused = hlo.called_computations().front();
+    for (const HloInstruction* h : fused->instructions()) {
+      if (h->opcode() == HloOpcode::kParameter || (h == fused->root_instruction() && h->opcode() == HloOpcode::kTuple)) {
+        continue;
+      }
+      RETURN_IF_ERROR(CheckInstruction(*h));
+    }
+    return absl::OkStatus();
+  }
   if (IsTupleReduce(hlo)) {
     for (const Shape& s : hlo.shape().tuple_shapes()) {
       if (!s.IsArray()) return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " with a nested tuple result"));
@@ -62,11 +75,14 @@ llvm::BasicBlock* IrEmitter::AbortBlock() {
   return abort_block_;
 }
 
-IrEmitter::Slot IrEmitter::NewArenaSlot(int64_t bytes) {
+absl::StatusOr<llvm::Value*> IrEmitter::NextScratchSlot(int64_t bytes) {
   const int64_t reserved = (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  Slot slot{Slot::kArena, arena_bytes_, reserved};
-  arena_bytes_ += reserved;
-  return slot;
+  if (scratch_next_ + reserved > scratch_end_) {
+    return Internal("CPU backend: control-flow temporaries exceed their assigned %d bytes", scratch_end_);
+  }
+  Slot slot{Slot::kArena, scratch_next_, reserved};
+  scratch_next_ += reserved;
+  return SlotAddress(slot, nullptr);
 }
 
 absl::StatusOr<std::vector<llvm::Value*>> IrEmitter::LeafAddresses(const ValueTree& tree) {
@@ -122,12 +138,24 @@ llvm::Value* IrEmitter::SlotAddress(const Slot& slot, const HloInstruction* hlo)
       return global;
     }
     case Slot::kNone:
+    case Slot::kRowScratch:  // on the stack of the row loop
       return nullptr;
   }
   return nullptr;
 }
 
+const HloInstruction* IrEmitter::Resolve(const HloInstruction* hlo) const { return FusionOperandOf(hlo); }
+
+absl::StatusOr<llvm::Value*> IrEmitter::AddressOf(const HloInstruction* hlo) {
+  auto it = addresses_.find(Resolve(hlo));
+  if (it == addresses_.end() || it->second == nullptr) {
+    return Internal("CPU backend: %s has no buffer", hlo->name());
+  }
+  return it->second;
+}
+
 llvm::Value* IrEmitter::BufferOf(const HloInstruction* hlo) {
+  hlo = Resolve(hlo);
   auto it = addresses_.find(hlo);
   if (it == addresses_.end()) return nullptr;
   // Constants with one element are immediates.
@@ -137,7 +165,6 @@ llvm::Value* IrEmitter::BufferOf(const HloInstruction* hlo) {
 
 absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
   if (ShapeUtil::HasZeroElements(hlo.shape())) return absl::OkStatus();
-  if (auto it = epilogue_dot_.find(&hlo); it != epilogue_dot_.end()) return EmitRuntimeMatMul(*it->second, &hlo);
   if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
   if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
   if (hlo.opcode() == HloOpcode::kScatter) return EmitScatter(hlo);
@@ -158,6 +185,31 @@ absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEm
         local.StoreElement(v, remap(out), loop.looped->shape(), index);
         return absl::OkStatus();
       });
+}
+
+absl::Status IrEmitter::EmitFusion(const HloInstruction& fusion, ElementalIrEmitter& elemental) {
+  const HloInstruction* root = fusion.called_computations().front()->root_instruction();
+  // The root is emitted as the instruction it is, into the fusion's buffer.
+  // (Copied out first: inserting may move the maps' elements.)
+  std::shared_ptr<const ValueTree> tree = trees_.at(&fusion);
+  trees_[root] = std::move(tree);
+  if (auto it = addresses_.find(&fusion); it != addresses_.end()) {
+    llvm::Value* address = it->second;
+    addresses_[root] = address;
+  }
+  if (IsFusionOfKind(fusion, kOutputFusion)) {
+    const HloInstruction* dot = nullptr;
+    for (const HloInstruction* h : fusion.called_computations().front()->instructions()) {
+      if (h->opcode() == HloOpcode::kDot) dot = h;
+    }
+    if (dot == nullptr || !CanUseRuntimeMatMul(*dot)) {
+      return Internal("CPU backend: %s: an output fusion needs a dot the runtime computes", fusion.name());
+    }
+    if (ShapeUtil::HasZeroElements(root->shape())) return absl::OkStatus();
+    return EmitRuntimeMatMul(*dot, root);
+  }
+  if (IsTupleReduce(*root)) return EmitVariadicReduce(*root);
+  return EmitInstruction(*root, elemental);
 }
 
 absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo) {
@@ -255,20 +307,28 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
     leaf_addresses_.erase(&tree);
     for (const auto& e : tree.elements) forget(*e);
   };
-  for (const HloInstruction* h : order) {
+  const ComputationBuffers* buffers = assignment_.ForComputation(computation);
+  if (buffers == nullptr) return Internal("CPU backend: computation %s has no buffer assignment", computation.name());
+  for (const auto& [h, tree] : buffers->values) {
     if (auto it = trees_.find(h); it != trees_.end()) forget(*it->second);
-    trees_.erase(h);
-    materialize_.erase(h);
-    epilogue_dot_.erase(h);
     addresses_.erase(h);
-    row_group_of_.erase(h);
-    row_scratch_.erase(h);
+    trees_[h] = tree;
   }
-  ResultCopies result_copies;
-  RETURN_IF_ERROR(AssignSlots(computation, &result_copies));
+  for (const HloInstruction* h : order) {
+    if (trees_.contains(h)) RETURN_IF_ERROR(CheckInstruction(*h));
+  }
+  // Row-group members, in order (their buffers, or none for row scratch).
+  std::vector<const HloInstruction*> with_members;
+  for (const HloInstruction* h : order) {
+    if (!trees_.contains(h)) continue;
+    with_members.push_back(h);
+    if (IsFusionOfKind(*h, kRowGroupFusion)) {
+      for (const HloInstruction* m : RowGroupMembers(*h)) with_members.push_back(m);
+    }
+  }
 
   // Base addresses of every array value, once, before the loops.
-  for (const HloInstruction* h : order) {
+  for (const HloInstruction* h : with_members) {
     auto it = trees_.find(h);
     if (it == trees_.end() || it->second->is_tuple) continue;
     if (llvm::Value* address = SlotAddress(it->second->slot, h)) addresses_[h] = address;
@@ -278,11 +338,12 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
   std::function<void(const ValueTree&)> leaves = [&](const ValueTree& tree) {
     if (tree.is_tuple) {
       for (const auto& e : tree.elements) leaves(*e);
-    } else if (tree.slot.kind != Slot::kNone && !leaf_addresses_.contains(&tree)) {
+    } else if (tree.slot.kind != Slot::kNone && tree.slot.kind != Slot::kRowScratch &&
+               !leaf_addresses_.contains(&tree)) {
       leaf_addresses_[&tree] = SlotAddress(tree.slot, tree.producer);
     }
   };
-  for (const HloInstruction* h : order) {
+  for (const HloInstruction* h : with_members) {
     auto it = trees_.find(h);
     if (it == trees_.end()) continue;
     const ValueTree* tree = it->second.get();
@@ -292,43 +353,50 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
       leaves(*tree);
     }
     if (!tree->is_tuple && !addresses_.contains(h) && leaf_addresses_.contains(tree)) {
-      addresses_[h] = leaf_addresses_.at(tree);
+      llvm::Value* address = leaf_addresses_.at(tree);
+      addresses_[h] = address;
     }
   }
 
   ElementalIrEmitter elemental(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
-  const int64_t emitted_loops = absl::c_count_if(order, [&](const HloInstruction* h) {
-    auto it = materialize_.find(h);
-    return it != materialize_.end() && it->second;
-  });
+  // Loops emitted (a row group's members each count).
+  int64_t emitted_loops = 0;
+  for (const HloInstruction* h : order) {
+    if (!trees_.contains(h) || HasStorageOfItsOwn(*h) || IsPlumbing(*h)) continue;
+    if (IsFusionOfKind(*h, kRowGroupFusion)) {
+      emitted_loops += static_cast<int64_t>(RowGroupMembers(*h).size());
+    } else if (h->shape().IsArray()) {
+      ++emitted_loops;
+    }
+  }
   ScopedOutlineAllRanges outline(emitted_loops > kMaxInlineLoops);
   for (const HloInstruction* h : order) {
-    if (!trees_.contains(h)) continue;  // unreachable
+    if (!trees_.contains(h) || HasStorageOfItsOwn(*h) || IsPlumbing(*h)) continue;  // unreachable or no code
     if (IsControlFlow(*h)) {
+      const int64_t saved_next = scratch_next_, saved_end = scratch_end_;
+      if (auto it = buffers->control_flow_scratch.find(h); it != buffers->control_flow_scratch.end()) {
+        scratch_next_ = it->second.index;
+        scratch_end_ = it->second.index + it->second.bytes;
+      }
       RETURN_IF_ERROR(EmitControlFlow(*h));
-      continue;
-    }
-    if (IsTupleReduce(*h)) {
+      scratch_next_ = saved_next;
+      scratch_end_ = saved_end;
+    } else if (IsFusionOfKind(*h, kRowGroupFusion)) {
+      RETURN_IF_ERROR(EmitRowGroup(*h));
+    } else if (h->opcode() == HloOpcode::kFusion) {
+      RETURN_IF_ERROR(EmitFusion(*h, elemental));
+    } else if (IsTupleReduce(*h)) {
       RETURN_IF_ERROR(h->opcode() == HloOpcode::kScatter ? EmitScatter(*h) : EmitVariadicReduce(*h));
-      continue;
+    } else {
+      RETURN_IF_ERROR(EmitInstruction(*h, elemental));
     }
-    auto it = materialize_.find(h);
-    if (it == materialize_.end() || !it->second) continue;
-    if (auto group = row_group_of_.find(h); group != row_group_of_.end()) {
-      // The whole group is emitted at its first member.
-      const RowGroup& row_group = row_groups_[group->second];
-      if (row_group.members.front() == h) RETURN_IF_ERROR(EmitRowGroup(row_group));
-      continue;
-    }
-    RETURN_IF_ERROR(EmitInstruction(*h, elemental));
   }
   // Result leaves held elsewhere (parameters, constants, repeated values).
-  for (size_t i = 0; i < result_copies.copies.size(); ++i) {
-    const auto& [leaf, tree] = result_copies.copies[i];
-    auto src = leaf_addresses_.find(tree.get());
-    if (src == leaf_addresses_.end()) return Internal("CPU backend: result leaf %d has no buffer", leaf);
-    RETURN_IF_ERROR(EmitCopy(src->second, tree->shape, result_leaves_.at(leaf), result_copies.shapes[i],
-                             absl::StrCat("copy", leaf)));
+  for (const ResultCopy& copy : buffers->result_copies) {
+    auto src = leaf_addresses_.find(copy.source.get());
+    if (src == leaf_addresses_.end()) return Internal("CPU backend: result leaf %d has no buffer", copy.leaf);
+    RETURN_IF_ERROR(EmitCopy(src->second, copy.source->shape, result_leaves_.at(copy.leaf), copy.shape,
+                             absl::StrCat("copy", copy.leaf)));
   }
   param_leaves_ = std::move(saved_params);
   result_leaves_ = std::move(saved_results);

@@ -1,6 +1,7 @@
-// IrEmitter: emits the entry computation of an HloModule as ONE LLVM
-// function, deciding which instructions get a buffer (materialized) and
-// which are generated inline in their consumers' loops (fused).
+// IrEmitter: emits the entry computation of a fused HloModule
+// (cpu_fusion.h) as ONE LLVM function, every value where its
+// BufferAssignment puts it (buffer_assignment.h). It takes no decision of its
+// own on what fuses or where a value lives.
 //
 // ABI of the emitted function:
 //
@@ -13,27 +14,21 @@
 //   results - the array leaves of the result shape, depth-first, each a
 //             distinct buffer in the root's layout (row-major if none),
 //             written by the function.
-//   arena   - ArenaBytes() of 64-byte aligned scratch for the materialized
-//             intermediate values (one arena per run); values whose live
-//             ranges do not overlap share bytes (buffer_assignment.h).
+//   arena   - BufferAssignment::arena_bytes() of 64-byte aligned scratch for
+//             the intermediate values (one arena per run).
 //   device  - the run's Eigen::ThreadPoolDevice (null: run on this thread),
 //             passed to parallel loops and the matmul runtime.
 //   control - the run's ExecutionControl (may be null), asked by While loops
 //             whether to stop; stopping returns early (results undefined).
 //
-// An instruction is materialized when it has more than one use, is not
-// fusible (reduce, dot), feeds a tuple, or is a result leaf (then its buffer
-// is the result buffer itself). Everything else is generated at each index
-// by the ElementalIrEmitter inside the loop of its consumer. A dot with no
-// batch dimensions and one rhs free dimension (a matrix product, or a
-// projection [batch, seq, hidden] x [hidden, out]) whose only use is an
-// elementwise chain ending at a materialized value of its shape (bias add,
-// activation, an SGD update) is not materialized: the
-// matmul runtime writes it into that value's buffer and applies the chain
-// there, block by block, as each block of sums is finished (its epilogue).
-// Loop nests run
-// over each materialized output in its layout order (innermost = minor
-// dimension), so LLVM's loop vectorizer sees consecutive stores.
+// Each instruction of an emitted computation fills its buffer: a loop nest
+// over its shape in its layout order (innermost = minor dimension, so
+// LLVM's loop vectorizer sees consecutive stores), generating each element
+// with the ElementalIrEmitter; a fusion generates its fused computation's
+// root that way, reading its parameters from the fusion operands' buffers.
+// A kOutput fusion's dot goes to the matmul runtime, which applies the rest
+// of the fused computation to each finished block (its epilogue); a
+// kRowGroup fusion runs its members in one loop over their rows.
 #ifndef BACKENDS_CPU_CODEGEN_IR_EMITTER_H_
 #define BACKENDS_CPU_CODEGEN_IR_EMITTER_H_
 
@@ -44,8 +39,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/elemental_ir_emitter.h"
-#include "backends/cpu/codegen/row_fusion.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "xla/hlo/hlo_computation.h"
@@ -57,51 +52,19 @@ class IrEmitter {
  public:
   // `threads`: the workers a run has; with more than one, large loops are
   // emitted as parallel loops (parallel_loop_emitter.h).
-  IrEmitter(llvm::Module* module, int threads) : module_(module), b_(module->getContext()), threads_(threads) {}
+  IrEmitter(llvm::Module* module, int threads, const BufferAssignment& assignment)
+      : module_(module), b_(module->getContext()), threads_(threads), assignment_(assignment) {}
 
   // Emits `computation` as function `name` with the ABI above.
   absl::Status EmitEntryFunction(const HloComputation& computation, const std::string& name);
 
-  int64_t ArenaBytes() const { return arena_bytes_; }
-  // Where each intermediate buffer lives and when (for --xla_dump_to).
-  const std::string& BufferAssignmentText() const { return buffer_assignment_; }
 
  private:
-  // Where an array value lives.
-  struct Slot {
-    enum Kind { kNone, kParam, kResult, kArena, kGlobal };
-    Kind kind = kNone;
-    int64_t index = 0;  // param/result leaf number or arena offset
-    int64_t bytes = 0;  // arena: bytes the slot spans (0: unknown)
-  };
-  // The slots of a value: one for an array, a tree for a tuple.
-  struct ValueTree {
-    Slot slot;
-    Shape shape;
-    const HloInstruction* producer = nullptr;  // the array instruction (for arrays)
-    std::vector<std::shared_ptr<ValueTree>> elements;
-    bool is_tuple = false;
-  };
-
-  // Result leaves held elsewhere, copied at the end of a computation.
-  struct ResultCopies {
-    std::vector<std::pair<int64_t, std::shared_ptr<ValueTree>>> copies;
-    std::vector<Shape> shapes;  // destination shape of each copy
-  };
+  using Slot = BufferSlot;
 
   absl::Status CheckInstruction(const HloInstruction& hlo);
-  absl::Status AssignSlots(const HloComputation& computation, ResultCopies* result_copies);
-  // Gives `arena_leaves` (values of `computation`, in `order`) arena offsets:
-  // buffers whose live ranges do not overlap share space
-  // (buffer_assignment.h). Placed above everything assigned so far.
-  void PlaceArenaLeaves(const HloComputation& computation, const std::vector<HloInstruction*>& order,
-                        std::vector<ValueTree*> arena_leaves, size_t first_group);
-  // Group members only their own group reads, with rows of at most
-  // kMaxRowScratchBytes: they get one row of stack instead of a buffer.
-  void FindRowScratchMembers(const std::vector<const HloInstruction*>& emitted, size_t first_group);
-  static constexpr int64_t kMaxRowScratchBytes = 64 * 1024;
-  // Computations with more materialized instructions than this get each
-  // loop nest in a function of its own (ScopedOutlineAllRanges).
+  // Computations with more loops than this get each loop nest in a
+  // function of its own (ScopedOutlineAllRanges).
   static constexpr int64_t kMaxInlineLoops = 32;
   // Rows of a group's streamed buffers that are prefetched one row ahead:
   // long enough to matter, short enough that the hardware prefetcher has no
@@ -118,30 +81,25 @@ class IrEmitter {
   absl::Status EmitControlFlow(const HloInstruction& hlo);
   // A block of the entry function that returns at once (a stopped run).
   llvm::BasicBlock* AbortBlock();
-  // A fresh 64-byte aligned arena slot of `bytes`.
-  Slot NewArenaSlot(int64_t bytes);
+  // The next 64-byte aligned slot of `bytes` of the control-flow
+  // instruction's temporaries (BufferAssignment::control_flow_scratch).
+  absl::StatusOr<llvm::Value*> NextScratchSlot(int64_t bytes);
   // Addresses of the array leaves of `tree`, depth-first.
   absl::StatusOr<std::vector<llvm::Value*>> LeafAddresses(const ValueTree& tree);
   // Copies an array between buffers (layouts may differ).
   absl::Status EmitCopy(llvm::Value* src, const Shape& src_shape, llvm::Value* dst, const Shape& dst_shape,
                         const std::string& name);
   absl::Status EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental);
-  // Whether EmitInstruction emits `hlo` as a plain loop nest over its shape.
-  bool IsLoopEmitted(const HloInstruction& hlo) const;
-  // Row groups (row_fusion.h) of a computation's instructions, in `order`.
-  // Returns the index of its first group in row_groups_ (the groups of
-  // enclosing computations come before).
-  size_t FindComputationRowGroups(const std::vector<HloInstruction*>& order);
-  // One loop over the group's rows computing every member's row in turn.
-  absl::Status EmitRowGroup(const RowGroup& group);
+  // A kLoop, kInput or kOutput fusion: its fused root emitted into the
+  // fusion's buffer.
+  absl::Status EmitFusion(const HloInstruction& fusion, ElementalIrEmitter& elemental);
+  // A kRowGroup fusion: one loop over the members' rows computing every
+  // member's row in turn (row_group_emitter.cc).
+  absl::Status EmitRowGroup(const HloInstruction& fusion);
   // Whether the dot goes through the Eigen runtime (matmul_plan.h).
   bool CanUseRuntimeMatMul(const HloInstruction& hlo) const;
-  // Finds the dots computed with an epilogue (see above) among `order`'s
-  // `reachable` instructions, after materialize_ is decided.
-  void FindMatMulEpilogues(const std::vector<HloInstruction*>& order,
-                           const absl::flat_hash_set<const HloInstruction*>& reachable);
   // `dot` through the runtime, into its own buffer, or with `epilogue` (the
-  // materialized end of its elementwise chain) into that one's.
+  // root of its kOutput fusion) into that one's.
   absl::Status EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue = nullptr);
   // Materialized: the operand copied, then the update window written.
   // Reduce with a tuple result (variadic): one loop nest over the result
@@ -161,7 +119,14 @@ class IrEmitter {
   // or features) run in parallel: their updates never meet.
   absl::Status EmitSelectAndScatter(const HloInstruction& hlo);
   llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
+  // The value a fused computation's parameter stands for (the fusion's
+  // operand, through nested fusions); any other instruction itself.
+  const HloInstruction* Resolve(const HloInstruction* hlo) const;
+  // The buffer holding `hlo`'s value, or null when its elements are
+  // generated inline (fused instructions, one-element constants).
   llvm::Value* BufferOf(const HloInstruction* hlo);
+  // The buffer of a value that has one (Internal error otherwise).
+  absl::StatusOr<llvm::Value*> AddressOf(const HloInstruction* hlo);
 
   llvm::Module* module_;
   llvm::IRBuilder<> b_;
@@ -173,19 +138,15 @@ class IrEmitter {
   llvm::Value* control_ = nullptr;  // the ExecutionControl argument
   llvm::BasicBlock* abort_block_ = nullptr;
   int threads_;
-  int64_t arena_bytes_ = 0;
-  std::string buffer_assignment_;
+  const BufferAssignment& assignment_;
+  // The temporaries of the control-flow instruction being emitted: the next
+  // free offset and the end of its slot.
+  int64_t scratch_next_ = 0, scratch_end_ = 0;
   // Leaf addresses of the computation being emitted.
   std::vector<llvm::Value*> param_leaves_, result_leaves_;
   absl::flat_hash_map<const ValueTree*, llvm::Value*> leaf_addresses_;
-  absl::flat_hash_map<const HloInstruction*, std::shared_ptr<ValueTree>> trees_;
-  absl::flat_hash_map<const HloInstruction*, bool> materialize_;
-  // Epilogue (the materialized end of a dot's elementwise chain) -> the dot.
-  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> epilogue_dot_;
-  // Row groups found so far and the group of each member.
-  std::vector<RowGroup> row_groups_;
-  absl::flat_hash_map<const HloInstruction*, size_t> row_group_of_;
-  absl::flat_hash_set<const HloInstruction*> row_scratch_;
+  // The values of the computations being emitted (from the assignment).
+  absl::flat_hash_map<const HloInstruction*, std::shared_ptr<const ValueTree>> trees_;
   // Base pointers computed in the entry block, per array instruction.
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> addresses_;
 };

@@ -15,6 +15,7 @@
 #include "backends/cpu/codegen/elemental_ir_emitter.h"
 #include "backends/cpu/codegen/loop_emitter.h"
 #include "backends/cpu/codegen/parallel_loop_emitter.h"
+#include "backends/cpu/transforms/emission_kinds.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "xla/hlo/hlo_instruction.h"
@@ -30,32 +31,6 @@ inline constexpr int64_t kAlignment = 64;
 inline absl::Status NotImplemented(const HloInstruction& hlo, absl::string_view what) {
   return absl::UnimplementedError(
       absl::StrCat("CPU backend: ", what, " is not implemented yet (in ", hlo.ToString(), ")"));
-}
-
-inline bool HasStorageOfItsOwn(const HloInstruction& hlo) {
-  return hlo.opcode() == HloOpcode::kParameter || hlo.opcode() == HloOpcode::kConstant;
-}
-
-inline bool IsPlumbing(const HloInstruction& hlo) {
-  return hlo.opcode() == HloOpcode::kTuple || hlo.opcode() == HloOpcode::kGetTupleElement;
-}
-
-// A select of whole tuples by a scalar pred is a branch between copies; a
-// copy of a tuple (XLA's optimized while bodies end in one, to change the
-// state's layouts) copies leaf by leaf. Both go with control flow, which
-// writes tuple results leaf by leaf.
-inline bool IsControlFlow(const HloInstruction& hlo) {
-  return hlo.opcode() == HloOpcode::kWhile || hlo.opcode() == HloOpcode::kConditional ||
-         hlo.opcode() == HloOpcode::kCall ||
-         ((hlo.opcode() == HloOpcode::kSelect || hlo.opcode() == HloOpcode::kCopy) && hlo.shape().IsTuple());
-}
-
-// A variadic reduce, reduce-window or scatter: its result is a tuple with
-// one array per operand.
-inline bool IsTupleReduce(const HloInstruction& hlo) {
-  return (hlo.opcode() == HloOpcode::kReduce || hlo.opcode() == HloOpcode::kReduceWindow ||
-          hlo.opcode() == HloOpcode::kScatter) &&
-         hlo.shape().IsTuple();
 }
 
 // Elements each element of `hlo` reads from its operands: the reduced

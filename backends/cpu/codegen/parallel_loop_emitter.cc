@@ -117,13 +117,6 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
   return absl::OkStatus();
 }
 
-int MajorRangeLevel(const Shape& shape) {
-  const auto& minor_to_major = shape.layout().minor_to_major();
-  int level = static_cast<int>(minor_to_major.size()) - 1;
-  while (level > 0 && shape.dimensions(minor_to_major[level]) == 1) --level;
-  return std::max(level, 0);
-}
-
 absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
                                   const std::string& name, const ElementCost& cost, int64_t inner_work,
                                   const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body) {

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "backends/cpu/codegen/loop_emitter.h"
+#include "backends/cpu/transforms/row_fusion.h"
 #include "llvm/IR/IRBuilder.h"
 #include "xla/shape.h"
 
@@ -81,12 +82,6 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, cons
 // for [0, n) (or, under ScopedOutlineAllRanges, outlined and run serially).
 absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
                                const ElementCost& cost, int64_t total_work, const RangeBody& body);
-
-// The position in `shape`'s minor_to_major of its most-major dimension
-// with more than one row (0 when there is none): parallel ranges run over
-// that dimension, the major ones of size 1 before it (a batch of one) being
-// a single index.
-int MajorRangeLevel(const Shape& shape);
 
 // Emits the loop nest over `shape` (in its layout order) at the builder's
 // insertion point: a parallel range over the outermost (major) layout

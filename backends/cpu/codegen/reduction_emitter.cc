@@ -21,14 +21,6 @@ constexpr int64_t kMinChunkBytes = 1024;
 
 }  // namespace
 
-bool KeepsMinorDimension(const HloInstruction& hlo) {
-  if (hlo.opcode() != HloOpcode::kReduce || hlo.operand_count() != 2 || !hlo.shape().IsArray()) return false;
-  const Shape& in = hlo.operand(0)->shape();
-  if (!in.IsArray() || in.rank() == 0 || hlo.shape().rank() == 0) return false;
-  const int64_t minor = in.layout().minor_to_major(0);
-  return std::find(hlo.dimensions().begin(), hlo.dimensions().end(), minor) == hlo.dimensions().end();
-}
-
 absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, llvm::Value* device, int threads,
                                     const HloInstruction& hlo, llvm::Value* out,
                                     const ElementalIrEmitter::BufferLookup& buffers) {

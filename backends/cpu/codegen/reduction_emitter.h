@@ -27,10 +27,6 @@
 namespace xla {
 namespace cpu {
 
-// True for a single-operand array reduce whose operand's minor-most layout
-// dimension is not reduced.
-bool KeepsMinorDimension(const HloInstruction& hlo);
-
 // Emits `hlo` (KeepsMinorDimension) into its buffer `out` as above, at the
 // builder's insertion point. `buffers` gives the address of materialized
 // values (as ElementalIrEmitter's lookup); `device` is the run's thread

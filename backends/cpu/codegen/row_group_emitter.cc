@@ -12,11 +12,12 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/alias_analysis.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
+#include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "backends/cpu/transforms/matmul_plan.h"
 #include "backends/cpu/codegen/parallel_loop_emitter.h"
 #include "backends/cpu/codegen/reduction_emitter.h"
-#include "backends/cpu/codegen/row_fusion.h"
+#include "backends/cpu/transforms/row_fusion.h"
 #include "backends/cpu/codegen/streaming_stores.h"
 #include "backends/host_memory_pool.h"
 #include "llvm/IR/Constants.h"
@@ -33,20 +34,42 @@ namespace cpu {
 
 using namespace ir_emitter_internal;  // NOLINT: the emitter's own helpers
 
-absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
+absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
+  const std::vector<const HloInstruction*> members = RowGroupMembers(fusion);
+  if (members.size() < 2 || !members.front()->shape().IsArray() || members.front()->shape().rank() == 0) {
+    return Internal("CPU backend: %s: a row group needs two or more array members", fusion.name());
+  }
+  const int64_t rows = members.front()->shape().dimensions(RowDimension(members.front()->shape()));
+  // What each member computes: its fused root (emitted into the member's
+  // buffer), or the member itself.
+  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> computed;
+  for (const HloInstruction* m : members) {
+    const HloInstruction* root = m->opcode() == HloOpcode::kFusion ? m->called_computations().front()->root_instruction() : m;
+    computed[m] = root;
+    if (!root->shape().IsArray() || root->shape().rank() == 0 ||
+        root->shape().dimensions(RowDimension(root->shape())) != rows) {
+      return Internal("CPU backend: %s: member %s does not have the group's %d rows", fusion.name(), m->name(), rows);
+    }
+    if (auto it = addresses_.find(m); it != addresses_.end()) {
+      llvm::Value* address = it->second;  // (inserting may move the map's elements)
+      addresses_[root] = address;
+    }
+  }
   ElementCost cost;
   cost.bytes_loaded = cost.bytes_stored = cost.cycles = 0;
   int64_t total_work = 0;
   std::string name = "rows";
-  for (const HloInstruction* m : group.members) {
-    const double per_row = static_cast<double>(ShapeUtil::ElementsIn(m->shape()) / group.rows);
-    const ElementCost c = EstimateElementCost(*m);
+  for (const HloInstruction* m : members) {
+    const HloInstruction& root = *computed.at(m);
+    const double per_row = static_cast<double>(ShapeUtil::ElementsIn(root.shape()) / rows);
+    const ElementCost c = EstimateElementCost(root);
     cost.bytes_loaded += c.bytes_loaded * per_row;
     cost.bytes_stored += c.bytes_stored * per_row;
-    cost.cycles += c.cycles * per_row * InnerWork(*m);
-    total_work += ShapeUtil::ElementsIn(m->shape()) * InnerWork(*m);
-    absl::StrAppend(&name, ".", m->name());
+    cost.cycles += c.cycles * per_row * InnerWork(root);
+    total_work += ShapeUtil::ElementsIn(root.shape()) * InnerWork(root);
+    absl::StrAppend(&name, ".", root.name());
   }
+  auto in_scratch = [&](const HloInstruction* m) { return trees_.at(m)->slot.kind == Slot::kRowScratch; };
   // Buffers streamed row by row: the members' own buffers (written) and the
   // buffers their fused expressions read whose layout-major dimension has
   // the group's extent (read, presumably row by row). Each row starts a new
@@ -59,34 +82,35 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
     bool write;
   };
   std::vector<RowStream> streams;
-  absl::flat_hash_set<const HloInstruction*> members(group.members.begin(), group.members.end());
+  const absl::flat_hash_set<const HloInstruction*> member_set(members.begin(), members.end());
   absl::flat_hash_set<const HloInstruction*> seen;
   auto add_stream = [&](const HloInstruction* h, bool write) {
     if (!h->shape().IsArray() || h->shape().rank() == 0 || !seen.insert(h).second) return;
-    if (h->shape().dimensions(RowDimension(h->shape())) != group.rows) return;
-    const int64_t row_bytes = ShapeUtil::ByteSizeOfElements(h->shape()) / group.rows;
+    if (h->shape().dimensions(RowDimension(h->shape())) != rows) return;
+    const int64_t row_bytes = ShapeUtil::ByteSizeOfElements(h->shape()) / rows;
     if (row_bytes >= kMinPrefetchRowBytes && row_bytes <= kMaxPrefetchRowBytes) {
       streams.push_back({h, row_bytes, write});
     }
   };
   std::function<void(const HloInstruction*)> add_reads = [&](const HloInstruction* o) {
-    auto it = materialize_.find(o);
-    if (it != materialize_.end() && !it->second) {  // fused: generated inline
+    o = Resolve(o);
+    if (member_set.contains(o)) return;
+    if (!addresses_.contains(o)) {  // fused: generated inline
       for (const HloInstruction* oo : o->operands()) add_reads(oo);
-    } else if (!members.contains(o)) {
+    } else {
       add_stream(o, /*write=*/false);
     }
   };
-  for (const HloInstruction* m : group.members) {
+  for (const HloInstruction* m : members) {
     // Rows of a streaming result are written around the cache (non-temporal
     // stores): fetching them first would read each line from memory for
     // nothing (softmax: a third of its memory traffic).
-    if (!row_scratch_.contains(m) && !IsStreamingBuffer(addresses_.at(m))) add_stream(m, /*write=*/true);
-    for (const HloInstruction* o : m->operands()) add_reads(o);
+    if (!in_scratch(m) && !IsStreamingBuffer(addresses_.at(m))) add_stream(m, /*write=*/true);
+    for (const HloInstruction* o : computed.at(m)->operands()) add_reads(o);
   }
   // Per row, not per element: the range runs over rows.
   return EmitParallelRange(
-      &b_, device_, group.rows, name, cost, total_work,
+      &b_, device_, rows, name, cost, total_work,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
         // Scratch rows: a stack array per member, in the function that runs
         // the rows (so each worker has its own).
@@ -94,26 +118,34 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
         absl::flat_hash_map<const HloInstruction*, Shape> row_shapes;
         llvm::Function* fn = b_.GetInsertBlock()->getParent();
         llvm::IRBuilder<> entry_builder(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-        for (const HloInstruction* m : group.members) {
-          if (!row_scratch_.contains(m)) continue;
+        for (const HloInstruction* m : members) {
+          if (!in_scratch(m)) continue;
           Shape row_shape = m->shape();
           (*row_shape.mutable_dimensions())[RowDimension(row_shape)] = 1;
           llvm::AllocaInst* alloca = entry_builder.CreateAlloca(
               IrStorageType(m->shape().element_type(), module_->getContext()),
-              b_.getInt64(std::max<int64_t>(ShapeUtil::ElementsIn(row_shape), 1)), m->name() + ".row");
+              b_.getInt64(std::max<int64_t>(ShapeUtil::ElementsIn(row_shape), 1)), computed.at(m)->name() + ".row");
           alloca->setAlignment(llvm::Align(kAlignment));
           scratch[m] = alloca;
           row_shapes[m] = row_shape;
         }
         ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
-          auto it = scratch.find(h);
+          auto it = scratch.find(Resolve(h));
           return it != scratch.end() ? it->second : remap(BufferOf(h));
         });
+        // Scratch is read as one row, by the member or, inside a member's
+        // fused computation, by the parameter standing for it.
+        for (const HloInstruction* m : members) {
+          if (m->opcode() != HloOpcode::kFusion) continue;
+          for (const HloInstruction* p : m->called_computations().front()->parameter_instructions()) {
+            if (auto it = row_shapes.find(Resolve(p)); it != row_shapes.end()) local.SetRowBuffer(p, it->second);
+          }
+        }
         for (const auto& [m, row_shape] : row_shapes) local.SetRowBuffer(m, row_shape);
         return EmitForLoop(&b_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
           // The next row (the last one again at the end: always in bounds).
           llvm::Value* next = b_.CreateAdd(row, b_.getInt64(1));
-          next = b_.CreateSelect(b_.CreateICmpSLT(next, b_.getInt64(group.rows)), next, row);
+          next = b_.CreateSelect(b_.CreateICmpSLT(next, b_.getInt64(rows)), next, row);
           // Issued after the first member, which streams this row in (on
           // softmax: 1.2-1.4x faster than at the start of the row, where
           // the prefetches compete with this row's own loads).
@@ -122,27 +154,28 @@ absl::Status IrEmitter::EmitRowGroup(const RowGroup& group) {
             return EmitRowPrefetch(&b_, base, next, stream.row_bytes, stream.write,
                                    stream.value->name() + ".prefetch");
           };
-          for (const HloInstruction* m : group.members) {
-            if (m == group.members[1]) {
+          for (const HloInstruction* m : members) {
+            if (m == members[1]) {
               for (const RowStream& stream : streams) RETURN_IF_ERROR(prefetch(stream));
             }
-            const bool in_scratch = scratch.contains(m);
+            const bool to_scratch = scratch.contains(m);
+            const HloInstruction& root = *computed.at(m);
             // As in EmitInstruction, a reshape that moves no element loops
             // over its operand's indices (when its rows are the operand's).
-            const HloInstruction* reshaped = in_scratch ? nullptr : RowMajorReshapeOperand(*m);
-            if (reshaped != nullptr && reshaped->shape().dimensions(RowDimension(reshaped->shape())) != group.rows) {
+            const HloInstruction* reshaped = to_scratch ? nullptr : RowMajorReshapeOperand(root);
+            if (reshaped != nullptr && reshaped->shape().dimensions(RowDimension(reshaped->shape())) != rows) {
               reshaped = nullptr;
             }
-            const ElementLoop loop(*m, reshaped, local);
-            const Shape& shape = in_scratch ? row_shapes.at(m) : loop.looped->shape();
+            const ElementLoop loop(root, reshaped, local);
+            const Shape& shape = to_scratch ? row_shapes.at(m) : loop.looped->shape();
             const int64_t row_dim = RowDimension(loop.looped->shape());
             // Every dimension but the rows' (major ones of size 1 loop once).
             std::vector<int64_t> inner;
             for (int64_t d : shape.layout().minor_to_major()) {
               if (d != row_dim) inner.push_back(d);
             }
-            llvm::Value* out = in_scratch ? scratch.at(m) : remap(addresses_.at(m));
-            RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, m->name(), loop.pieces,
+            llvm::Value* out = to_scratch ? scratch.at(m) : remap(addresses_.at(m));
+            RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, root.name(), loop.pieces,
                                          [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {
                                            IrIndex index = inner_index;
                                            index[row_dim] = row;

@@ -16,7 +16,7 @@
 #include "backends/cpu/transforms/matmul_plan.h"
 #include "backends/cpu/codegen/parallel_loop_emitter.h"
 #include "backends/cpu/codegen/reduction_emitter.h"
-#include "backends/cpu/codegen/row_fusion.h"
+#include "backends/cpu/transforms/row_fusion.h"
 #include "backends/cpu/codegen/streaming_stores.h"
 #include "backends/host_memory_pool.h"
 #include "llvm/IR/Constants.h"

@@ -1,4 +1,4 @@
-#include "backends/cpu/codegen/buffer_assignment.h"
+#include "backends/cpu/codegen/arena_packing.h"
 
 #include <random>
 #include <vector>
@@ -24,7 +24,7 @@ void ExpectNoConflicts(const std::vector<BufferInterval>& intervals, const Arena
   }
 }
 
-TEST(BufferAssignmentTest, ChainReusesTwoBuffers) {
+TEST(ArenaPackingTest, ChainReusesTwoBuffers) {
   // a -> b -> c -> d, each read only by the next: two slots suffice.
   std::vector<BufferInterval> chain = {{0, 1, 1000}, {1, 2, 1000}, {2, 3, 1000}, {3, 4, 1000}};
   ArenaLayout layout = AssignArenaOffsets(chain, 64);
@@ -34,21 +34,21 @@ TEST(BufferAssignmentTest, ChainReusesTwoBuffers) {
   EXPECT_EQ(layout.offsets[0], layout.offsets[2]);
 }
 
-TEST(BufferAssignmentTest, AnOutputNeverOverlapsAnOperandReadAtItsStep) {
+TEST(ArenaPackingTest, AnOutputNeverOverlapsAnOperandReadAtItsStep) {
   // b is defined at step 1, where a is last read.
   std::vector<BufferInterval> v = {{0, 1, 256}, {1, 1, 256}};
   ArenaLayout layout = AssignArenaOffsets(v, 64);
   EXPECT_NE(layout.offsets[0], layout.offsets[1]);
 }
 
-TEST(BufferAssignmentTest, SmallBuffersFillHolesLeftByLargeOnes) {
+TEST(ArenaPackingTest, SmallBuffersFillHolesLeftByLargeOnes) {
   std::vector<BufferInterval> v = {{0, 2, 4096}, {3, 5, 1024}, {3, 5, 1024}, {1, 4, 64}};
   ArenaLayout layout = AssignArenaOffsets(v, 64);
   ExpectNoConflicts(v, layout, 64);
   EXPECT_EQ(layout.peak_bytes, 4096 + 64);
 }
 
-TEST(BufferAssignmentTest, RandomIntervalsNeverConflict) {
+TEST(ArenaPackingTest, RandomIntervalsNeverConflict) {
   std::mt19937_64 rng(42);
   for (int trial = 0; trial < 50; ++trial) {
     std::vector<BufferInterval> v;
@@ -66,7 +66,7 @@ TEST(BufferAssignmentTest, RandomIntervalsNeverConflict) {
   }
 }
 
-TEST(BufferAssignmentTest, Empty) {
+TEST(ArenaPackingTest, Empty) {
   ArenaLayout layout = AssignArenaOffsets({}, 64);
   EXPECT_EQ(layout.peak_bytes, 0);
   EXPECT_TRUE(layout.offsets.empty());

@@ -43,7 +43,10 @@ TEST(CpuPipelineTest, SimplifiesAndHonorsDisableAll) {
   ASSERT_TRUE(RunCpuHloPasses(module->get(), off, /*verify=*/true).ok());
   EXPECT_EQ((*module)->entry_computation()->root_instruction()->opcode(), HloOpcode::kCall);
   ASSERT_TRUE(RunCpuHloPasses(module->get(), DebugOptions(), /*verify=*/true).ok());
-  EXPECT_EQ((*module)->entry_computation()->root_instruction()->opcode(), HloOpcode::kNegate);
+  // The inlined call's negate, simplified, and fused with what it reads.
+  const HloInstruction* root = (*module)->entry_computation()->root_instruction();
+  ASSERT_EQ(root->opcode(), HloOpcode::kFusion) << (*module)->ToString();
+  EXPECT_EQ(root->called_computations().front()->root_instruction()->opcode(), HloOpcode::kNegate);
 }
 
 // A transposed dot operand is read in place by the matmul runtime instead

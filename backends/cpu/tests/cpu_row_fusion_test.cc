@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/tests/cpu_test_util.h"
-#include "backends/cpu/codegen/row_fusion.h"
+#include "backends/cpu/transforms/row_fusion.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/hlo_parser.h"
 

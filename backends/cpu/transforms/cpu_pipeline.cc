@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "backends/cpu/transforms/convolution_lowering.h"
+#include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/transforms/dot_canonicalization.h"
 #include "backends/cpu/transforms/foreign_op_lowering.h"
 #include "backends/cpu/transforms/reduction_splitting.h"
@@ -54,6 +55,9 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   // can split the work by.
   pipeline.AddPass<ReductionSplitting>();
   pipeline.AddPass<DeadCodeElimination>();
+  // What is generated inline and what gets a buffer, as fusion instructions
+  // (the emitter follows them; buffer assignment places what they leave).
+  pipeline.AddPass<CpuFusion>();
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-#include "backends/cpu/codegen/row_fusion.h"
+#include "backends/cpu/transforms/row_fusion.h"
+
+#include <algorithm>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
-#include "backends/cpu/codegen/parallel_loop_emitter.h"
+#include "xla/hlo/hlo_opcode.h"
 
 namespace xla {
 namespace cpu {
@@ -80,6 +82,13 @@ class RowLocality {
 };
 
 }  // namespace
+
+int MajorRangeLevel(const Shape& shape) {
+  const auto& minor_to_major = shape.layout().minor_to_major();
+  int level = static_cast<int>(minor_to_major.size()) - 1;
+  while (level > 0 && shape.dimensions(minor_to_major[level]) == 1) --level;
+  return std::max(level, 0);
+}
 
 int64_t RowDimension(const Shape& shape) {
   return shape.rank() == 0 ? -1 : shape.layout().minor_to_major(MajorRangeLevel(shape));

@@ -6,8 +6,8 @@
 // one row of x while it is in cache instead of streaming the whole array four
 // times. Members keep their own buffers; buffer assignment treats a group as
 // one step (its members' rows interleave).
-#ifndef BACKENDS_CPU_CODEGEN_ROW_FUSION_H_
-#define BACKENDS_CPU_CODEGEN_ROW_FUSION_H_
+#ifndef BACKENDS_CPU_TRANSFORMS_ROW_FUSION_H_
+#define BACKENDS_CPU_TRANSFORMS_ROW_FUSION_H_
 
 #include <cstdint>
 #include <functional>
@@ -30,6 +30,12 @@ struct RowGroup {
   int64_t rows = 0;                            // extent of the shared dimension
 };
 
+// The position in `shape`'s minor_to_major of its most-major dimension
+// with more than one row (0 when there is none): parallel ranges and row
+// groups run over that dimension, the major ones of size 1 before it (a
+// batch of one) being a single index.
+int MajorRangeLevel(const Shape& shape);
+
 // The dimension rows run over: the layout-major one with more than one row
 // (MajorRangeLevel: a batch of one is skipped, as parallel loops skip it).
 int64_t RowDimension(const Shape& shape);
@@ -45,4 +51,4 @@ std::vector<RowGroup> FindRowGroups(absl::Span<const HloInstruction* const> emit
 }  // namespace cpu
 }  // namespace xla
 
-#endif  // BACKENDS_CPU_CODEGEN_ROW_FUSION_H_
+#endif  // BACKENDS_CPU_TRANSFORMS_ROW_FUSION_H_

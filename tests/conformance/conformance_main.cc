@@ -24,7 +24,9 @@ ABSL_FLAG(std::string, backend, "interpreter", "Backend to run on (interpreter, 
 ABSL_FLAG(int, threads, 0, "Files run in parallel (0: the hardware threads).");
 ABSL_FLAG(std::string, failures_out, "", "Write every failing file with its first error here.");
 ABSL_FLAG(std::string, expected_failures, "", "The ratchet list to compare with (or to write).");
-ABSL_FLAG(bool, write_expected, false, "Rewrite --expected_failures from this run's failures.");
+ABSL_FLAG(bool, write_expected, false,
+          "Rewrite --expected_failures (default tests/conformance/expected_failures_BACKEND.txt) from this "
+          "run's failures.");
 ABSL_FLAG(double, timeout_seconds, 60, "A run taking longer fails.");
 
 int main(int argc, char** argv) {
@@ -65,7 +67,10 @@ int main(int argc, char** argv) {
       if (!r.passed) out << r.path << ": " << r.error << "\n";
     }
   }
-  const std::string expected_file = absl::GetFlag(FLAGS_expected_failures);
+  std::string expected_file = absl::GetFlag(FLAGS_expected_failures);
+  if (expected_file.empty() && absl::GetFlag(FLAGS_write_expected)) {
+    expected_file = "tests/conformance/expected_failures_" + options.backend + ".txt";
+  }
   if (expected_file.empty()) return 0;
   if (absl::GetFlag(FLAGS_write_expected)) {
     std::ofstream out(expected_file);

@@ -74,6 +74,8 @@ absl::StatusOr<std::vector<int64_t>> Parser::ParseIntList() {
 }
 
 absl::StatusOr<DenseNode> Parser::ParseDenseNode() {
+  DepthGuard guard(this);
+  RETURN_IF_ERROR(CheckDepth());
   lex_.SkipSpace();
   DenseNode node;
   node.loc = lex_.offset();
@@ -213,6 +215,8 @@ absl::StatusOr<Attr> Parser::ParseHashAttr(size_t loc) {
 }
 
 absl::StatusOr<Attr> Parser::ParseAttrValue() {
+  DepthGuard guard(this);
+  RETURN_IF_ERROR(CheckDepth());
   lex_.SkipSpace();
   size_t loc = lex_.offset();
   Attr attr;

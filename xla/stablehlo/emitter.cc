@@ -104,7 +104,7 @@ absl::StatusOr<HloComputation*> Emitter::LowerFunction(const Func& func, bool is
     scope.values[arg.name] = {p};
   }
   if (func.body.blocks.empty()) return lex_.Error(func.loc, "function has no body");
-  absl::StatusOr<Values> results = LowerBlock(func.body.blocks[0], scope);
+  absl::StatusOr<Values> results = LowerBlock(func.body.blocks[0], scope, func.body.loc);
   --depth_;
   if (!results.ok()) return results.status();
   if (results->size() != func.result_types.size()) {
@@ -141,7 +141,7 @@ absl::StatusOr<HloComputation*> Emitter::LowerFunction(const Func& func, bool is
   return raw;
 }
 
-absl::StatusOr<Values> Emitter::LowerBlock(const Block& block, Scope& scope) {
+absl::StatusOr<Values> Emitter::LowerBlock(const Block& block, Scope& scope, size_t loc) {
   for (size_t i = 0; i < block.ops.size(); ++i) {
     const Op& op = block.ops[i];
     if (IsReturnOp(op.name)) {
@@ -164,7 +164,6 @@ absl::StatusOr<Values> Emitter::LowerBlock(const Block& block, Scope& scope) {
     }
     RETURN_IF_ERROR(LowerOp(op, scope));
   }
-  size_t loc = block.ops.empty() ? 0 : block.ops.back().loc;
   return lex_.Error(loc, "block does not end with a return");
 }
 
@@ -362,7 +361,7 @@ absl::StatusOr<HloComputation*> Emitter::LowerReducerRegion(const Op& op, const 
     scope.values[block.args[i].name] = {
         comp->AddInstruction(HloInstruction::CreateParameter(static_cast<int64_t>(i), shape, ""))};
   }
-  absl::StatusOr<Values> results = LowerBlock(block, scope);
+  absl::StatusOr<Values> results = LowerBlock(block, scope, region.loc);
   --depth_;
   if (!results.ok()) return results.status();
   if (results->empty()) return lex_.Error(region.loc, absl::StrCat(op.name, ": the region returns nothing"));
@@ -416,7 +415,7 @@ absl::StatusOr<Values> Emitter::LowerWhile(const Op& op, Scope& scope) {
       --depth_;
       return lex_.Error(region.loc, "regions nest too deeply");
     }
-    absl::StatusOr<Values> results = LowerBlock(block, inner);
+    absl::StatusOr<Values> results = LowerBlock(block, inner, region.loc);
     --depth_;
     if (!results.ok()) return results.status();
     if (!is_body) {
@@ -466,7 +465,7 @@ absl::StatusOr<Values> Emitter::LowerConditional(const Op& op, Scope& scope, Hlo
       --depth_;
       return lex_.Error(region.loc, "regions nest too deeply");
     }
-    absl::StatusOr<Values> results = LowerBlock(region.blocks[0], inner);
+    absl::StatusOr<Values> results = LowerBlock(region.blocks[0], inner, region.loc);
     --depth_;
     if (!results.ok()) return results.status();
     comp->set_root_instruction(AddTuple(inner, *results));

@@ -98,7 +98,8 @@ class Emitter {
 
  private:
   absl::StatusOr<HloComputation*> LowerFunction(const Func& func, bool is_entry);
-  absl::StatusOr<Values> LowerBlock(const Block& block, Scope& scope);
+  // `loc`: the region's, for a block without a return.
+  absl::StatusOr<Values> LowerBlock(const Block& block, Scope& scope, size_t loc);
   absl::Status LowerOp(const Op& op, Scope& scope);
   absl::StatusOr<Values> Lookup(const ValueRef& ref, Scope& scope);
   std::unique_ptr<HloComputation> NewComputation(const std::string& base);

@@ -106,7 +106,14 @@ absl::Status Parser::ParseOps(std::vector<Op>* ops) {
   }
 }
 
+absl::Status Parser::CheckDepth() {
+  if (depth_ > kMaxDepth) return lex_.ErrorHere("nesting is too deep");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Region> Parser::ParseRegion() {
+  DepthGuard guard(this);
+  RETURN_IF_ERROR(CheckDepth());
   Region region;
   lex_.SkipSpace();
   region.loc = lex_.offset();

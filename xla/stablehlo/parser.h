@@ -81,7 +81,18 @@ class Parser {
   absl::Status ParseWindow(Op* op);
   absl::Status ParseSliceSpec(Op* op);
 
+  // Nesting of brackets, types and regions; bounded so that hostile input
+  // gives an error instead of a stack overflow.
+  struct DepthGuard {
+    explicit DepthGuard(Parser* p) : parser(p) { ++parser->depth_; }
+    ~DepthGuard() { --parser->depth_; }
+    Parser* parser;
+  };
+  absl::Status CheckDepth();
+  static constexpr int kMaxDepth = 256;
+
   Lexer& lex_;
+  int depth_ = 0;
 };
 
 }  // namespace stablehlo

@@ -128,7 +128,7 @@ absl::Status Parser::ParsePrettyItems(Op* op) {
     if (c == '%') {
       ASSIGN_OR_RETURN(ValueRef ref, ParseValueRef());
       op->operands.push_back(std::move(ref));
-      if (lex_.PeekRaw() == '[') RETURN_IF_ERROR(ParseSliceSpec(op));
+      if (lex_.Peek() == '[') RETURN_IF_ERROR(ParseSliceSpec(op));
     } else if (c == '[') {
       RETURN_IF_ERROR(ParseSliceSpec(op));
     } else if (c == '@') {

@@ -44,6 +44,8 @@ std::string Type::ToString() const {
 }
 
 absl::StatusOr<std::string> Parser::ParseElementTypeName() {
+  DepthGuard guard(this);
+  RETURN_IF_ERROR(CheckDepth());
   lex_.SkipSpace();
   size_t start = lex_.offset();
   if (lex_.Consume("complex<")) {
@@ -90,6 +92,8 @@ absl::StatusOr<Type> Parser::ParseTensorType(size_t loc) {
 }
 
 absl::StatusOr<Type> Parser::ParseType() {
+  DepthGuard guard(this);
+  RETURN_IF_ERROR(CheckDepth());
   lex_.SkipSpace();
   size_t loc = lex_.offset();
   if (lex_.Consume("tensor<")) return ParseTensorType(loc);

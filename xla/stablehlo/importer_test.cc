@@ -1,0 +1,241 @@
+// Imports small StableHLO modules (pretty and generic forms, literal
+// syntaxes, regions, checks) and runs them on the evaluator.
+#include "xla/stablehlo/importer.h"
+
+#include <regex>
+
+#include "gtest/gtest.h"
+#include "xla/evaluator/hlo_evaluator.h"
+#include "xla/hlo/hlo_verifier.h"
+#include "xla/types.h"
+
+namespace xla {
+namespace stablehlo {
+namespace {
+
+// Imports `text` (one chunk, one entry point) and returns the evaluated
+// outputs (the elements of the entry's result tuple).
+std::vector<Literal> ImportAndRun(const std::string& text, EntryPoint* out_entry = nullptr) {
+  absl::StatusOr<std::vector<ImportedChunk>> chunks = ImportStableHlo(text, "test.mlir");
+  EXPECT_TRUE(chunks.ok()) << chunks.status();
+  if (!chunks.ok()) return {};
+  EXPECT_EQ(chunks->size(), 1u);
+  EXPECT_EQ((*chunks)[0].entries.size(), 1u);
+  EntryPoint& entry = (*chunks)[0].entries[0];
+  EXPECT_TRUE(VerifyHloModule(*entry.module).ok()) << VerifyHloModule(*entry.module);
+  HloEvaluator evaluator;
+  absl::StatusOr<Literal> result = evaluator.Evaluate(*entry.module, {});
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (!result.ok()) return {};
+  std::vector<Literal> outputs = std::move(*result).DecomposeTuple();
+  if (out_entry != nullptr) *out_entry = std::move(entry);
+  return outputs;
+}
+
+std::string ImportError(const std::string& text) {
+  absl::StatusOr<std::vector<ImportedChunk>> chunks = ImportStableHlo(text, "bad.mlir");
+  EXPECT_FALSE(chunks.ok());
+  return chunks.ok() ? "" : std::string(chunks.status().message());
+}
+
+TEST(ImporterTest, TestdataSkeletonWithHexBlobsCallsAndCheck) {
+  EntryPoint entry;
+  std::vector<Literal> out = ImportAndRun(R"(
+module @jit_main attributes {mhlo.num_partitions = 1 : i32} {
+  func.func public @main() -> (tensor<2xf32> {jax.result_info = ""}) {
+    %0:2 = call @inputs() : () -> (tensor<2xf32>, tensor<2xf32>)
+    %1 = call @expected() : () -> tensor<2xf32>
+    %2 = stablehlo.add %0#0, %0#1 : tensor<2xf32>
+    stablehlo.custom_call @check.expect_close(%2, %1) {has_side_effect = true} : (tensor<2xf32>, tensor<2xf32>) -> ()
+    return %2 : tensor<2xf32>
+  }
+  func.func private @inputs() -> (tensor<2xf32> {mhlo.layout_mode = "default"}, tensor<2xf32>) {
+    %cst = stablehlo.constant dense<"0x0000803F00000040"> : tensor<2xf32>
+    %cst_0 = stablehlo.constant dense<"0x00004040"> : tensor<2xf32>
+    return %cst, %cst_0 : tensor<2xf32>, tensor<2xf32>
+  }
+  func.func private @expected() -> (tensor<2xf32>) {
+    %cst = stablehlo.constant dense<[4.000000e+00, 5.0]> : tensor<2xf32>
+    return %cst : tensor<2xf32>
+  }
+}
+)", &entry);
+  ASSERT_EQ(out.size(), 3u);  // result, check actual, check expected
+  EXPECT_EQ(out[0], Literal::CreateR1<float>({4, 5}));
+  ASSERT_EQ(entry.checks.size(), 1u);
+  EXPECT_EQ(entry.checks[0].kind, CheckSpec::kClose);
+  EXPECT_TRUE(entry.checks[0].custom_call_form);
+  EXPECT_EQ(entry.checks[0].actual_output, 1);
+  EXPECT_EQ(entry.checks[0].expected_output, 2);
+  EXPECT_EQ(entry.checks[0].location, "test.mlir:7:5");
+}
+
+TEST(ImporterTest, DenseLiteralForms) {
+  std::vector<Literal> out = ImportAndRun(R"(
+func.func @main() -> (tensor<2x2xi32>, tensor<3xf32>, tensor<2xcomplex<f32>>, tensor<ui64>, tensor<0xf64>, tensor<2xi1>, tensor<bf16>) {
+  %a = stablehlo.constant dense<[[1, -2],
+                                 [3, 4]]> : tensor<2x2xi32>
+  %b = stablehlo.constant dense<[0x7FC00000, 0xFF800000, 3.40282347E+38]> : tensor<3xf32>
+  %c = stablehlo.constant dense<[(1.0, 2.0), (3.0, -4.0)]> : tensor<2xcomplex<f32>>
+  %d = stablehlo.constant dense<18446744073709551615> : tensor<ui64>
+  %e = stablehlo.constant dense<> : tensor<0xf64>
+  %f = stablehlo.constant dense<true> : tensor<2xi1>
+  %g = stablehlo.constant dense<0x7FC0> : tensor<bf16>
+  func.return %a, %b, %c, %d, %e, %f, %g : tensor<2x2xi32>, tensor<3xf32>, tensor<2xcomplex<f32>>, tensor<ui64>, tensor<0xf64>, tensor<2xi1>, tensor<bf16>
+}
+)");
+  ASSERT_EQ(out.size(), 7u);
+  EXPECT_EQ(out[0], Literal::CreateR2<int32_t>({{1, -2}, {3, 4}}));
+  EXPECT_TRUE(std::isnan(out[1].data<float>()[0]));
+  EXPECT_EQ(out[1].data<float>()[1], -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(out[1].data<float>()[2], std::numeric_limits<float>::max());
+  EXPECT_EQ(out[2], Literal::CreateR1<complex64>({{1, 2}, {3, -4}}));
+  EXPECT_EQ(out[3].data<uint64_t>()[0], ~uint64_t{0});
+  EXPECT_EQ(out[4].element_count(), 0);
+  EXPECT_EQ(out[5], Literal::CreateR1<bool>({true, true}));
+  EXPECT_TRUE(Eigen::numext::isnan(out[6].data<bfloat16>()[0]));
+}
+
+TEST(ImporterTest, PrettyFormsOfShapeAndReductionOps) {
+  std::vector<Literal> out = ImportAndRun(R"(
+func.func @main() -> (tensor<2x2xf32>, tensor<i64>, tensor<3x2xf32>, tensor<2xf32>, tensor<4xi32>, tensor<2xi1>) {
+  %x = stablehlo.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %s = stablehlo.slice %x [0:2, 1:3:1] : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  %i = stablehlo.iota dim = 0 : tensor<4xi64>
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %sum = stablehlo.reduce(%i init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xi64>, tensor<i64>) -> tensor<i64>
+  %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %f0 = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %f0) across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+    reducer(%a: tensor<f32>, %b: tensor<f32>) {
+      %r = stablehlo.maximum %a, %b : tensor<f32>
+      stablehlo.return %r : tensor<f32>
+    }
+  %c1 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %cat = stablehlo.concatenate %c1, %c1, dim = 0 : (tensor<2xi32>, tensor<2xi32>) -> tensor<4xi32>
+  %cmp = stablehlo.compare  LT, %c1, %c1,  SIGNED : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>
+  return %s, %sum, %t, %m, %cat, %cmp : tensor<2x2xf32>, tensor<i64>, tensor<3x2xf32>, tensor<2xf32>, tensor<4xi32>, tensor<2xi1>
+}
+)");
+  ASSERT_EQ(out.size(), 6u);
+  EXPECT_EQ(out[0], Literal::CreateR2<float>({{2, 3}, {5, 6}}));
+  EXPECT_EQ(out[1], Literal::CreateR0<int64_t>(6));
+  EXPECT_EQ(out[2], Literal::CreateR2<float>({{1, 4}, {2, 5}, {3, 6}}));
+  EXPECT_EQ(out[3], Literal::CreateR1<float>({3, 6}));
+  EXPECT_EQ(out[4], Literal::CreateR1<int32_t>({1, 2, 1, 2}));
+  EXPECT_EQ(out[5], Literal::CreateR1<bool>({false, false}));
+}
+
+TEST(ImporterTest, WhileCaseAndCapturedValues) {
+  EntryPoint entry;
+  std::vector<Literal> out = ImportAndRun(R"(
+func.func @main() {
+  %init_i = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %limit = stablehlo.add %one, %one : tensor<i64>
+  %r0, %r1 = stablehlo.while(%arg0 = %init_i, %arg1 = %init_i) : tensor<i64>, tensor<i64>
+  cond {
+    %c = stablehlo.compare LT, %arg0, %limit : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %n = stablehlo.add %arg0, %one : tensor<i64>
+    %s = stablehlo.add %arg1, %limit : tensor<i64>
+    stablehlo.return %n, %s : tensor<i64>, tensor<i64>
+  }
+  %index = stablehlo.constant dense<5> : tensor<i32>
+  %v = "stablehlo.case"(%index) ({
+    stablehlo.return %r0 : tensor<i64>
+  }, {
+    stablehlo.return %r1 : tensor<i64>
+  }) : (tensor<i32>) -> tensor<i64>
+  check.expect_eq_const %r0, dense<2> : tensor<i64>
+  check.expect_eq_const %v, dense<4> : tensor<i64>
+  func.return
+}
+)", &entry);
+  ASSERT_EQ(entry.checks.size(), 2u);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], *entry.checks[0].expected_literal);
+  // Out-of-range case index runs the last branch.
+  EXPECT_EQ(out[1], *entry.checks[1].expected_literal);
+}
+
+TEST(ImporterTest, GenericFormsWithPropertiesAndRegions) {
+  std::vector<Literal> out = ImportAndRun(R"(
+func.func @main() -> tensor<1xi64> {
+  %input = stablehlo.constant dense<[[1, 2, 3, 4, 5, 6]]> : tensor<1x6xi64>
+  %init = stablehlo.constant dense<0> : tensor<i64>
+  %result = "stablehlo.reduce"(%input, %init) ({
+    ^bb0(%arg0: tensor<i64>, %arg1: tensor<i64>):
+      %0 = "stablehlo.add"(%arg0, %arg1) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+      "stablehlo.return"(%0) : (tensor<i64>) -> ()
+  }) {dimensions = array<i64: 1>} : (tensor<1x6xi64>, tensor<i64>) -> tensor<1xi64>
+  %w = "stablehlo.reduce_window"(%result, %init) <{padding = dense<[[1, 0]]> : tensor<1x2xi64>, window_dimensions = array<i64: 2>}> ({
+    ^bb0(%a: tensor<i64>, %b: tensor<i64>):
+      %1 = stablehlo.add %a, %b : tensor<i64>
+      stablehlo.return %1 : tensor<i64>
+  }) : (tensor<1xi64>, tensor<i64>) -> tensor<1xi64>
+  func.return %w : tensor<1xi64>
+}
+)");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], Literal::CreateR1<int64_t>({21}));
+}
+
+TEST(ImporterTest, DotGeneralAndConvolutionPrettyForms) {
+  std::vector<Literal> out = ImportAndRun(R"(
+func.func @main() -> (tensor<2x2xf32>, tensor<1x1x2x2xf32>) {
+  %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %d = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %x = stablehlo.constant dense<1.0> : tensor<1x1x3x3xf32>
+  %k = stablehlo.constant dense<1.0> : tensor<1x1x2x2xf32>
+  %c = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return %d, %c : tensor<2x2xf32>, tensor<1x1x2x2xf32>
+}
+)");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], Literal::CreateR2<float>({{7, 10}, {15, 22}}));
+  EXPECT_EQ(out[1].data<float>()[0], 4.0f);
+}
+
+TEST(ImporterTest, SplitInputFileAndEntryPoints) {
+  const std::string text = "func.func @a() {\n  func.return\n}\n// -----\n\n// -----\nfunc.func @b() {\n  return\n}\n"
+                           "func.func @c() {\n  return\n}\n";
+  ImportOptions options;
+  options.split_input_file = true;
+  absl::StatusOr<std::vector<ImportedChunk>> chunks = ImportStableHlo(text, "s.mlir", options);
+  ASSERT_TRUE(chunks.ok()) << chunks.status();
+  ASSERT_EQ(chunks->size(), 3u);
+  EXPECT_EQ((*chunks)[0].entries.size(), 1u);
+  EXPECT_EQ((*chunks)[1].entries.size(), 0u);  // an empty chunk
+  ASSERT_EQ((*chunks)[2].entries.size(), 2u);  // no @main: every function
+  EXPECT_EQ((*chunks)[2].entries[1].name, "c");
+  EXPECT_TRUE(WantsSplitInputFile("// RUN: stablehlo-translate --interpret -split-input-file %s\n"));
+}
+
+TEST(ImporterTest, ErrorsAreLocated) {
+  EXPECT_EQ(ImportError("func.func @main() {\n  %0 = stablehlo.frobnicate %x : tensor<f32>\n  return\n}\n"),
+            "bad.mlir:2:8: stablehlo.frobnicate: unknown op");
+  EXPECT_EQ(ImportError("func.func @main() {\n  %0 = stablehlo.constant dense<\"0x0000\"> : tensor<2xf32>\n  return\n}"),
+            "bad.mlir:2:27: the hex blob has 2 bytes but f32[2] needs 8 (or 4 for a splat)");
+  EXPECT_EQ(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<1.0> : tensor<2xf32>\n"
+                        "  %b = stablehlo.constant dense<1> : tensor<2xi32>\n"
+                        "  %c = stablehlo.add %a, %b : tensor<2xf32>\n  return\n}"),
+            "bad.mlir:4:8: stablehlo.add: Add: element types differ: lhs f32[2], rhs s32[2]");
+  EXPECT_EQ(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<1.0> : tensor<2xf32>\n"
+                        "  %b = stablehlo.abs %a : (tensor<2xf32>) -> tensor<3xf32>\n  return\n}"),
+            "bad.mlir:3:8: stablehlo.abs: result 0 is declared tensor<3xf32> but the op computes f32[2]");
+  EXPECT_EQ(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<1.0> : tensor<f32>\n"
+                        "  %w = stablehlo.while(%x = %a) : tensor<f32>\n  cond {\n  } do {\n"
+                        "    stablehlo.return %x : tensor<f32>\n  }\n  return\n}"),
+            "bad.mlir:4:8: block does not end with a return");
+  std::string truncated = ImportError("func.func @main() {\n  %a = stablehlo.constant dense<[1.0, ");
+  EXPECT_EQ(truncated, "bad.mlir:2:39: expected a number (reached the end of the input)");
+  EXPECT_NE(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<1> : tensor<2xi4>\n  return\n}")
+                .find("unsupported element type 'i4'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace stablehlo
+}  // namespace xla

@@ -280,6 +280,15 @@ absl::StatusOr<bool> FuseComputation(HloModule* module, HloComputation* computat
     fused_as[h] = fusion;
     doomed.insert(h);
     doomed.insert(members.begin(), members.end());
+    // One-element constants read inside were copied in.
+    for (const HloInstruction* m : members) {
+      for (const HloInstruction* o : m->operands()) {
+        if (IsOneElementConstant(*o)) doomed.insert(o);
+      }
+    }
+    for (const HloInstruction* o : h->operands()) {
+      if (IsOneElementConstant(*o)) doomed.insert(o);
+    }
     changed = true;
   }
 
@@ -313,6 +322,11 @@ absl::StatusOr<bool> FuseComputation(HloModule* module, HloComputation* computat
       outputs[i]->ReplaceAllUsesWith(element);
     }
     doomed.insert(members.begin(), members.end());
+    for (const HloInstruction* m : members) {
+      for (const HloInstruction* o : m->operands()) {
+        if (IsOneElementConstant(*o)) doomed.insert(o);
+      }
+    }
     changed = true;
   }
   if (!changed) return false;

@@ -7,6 +7,7 @@
 // /work/shared).
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -17,6 +18,8 @@
 #include "gtest/gtest.h"
 #include "xla/hlo/hlo_module.h"
 #include "xla/hlo/hlo_parser.h"
+#include "absl/strings/match.h"
+#include "backends/cpu/cpu_compiler.h"
 #include "xla/primitive_util.h"
 #include "xla/shape_util.h"
 
@@ -85,6 +88,49 @@ TEST(CpuRealModelTest, SsdMobileNetMatchesTheEvaluator) {
   // fused depthwise sums), so results may round to a neighbouring bf16
   // value at any layer and the difference grows through the network.
   CompareModule("ssd_mobilenet_tf.hlo", 0.1, 1.0, ErrorSpec{5e-3, 5e-3});
+}
+
+// --xla_dump_to shows what the backend decided for a real model: the fused
+// HLO (loop fusions, matmul epilogues, row groups) and the buffer
+// assignment (parameter and result leaves, arena offsets, live ranges).
+TEST(CpuRealModelTest, SsdMobileNetDumpShowsFusionsAndBufferAssignment) {
+  const std::string file = SharedDir() + "/benchmarks/hlo/ssd_mobilenet_tf.hlo";
+  if (!std::ifstream(file)) GTEST_SKIP() << file << " not found (set XLA_SHARED_DIR to the shared folder)";
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto module = ParseHloModule(text.str());
+  ASSERT_TRUE(module.ok()) << module.status();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/ssd_dump";
+  DebugOptions options;
+  options.set_xla_dump_to(dir);
+  auto executable = CpuCompiler().Compile(std::move(*module), options);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::string fused, assignment;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    std::ifstream f(entry.path());
+    std::stringstream contents;
+    contents << f.rdbuf();
+    if (absl::EndsWith(name, ".cpu-fusion.after.hlo")) fused = contents.str();
+    if (absl::EndsWith(name, ".buffer-assignment.txt")) assignment = contents.str();
+  }
+  ASSERT_FALSE(fused.empty()) << "no cpu-fusion dump in " << dir;
+  ASSERT_FALSE(assignment.empty()) << "no buffer assignment dump in " << dir;
+  auto count = [](const std::string& haystack, const std::string& needle) {
+    int64_t n = 0;
+    for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+    return n;
+  };
+  // The 1x1 convolutions become dots with their bias and ReLU6 as epilogue;
+  // the depthwise ones and the activations become loop fusions.
+  EXPECT_GT(count(fused, "kind=kLoop"), 20) << fused.substr(0, 2000);
+  EXPECT_GT(count(fused, "kind=kOutput"), 5);
+  EXPECT_GT(count(fused, "kind=kRowGroup"), 0);
+  EXPECT_NE(assignment.find("parameter leaf 0"), std::string::npos);
+  EXPECT_NE(assignment.find("result leaf 0"), std::string::npos);
+  EXPECT_GT(count(assignment, "live ["), 50) << assignment.substr(0, 2000);
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 // xla_disable_hlo_passes / xla_disable_all_hlo_passes, optionally verifies
 // the module after every pass, and with xla_dump_to writes the HLO before and after
 // each pass that runs into that directory, and CpuCompiler adds the LLVM IR
-// before and after optimization (<module>.ir-no-opt.ll, <module>.ir-opt.ll).
+// before and after optimization (<module>.ir-no-opt.ll, <module>.ir-opt.ll)
+// and the buffer assignment (<module>.buffer-assignment.txt). The last pass
+// is cpu-fusion, so `hlo_opt --passes=cpu` prints the fused module the
+// emitter compiles.
 #ifndef BACKENDS_CPU_TRANSFORMS_CPU_PIPELINE_H_
 #define BACKENDS_CPU_TRANSFORMS_CPU_PIPELINE_H_
 

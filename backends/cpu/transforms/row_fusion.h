@@ -4,8 +4,9 @@
 // member computing its row r before the next member needs it. Softmax is the
 // example: the row max, exp(x - max), the row sum and the division then touch
 // one row of x while it is in cache instead of streaming the whole array four
-// times. Members keep their own buffers; buffer assignment treats a group as
-// one step (its members' rows interleave).
+// times. CpuFusion (cpu_fusion.h) makes each group a kRowGroup fusion;
+// buffer assignment treats it as one step (its members' rows interleave),
+// and members no one outside reads live one row at a time.
 #ifndef BACKENDS_CPU_TRANSFORMS_ROW_FUSION_H_
 #define BACKENDS_CPU_TRANSFORMS_ROW_FUSION_H_
 

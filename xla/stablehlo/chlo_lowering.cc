@@ -1,22 +1,153 @@
-// chlo ops, decomposed into HLO the way upstream's
-// chlo-legalize-to-stablehlo does where HLO has no single op.
+// chlo ops, decomposed into HLO as upstream's chlo-legalize-to-stablehlo
+// does where HLO has no single op: overflow-safe and cancellation-free
+// formulations, with f16/bf16 computed in f32 (as XLA does).
+#include <cmath>
+#include <limits>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "xla/primitive_util.h"
+#include "xla/shape_util.h"
 #include "xla/stablehlo/emitter.h"
+#include "xla/stablehlo/expression_builder.h"
 #include "xla/status_macros.h"
 
 namespace xla {
 namespace stablehlo {
+namespace {
+
+using H = HloInstruction*;
+
+// sqrt of the largest finite value of `type` (f32 or f64): above it, x*x
+// overflows and the large-argument forms take over.
+double SqrtMax(PrimitiveType type) {
+  return type == F64 ? std::sqrt(std::numeric_limits<double>::max())
+                     : std::sqrt(static_cast<double>(std::numeric_limits<float>::max()));
+}
+
+// Real formulas on f32/f64 operands.
+H Sinh(ExpressionBuilder& b, H x) {
+  // e^(|x| + log 1/2) never overflows before sinh does; near zero, expm1
+  // avoids the cancellation of e^x - e^-x.
+  H half_log = b.Const(std::log(0.5), x);
+  H large = b.Sub(b.Exp(b.Add(x, half_log)), b.Exp(b.Sub(half_log, x)));
+  H e = b.Expm1(x);
+  H small = b.Mul(b.Const(0.5, x), b.Add(e, b.Div(e, b.Add(e, b.Const(1, x)))));
+  return b.Select(b.Compare("LT", b.Abs(x), b.Const(1, x)), small, large);
+}
+
+H Cosh(ExpressionBuilder& b, H x) {
+  H half_log = b.Const(std::log(0.5), x);
+  return b.Add(b.Exp(b.Add(x, half_log)), b.Exp(b.Sub(half_log, x)));
+}
+
+H Asinh(ExpressionBuilder& b, H x, PrimitiveType type) {
+  H a = b.Abs(x);
+  H one = b.Const(1, x);
+  // log1p(a + a^2 / (1 + sqrt(1 + a^2))) is exact near 0; log(a) + log 2
+  // where a^2 would overflow.
+  H small = b.Log1p(b.Add(a, b.Div(b.Mul(a, a), b.Add(one, b.Sqrt(b.Add(one, b.Mul(a, a)))))));
+  H large = b.Add(b.Log(a), b.Const(std::log(2.0), x));
+  H r = b.Select(b.Compare("GE", a, b.Const(SqrtMax(type), x)), large, small);
+  return b.Mul(b.Sign(x), r);
+}
+
+H Acosh(ExpressionBuilder& b, H x, PrimitiveType type) {
+  // acosh(x) = log1p(t + sqrt(t (t + 2))), t = x - 1: no cancellation near 1.
+  H t = b.Sub(x, b.Const(1, x));
+  H small = b.Log1p(b.Add(t, b.Sqrt(b.Mul(t, b.Add(t, b.Const(2, x))))));
+  H large = b.Add(b.Log(x), b.Const(std::log(2.0), x));
+  return b.Select(b.Compare("GE", x, b.Const(SqrtMax(type), x)), large, small);
+}
+
+H Atanh(ExpressionBuilder& b, H x) {
+  return b.Mul(b.Const(0.5, x), b.Sub(b.Log1p(x), b.Log1p(b.Neg(x))));
+}
+
+H Asin(ExpressionBuilder& b, H x) {
+  // 2 atan2(x, 1 + sqrt((1 - x)(1 + x))).
+  H one = b.Const(1, x);
+  H root = b.Sqrt(b.Mul(b.Sub(one, x), b.Add(one, x)));
+  return b.Mul(b.Const(2, x), b.Atan2(x, b.Add(one, root)));
+}
+
+// The next representable value after x towards y (bit arithmetic, exact).
+H NextAfter(ExpressionBuilder& b, H x, H y) {
+  const PrimitiveType type = x->shape().element_type();
+  const int bits = primitive_util::BitWidth(type);
+  const PrimitiveType int_type = bits == 64 ? S64 : bits == 32 ? S32 : S16;
+  H xi = b.BitcastConvert(x, int_type);
+  H yi = b.BitcastConvert(y, int_type);
+  const double sign_bit = bits == 64 ? -9223372036854775808.0 : -std::ldexp(1.0, bits - 1);
+  H sign_mask = b.Const(sign_bit, xi);
+  // From zero: the smallest subnormal with y's sign.
+  H from_zero = b.Binary(HloOpcode::kOr, b.Binary(HloOpcode::kAnd, yi, sign_mask), b.Const(1, xi));
+  // Away from zero adds 1 to the bits (of either sign), towards subtracts 1.
+  H zero = b.Const(0, x);
+  H away = b.Select(b.Compare("GT", x, zero), b.Compare("GT", y, x), b.Compare("LT", y, x));
+  H stepped = b.Add(xi, b.Select(away, b.Const(1, xi), b.Const(-1, xi)));
+  H r = b.Select(b.Compare("EQ", x, zero), from_zero, stepped);
+  H result = b.BitcastConvert(r, type);
+  result = b.Select(b.Compare("EQ", x, y), y, result);
+  H nan = b.Add(x, y);
+  H any_nan = b.Binary(HloOpcode::kOr, b.Compare("NE", x, x), b.Compare("NE", y, y));
+  return b.Select(any_nan, nan, result);
+}
+
+}  // namespace
 
 absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
-  std::string name = op.name.substr(5);
+  const std::string name = op.name.substr(5);
+  ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
   if (name == "tan" || name == "erf") {
     RETURN_IF_ERROR(ExpectOperands(op, 1));
-    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, name == "tan" ? HloOpcode::kTan : HloOpcode::kErf, operands));
     return Values{r};
   }
-  return OpError(op, "this chlo op has no decomposition yet");
+  ExpressionBuilder b(this, &op, &scope);
+  if (name == "next_after") {
+    RETURN_IF_ERROR(ExpectOperands(op, 2));
+    if (!primitive_util::IsFloatingPointType(operands[0]->shape().element_type()) ||
+        !operands[0]->shape().Compatible(operands[1]->shape())) {
+      return OpError(op, "takes two float operands of one shape");
+    }
+    H r = NextAfter(b, operands[0], operands[1]);
+    RETURN_IF_ERROR(b.status());
+    return Values{r};
+  }
+  static const char* kUnary[] = {"sinh", "cosh", "asinh", "acosh", "atanh", "asin", "atan"};
+  bool unary = false;
+  for (const char* u : kUnary) unary |= name == u;
+  if (!unary) return OpError(op, "this chlo op has no decomposition yet");
+  RETURN_IF_ERROR(ExpectOperands(op, 1));
+  H x = operands[0];
+  const PrimitiveType type = x->shape().element_type();
+  if (primitive_util::IsComplexType(type)) {
+    if (name != "sinh" && name != "cosh") return OpError(op, "the complex form has no decomposition yet");
+    // sinh(a+bi) = sinh a cos b + i cosh a sin b; cosh(a+bi) = cosh a cos b + i sinh a sin b.
+    H re = b.Unary(HloOpcode::kReal, x);
+    H im = b.Unary(HloOpcode::kImag, x);
+    H sh = Sinh(b, re), ch = Cosh(b, re);
+    H real = b.Mul(name == "sinh" ? sh : ch, b.Cos(im));
+    H imag = b.Mul(name == "sinh" ? ch : sh, b.Sin(im));
+    H r = b.Binary(HloOpcode::kComplex, real, imag);
+    RETURN_IF_ERROR(b.status());
+    return Values{r};
+  }
+  if (!primitive_util::IsFloatingPointType(type)) return OpError(op, "takes a float or complex operand");
+  const PrimitiveType compute = type == F64 ? F64 : F32;
+  H xc = b.Convert(x, compute);
+  H r;
+  if (name == "sinh") r = Sinh(b, xc);
+  else if (name == "cosh") r = Cosh(b, xc);
+  else if (name == "asinh") r = Asinh(b, xc, compute);
+  else if (name == "acosh") r = Acosh(b, xc, compute);
+  else if (name == "atanh") r = Atanh(b, xc);
+  else if (name == "asin") r = Asin(b, xc);
+  else r = b.Atan2(xc, b.Const(1, xc));
+  r = b.Convert(r, type);
+  RETURN_IF_ERROR(b.status());
+  return Values{r};
 }
 
 }  // namespace stablehlo

@@ -55,11 +55,9 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
   }
   if (hlo.shape().IsToken()) return NotImplemented(hlo, "token");
   if (hlo.shape().IsArray()) RETURN_IF_ERROR(CheckSupportedElementType(hlo.shape().element_type(), hlo));
+  // Opcodes no handler emits (Visit's default case), before any code.
   if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) && !IsControlFlow(hlo) &&
-      hlo.opcode() != HloOpcode::kReduce && hlo.opcode() != HloOpcode::kDot &&
-      hlo.opcode() != HloOpcode::kConvolution && hlo.opcode() != HloOpcode::kReduceWindow &&
-      hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kSelectAndScatter &&
-      hlo.opcode() != HloOpcode::kDynamicUpdateSlice) {
+      !HasEmitter(hlo.opcode())) {
     return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
   }
   return absl::OkStatus();
@@ -163,17 +161,64 @@ llvm::Value* IrEmitter::BufferOf(const HloInstruction* hlo) {
   return it->second;
 }
 
-absl::Status IrEmitter::EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
-  if (ShapeUtil::HasZeroElements(hlo.shape())) return absl::OkStatus();
-  if (CanUseRuntimeMatMul(hlo)) return EmitRuntimeMatMul(hlo);
-  if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return EmitDynamicUpdateSlice(hlo, elemental);
-  if (hlo.opcode() == HloOpcode::kScatter) return EmitScatter(hlo);
-  if (hlo.opcode() == HloOpcode::kSelectAndScatter) return EmitSelectAndScatter(hlo);
-  llvm::Value* out = addresses_.at(&hlo);
-  if (KeepsMinorDimension(hlo)) {
-    return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, out,
-                                  [this](const HloInstruction* h) { return BufferOf(h); });
+bool IrEmitter::HasEmitter(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kFusion: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kReduceWindow:
+    case HloOpcode::kConvolution: case HloOpcode::kScatter: case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kDynamicUpdateSlice:
+      return true;
+    default:
+      return false;
   }
+}
+
+absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+  // Arrays without elements need no code (control flow still runs).
+  if (hlo.shape().IsArray() && ShapeUtil::HasZeroElements(hlo.shape()) && !IsControlFlow(hlo)) {
+    return absl::OkStatus();
+  }
+  switch (hlo.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+      return absl::OkStatus();  // in place before the code runs, or names for other values' buffers
+    case HloOpcode::kFusion:
+      return IsFusionOfKind(hlo, kRowGroupFusion) ? EmitRowGroup(hlo) : EmitFusion(hlo, elemental);
+    case HloOpcode::kWhile:
+    case HloOpcode::kConditional:
+    case HloOpcode::kCall:
+      return EmitControlFlow(hlo);
+    case HloOpcode::kSelect:
+    case HloOpcode::kCopy:
+      return hlo.shape().IsTuple() ? EmitControlFlow(hlo) : EmitElementLoop(hlo, elemental);
+    case HloOpcode::kDot:
+      return CanUseRuntimeMatMul(hlo) ? EmitRuntimeMatMul(hlo) : EmitElementLoop(hlo, elemental);
+    case HloOpcode::kReduce:
+      if (hlo.shape().IsTuple()) return EmitVariadicReduce(hlo);
+      if (KeepsMinorDimension(hlo)) {
+        return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, addresses_.at(&hlo),
+                                      [this](const HloInstruction* h) { return BufferOf(h); });
+      }
+      return EmitElementLoop(hlo, elemental);
+    case HloOpcode::kReduceWindow:
+      return hlo.shape().IsTuple() ? EmitVariadicReduce(hlo) : EmitElementLoop(hlo, elemental);
+    case HloOpcode::kScatter:
+      return EmitScatter(hlo);
+    case HloOpcode::kSelectAndScatter:
+      return EmitSelectAndScatter(hlo);
+    case HloOpcode::kDynamicUpdateSlice:
+      return EmitDynamicUpdateSlice(hlo, elemental);
+    case HloOpcode::kConvolution:
+      return EmitElementLoop(hlo, elemental);
+    default:
+      if (IsFusibleOpcode(hlo.opcode())) return EmitElementLoop(hlo, elemental);
+      return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
+  }
+}
+
+absl::Status IrEmitter::EmitElementLoop(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+  llvm::Value* out = addresses_.at(&hlo);
   ElementalIrEmitter probe(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
   const ElementLoop loop(hlo, RowMajorReshapeOperand(hlo), probe);
   return EmitParallelLoopNest(
@@ -205,11 +250,9 @@ absl::Status IrEmitter::EmitFusion(const HloInstruction& fusion, ElementalIrEmit
     if (dot == nullptr || !CanUseRuntimeMatMul(*dot)) {
       return Internal("CPU backend: %s: an output fusion needs a dot the runtime computes", fusion.name());
     }
-    if (ShapeUtil::HasZeroElements(root->shape())) return absl::OkStatus();
     return EmitRuntimeMatMul(*dot, root);
   }
-  if (IsTupleReduce(*root)) return EmitVariadicReduce(*root);
-  return EmitInstruction(*root, elemental);
+  return Visit(*root, elemental);
 }
 
 absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo) {
@@ -371,25 +414,16 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
   }
   ScopedOutlineAllRanges outline(emitted_loops > kMaxInlineLoops);
   for (const HloInstruction* h : order) {
-    if (!trees_.contains(h) || HasStorageOfItsOwn(*h) || IsPlumbing(*h)) continue;  // unreachable or no code
-    if (IsControlFlow(*h)) {
-      const int64_t saved_next = scratch_next_, saved_end = scratch_end_;
-      if (auto it = buffers->control_flow_scratch.find(h); it != buffers->control_flow_scratch.end()) {
-        scratch_next_ = it->second.index;
-        scratch_end_ = it->second.index + it->second.bytes;
-      }
-      RETURN_IF_ERROR(EmitControlFlow(*h));
-      scratch_next_ = saved_next;
-      scratch_end_ = saved_end;
-    } else if (IsFusionOfKind(*h, kRowGroupFusion)) {
-      RETURN_IF_ERROR(EmitRowGroup(*h));
-    } else if (h->opcode() == HloOpcode::kFusion) {
-      RETURN_IF_ERROR(EmitFusion(*h, elemental));
-    } else if (IsTupleReduce(*h)) {
-      RETURN_IF_ERROR(h->opcode() == HloOpcode::kScatter ? EmitScatter(*h) : EmitVariadicReduce(*h));
-    } else {
-      RETURN_IF_ERROR(EmitInstruction(*h, elemental));
+    if (!trees_.contains(h)) continue;  // unreachable
+    // A control-flow instruction's temporaries for its emitter to take.
+    const int64_t saved_next = scratch_next_, saved_end = scratch_end_;
+    if (auto it = buffers->control_flow_scratch.find(h); it != buffers->control_flow_scratch.end()) {
+      scratch_next_ = it->second.index;
+      scratch_end_ = it->second.index + it->second.bytes;
     }
+    RETURN_IF_ERROR(Visit(*h, elemental));
+    scratch_next_ = saved_next;
+    scratch_end_ = saved_end;
   }
   // Result leaves held elsewhere (parameters, constants, repeated values).
   for (const ResultCopy& copy : buffers->result_copies) {

@@ -89,7 +89,15 @@ class IrEmitter {
   // Copies an array between buffers (layouts may differ).
   absl::Status EmitCopy(llvm::Value* src, const Shape& src_shape, llvm::Value* dst, const Shape& dst_shape,
                         const std::string& name);
-  absl::Status EmitInstruction(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // The emitter's visitor: one handler per opcode emits `hlo` (of an
+  // emitted computation, or a fusion's root) into its buffer; opcodes no
+  // handler emits are Unimplemented, by name.
+  absl::Status Visit(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // Opcodes with a handler of their own beyond fusible, plumbing, storage
+  // and control flow.
+  static bool HasEmitter(HloOpcode opcode);
+  // A loop nest over `hlo`'s shape generating each element.
+  absl::Status EmitElementLoop(const HloInstruction& hlo, ElementalIrEmitter& elemental);
   // A kLoop, kInput or kOutput fusion: its fused root emitted into the
   // fusion's buffer.
   absl::Status EmitFusion(const HloInstruction& fusion, ElementalIrEmitter& elemental);

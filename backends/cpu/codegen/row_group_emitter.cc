@@ -160,7 +160,7 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
             }
             const bool to_scratch = scratch.contains(m);
             const HloInstruction& root = *computed.at(m);
-            // As in EmitInstruction, a reshape that moves no element loops
+            // As in EmitElementLoop, a reshape that moves no element loops
             // over its operand's indices (when its rows are the operand's).
             const HloInstruction* reshaped = to_scratch ? nullptr : RowMajorReshapeOperand(root);
             if (reshaped != nullptr && reshaped->shape().dimensions(RowDimension(reshaped->shape())) != rows) {

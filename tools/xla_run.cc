@@ -1,7 +1,10 @@
 // xla_run: runs an HLO text module on a backend and prints the result as
 // literal text on stdout (and nothing else there; messages go to stderr).
 //
-//   xla_run [--backend=NAME] [--arg=LITERAL]... FILE.hlo
+//   xla_run [--backend=NAME] [--arg=LITERAL]... FILE.hlo|FILE.mlir
+//
+// A .mlir file is StableHLO text, imported by xla/stablehlo; it must have
+// one entry point (`@main`, or its only function); check ops are dropped.
 //
 // Arguments not given are generated deterministically from the parameter
 // shapes. Bad input exits with status 1 and a message naming the problem.
@@ -25,6 +28,7 @@
 #include "xla/literal_comparison.h"
 #include "xla/status_macros.h"
 #include "xla/shape_util.h"
+#include "xla/stablehlo/importer.h"
 
 ABSL_FLAG(std::string, backend, "", "Backend to run on (default: the service's default backend).");
 ABSL_FLAG(std::string, compare, "",
@@ -115,7 +119,18 @@ int Run(const std::string& path, const std::vector<std::string>& arg_texts) {
   if (!file) return Fail("cannot read '" + path + "'");
   std::stringstream buffer;
   buffer << file.rdbuf();
-  const std::string text = buffer.str();
+  std::string text = buffer.str();
+  if (absl::EndsWith(path, ".mlir")) {
+    // StableHLO: imported, then handed on as HLO text like any .hlo file.
+    stablehlo::ImportOptions options;
+    options.checks_as_outputs = false;
+    absl::StatusOr<std::vector<stablehlo::ImportedChunk>> chunks = stablehlo::ImportStableHlo(text, path, options);
+    if (!chunks.ok()) return Fail(std::string(chunks.status().message()));
+    if (chunks->size() != 1 || (*chunks)[0].entries.size() != 1) {
+      return Fail(path + ": expected one entry point (@main, or a single function)");
+    }
+    text = (*chunks)[0].entries[0].module->ToString();
+  }
 
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
   if (!module.ok()) return Fail(path + ": " + std::string(module.status().message()));
@@ -163,7 +178,7 @@ int Run(const std::string& path, const std::vector<std::string>& arg_texts) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Runs an HLO text module and prints the result literal.\n"
-      "usage: xla_run [--backend=NAME] [--compare=NAME] [--arg=LITERAL]... FILE.hlo\n"
+      "usage: xla_run [--backend=NAME] [--compare=NAME] [--arg=LITERAL]... FILE.hlo|FILE.mlir\n"
       "  --arg=LITERAL  an argument as literal text, e.g. --arg='f32[2] {1, 2}', once per parameter\n"
       "                 in order; when none are given, arguments are generated deterministically.");
   // --arg may repeat and literal text contains commas, so it is taken out

@@ -68,6 +68,25 @@ head -c 3000 /dev/urandom > "$TMP/garbage.hlo"
 "$XLA_RUN" "$TMP/garbage.hlo" >/dev/null 2>&1; code=$?
 [[ $code -eq 1 ]] || fail "garbage input: exit code $code (want 1)"
 
+# StableHLO text (.mlir) is imported and run the same way.
+cat > "$TMP/axpy.mlir" <<'MLIR'
+func.func @main(%a: tensor<f32>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %ab = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %ax = stablehlo.multiply %ab, %x : tensor<4xf32>
+  %r = stablehlo.add %ax, %y : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+MLIR
+for backend in interpreter cpu; do
+  out=$("$XLA_RUN" --backend=$backend --arg='f32[] 2' --arg='f32[4] {1,2,3,4}' --arg='f32[4] {10,20,30,40}' "$TMP/axpy.mlir" 2>"$TMP/err")
+  [[ $? -eq 0 && "$out" == "f32[4] {12, 24, 36, 48}" ]] || fail "axpy.mlir on $backend printed '$out' ($(cat "$TMP/err"))"
+done
+printf 'func.func @main() {\n  %%0 = stablehlo.nope : tensor<f32>\n  return\n}\n' > "$TMP/bad.mlir"
+"$XLA_RUN" "$TMP/bad.mlir" >/dev/null 2>"$TMP/err"
+code=$?
+[[ $code -eq 1 ]] || fail "bad.mlir: exit code $code (want 1)"
+grep -q "bad.mlir:2:8: stablehlo.nope: unknown op" "$TMP/err" || fail "bad.mlir: message '$(cat "$TMP/err")'"
+
 if [[ $failures -ne 0 ]]; then
   echo "$failures check(s) failed"
   exit 1

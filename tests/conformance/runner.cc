@@ -81,7 +81,8 @@ absl::StatusOr<std::vector<Literal>> RunEntry(Backend* backend, EntryPoint& entr
 
 absl::Status RunFileOrError(const std::string& root, const std::string& relative, Backend* backend,
                             const RunOptions& options, FileResult* result) {
-  ASSIGN_OR_RETURN(std::string text, ReadFile(root + "/" + relative));
+  // An absolute `relative` (a file named on the command line) ignores root.
+  ASSIGN_OR_RETURN(std::string text, ReadFile((std::filesystem::path(root) / relative).string()));
   result->run_disabled = absl::StrContains(text, "// RUN-DISABLED");
   const bool has_check_lines = absl::StrContains(text, "// CHECK:") && !absl::EndsWith(relative, "sign.mlir");
   if (has_check_lines) {

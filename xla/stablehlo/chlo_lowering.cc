@@ -94,6 +94,69 @@ H NextAfter(ExpressionBuilder& b, H x, H y) {
   return b.Select(any_nan, nan, result);
 }
 
+// Lanczos approximation (g = 7, 9 terms), as XLA's math library uses for
+// lgamma and digamma.
+constexpr double kLanczosGamma = 7;
+constexpr double kBaseLanczosCoeff = 0.99999999999980993227684700473478;
+constexpr double kLanczosCoefficients[] = {676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+                                           771.3234287776530788486528258894,   -176.61502916214059906584551354,
+                                           12.507343278686904814458936853,     -0.13857109526572011689554706,
+                                           9.984369578019570859563e-6,         1.50563273514931155834e-7};
+
+H Lgamma(ExpressionBuilder& b, H x) {
+  const double pi = M_PI;
+  H one = b.Const(1, x);
+  H half = b.Const(0.5, x);
+  // Below 1/2, the reflection formula lgamma(x) = log(pi / |sin(pi x)|) -
+  // lgamma(1 - x) applies.
+  H reflect = b.Compare("LT", x, half);
+  H z = b.Select(reflect, b.Neg(x), b.Sub(x, one));
+  H acc = b.Const(kBaseLanczosCoeff, x);
+  for (int i = 0; i < 8; ++i) acc = b.Add(acc, b.Div(b.Const(kLanczosCoefficients[i], x), b.Add(z, b.Const(i + 1, x))));
+  H t = b.Add(z, b.Const(kLanczosGamma + 0.5, x));
+  // log(t) without the rounding of t itself.
+  H log_t = b.Add(b.Const(std::log(kLanczosGamma + 0.5), x), b.Log1p(b.Div(z, b.Const(kLanczosGamma + 0.5, x))));
+  H log_y = b.Add(b.Add(b.Const(std::log(std::sqrt(2 * pi)), x), b.Mul(b.Sub(b.Add(z, half), b.Div(t, log_t)), log_t)),
+                  b.Log(acc));
+  H abs_x = b.Abs(x);
+  H frac = b.Sub(abs_x, b.Unary(HloOpcode::kFloor, abs_x));
+  H reduced = b.Select(b.Compare("GT", frac, half), b.Sub(one, frac), frac);
+  H denom = b.Log(b.Sin(b.Mul(b.Const(pi, x), reduced)));
+  H finite = b.Unary(HloOpcode::kIsFinite, denom);
+  H reflection = b.Select(finite, b.Sub(b.Sub(b.Const(std::log(pi), x), denom), log_y), b.Neg(denom));
+  H r = b.Select(reflect, reflection, log_y);
+  H inf = b.Const(std::numeric_limits<double>::infinity(), x);
+  return b.Select(b.Compare("EQ", abs_x, inf), inf, r);
+}
+
+H Digamma(ExpressionBuilder& b, H x) {
+  const double pi = M_PI;
+  H one = b.Const(1, x);
+  H half = b.Const(0.5, x);
+  H reflect = b.Compare("LT", x, half);
+  H z = b.Select(reflect, b.Neg(x), b.Sub(x, one));
+  H num = b.Const(0, x);
+  H denom = b.Const(kBaseLanczosCoeff, x);
+  for (int i = 0; i < 8; ++i) {
+    H d = b.Add(z, b.Const(i + 1, x));
+    H c = b.Const(kLanczosCoefficients[i], x);
+    num = b.Sub(num, b.Div(c, b.Mul(d, d)));
+    denom = b.Add(denom, b.Div(c, d));
+  }
+  H t = b.Add(z, b.Const(kLanczosGamma + 0.5, x));
+  H log_t = b.Add(b.Const(std::log(kLanczosGamma + 0.5), x), b.Log1p(b.Div(z, b.Const(kLanczosGamma + 0.5, x))));
+  H y = b.Sub(b.Add(log_t, b.Div(num, denom)), b.Div(b.Const(kLanczosGamma, x), t));
+  // digamma(x) = digamma(1 - x) - pi cot(pi x), with x reduced for accuracy.
+  H floor_x = b.Unary(HloOpcode::kFloor, x);
+  H reduced = b.Add(x, b.Abs(b.Unary(HloOpcode::kFloor, b.Add(x, half))));
+  H pi_r = b.Mul(b.Const(pi, x), reduced);
+  H reflection = b.Sub(y, b.Div(b.Mul(b.Const(pi, x), b.Cos(pi_r)), b.Sin(pi_r)));
+  H r = b.Select(reflect, reflection, y);
+  // Poles at the non-positive integers.
+  H pole = b.Binary(HloOpcode::kAnd, b.Compare("LE", x, b.Const(0, x)), b.Compare("EQ", x, floor_x));
+  return b.Select(pole, b.Const(std::numeric_limits<double>::quiet_NaN(), x), r);
+}
+
 }  // namespace
 
 absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
@@ -115,7 +178,7 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
     RETURN_IF_ERROR(b.status());
     return Values{r};
   }
-  static const char* kUnary[] = {"sinh", "cosh", "asinh", "acosh", "atanh", "asin", "atan"};
+  static const char* kUnary[] = {"sinh", "cosh", "asinh", "acosh", "atanh", "asin", "atan", "lgamma", "digamma"};
   bool unary = false;
   for (const char* u : kUnary) unary |= name == u;
   if (!unary) return OpError(op, "this chlo op has no decomposition yet");
@@ -144,6 +207,8 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
   else if (name == "acosh") r = Acosh(b, xc, compute);
   else if (name == "atanh") r = Atanh(b, xc);
   else if (name == "asin") r = Asin(b, xc);
+  else if (name == "lgamma") r = Lgamma(b, xc);
+  else if (name == "digamma") r = Digamma(b, xc);
   else r = b.Atan2(xc, b.Const(1, xc));
   r = b.Convert(r, type);
   RETURN_IF_ERROR(b.status());

@@ -117,7 +117,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
         return InvalidArgument("CPU backend: %s: selecting tuples needs a pred scalar", hlo.name());
       }
       ASSIGN_OR_RETURN(std::vector<llvm::Value*> sel, operand_leaves(pred));
-      ElementalIrEmitter elemental(&b_, module_, [](const HloInstruction*) { return nullptr; });
+      ElementalIrEmitter elemental(ctx_, [](const HloInstruction*) { return nullptr; });
       llvm::Value* p = elemental.LoadElement(sel.at(0), pred->shape(), {});
       auto* merge = llvm::BasicBlock::Create(ctx, hlo.name() + ".merge", fn);
       llvm::BasicBlock* blocks[2] = {llvm::BasicBlock::Create(ctx, hlo.name() + ".true", fn, merge),
@@ -202,7 +202,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
                                                      selector->shape().ToString(), " (in ", hlo.ToString(), ")"));
       }
       ASSIGN_OR_RETURN(std::vector<llvm::Value*> sel, operand_leaves(selector));
-      ElementalIrEmitter elemental(&b_, module_, [](const HloInstruction*) { return nullptr; });
+      ElementalIrEmitter elemental(ctx_, [](const HloInstruction*) { return nullptr; });
       llvm::Value* index = elemental.LoadElement(sel.at(0), selector->shape(), {});
       auto* merge = llvm::BasicBlock::Create(ctx, hlo.name() + ".merge", fn);
       std::vector<llvm::BasicBlock*> blocks;

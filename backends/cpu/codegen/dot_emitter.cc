@@ -48,7 +48,7 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
   llvm::FunctionCallee matmul = module_->getOrInsertFunction(
       f32 ? "__xla_cpu_runtime_MatMulF32" : "__xla_cpu_runtime_MatMulF64",
       llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32, ptr, ptr}, false));
-  llvm::Value* device = device_ != nullptr ? device_ : llvm::ConstantPointerNull::get(b_.getPtrTy());
+  llvm::Value* device = ctx_.device != nullptr ? ctx_.device : llvm::ConstantPointerNull::get(b_.getPtrTy());
   llvm::Value* out = addresses_.at(epilogue != nullptr ? epilogue : &dot);
   ASSIGN_OR_RETURN(llvm::Value * a, AddressOf(dot.operand(0)));
   ASSIGN_OR_RETURN(llvm::Value * bm, AddressOf(dot.operand(1)));
@@ -61,16 +61,15 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
     const std::string name = epilogue->name() + ".epilogue";
     ASSIGN_OR_RETURN(
         OutlinedFunction fn,
-        EmitOutlinedFunction(
-            &b_, name, {ptr, i64, i64, i64, i64},
+        EmitOutlinedFunction(ctx_, name, {ptr, i64, i64, i64, i64},
             [&](llvm::Function* function, const ValueRemap& remap) -> absl::Status {
               function->addParamAttr(1, llvm::Attribute::NoAlias);  // the only access to its buffer
               llvm::Value* block = function->getArg(1);
-              ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
+              ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) {
                 return h == &dot ? block : remap(BufferOf(h));
               });
               const std::vector<int64_t>& dims = epilogue->shape().dimensions();
-              return EmitForLoop(&b_, function->getArg(2), function->getArg(3), name + ".row", [&](llvm::Value* row) {
+              return EmitForLoop(ctx_, function->getArg(2), function->getArg(3), name + ".row", [&](llvm::Value* row) {
                 // The row's index in the leading (lhs free) dimensions, row-major.
                 IrIndex index(dims.size());
                 llvm::Value* rest = row;
@@ -78,7 +77,7 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
                   index[d] = d == 0 ? rest : b_.CreateURem(rest, b_.getInt64(dims[d]));
                   if (d > 0) rest = b_.CreateUDiv(rest, b_.getInt64(dims[d]));
                 }
-                return EmitForLoop(&b_, function->getArg(4), function->getArg(5), name + ".col",
+                return EmitForLoop(ctx_, function->getArg(4), function->getArg(5), name + ".col",
                                    [&](llvm::Value* col) -> absl::Status {
                                      index.back() = col;
                                      ASSIGN_OR_RETURN(llvm::Value * v, local.GenerateElement(epilogue, index));
@@ -90,7 +89,7 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
     epilogue_fn = fn.function;
     epilogue_context = fn.captured;
   }
-  return EmitForLoop(&b_, batch, dot.name() + ".batch", [&](llvm::Value* i) {
+  return EmitForLoop(ctx_, batch, dot.name() + ".batch", [&](llvm::Value* i) {
     auto at = [&](llvm::Value* base, int64_t size) {
       return b_.CreateInBoundsGEP(elem, base, {b_.CreateMul(i, b_.getInt64(size))});
     };

@@ -29,6 +29,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "backends/cpu/codegen/emit_context.h"
 #include "backends/cpu/codegen/loop_emitter.h"
 #include "backends/cpu/transforms/emission_kinds.h"
 #include "llvm/IR/IRBuilder.h"
@@ -62,8 +63,8 @@ class ElementalIrEmitter {
   // its elements are to be generated inline.
   using BufferLookup = std::function<llvm::Value*(const HloInstruction*)>;
 
-  ElementalIrEmitter(llvm::IRBuilder<>* b, llvm::Module* module, BufferLookup buffers)
-      : b_(b), module_(module), buffers_(std::move(buffers)) {}
+  ElementalIrEmitter(EmitContext& ctx, BufferLookup buffers)
+      : ctx_(&ctx), b_(ctx.b), module_(ctx.module), buffers_(std::move(buffers)) {}
 
   // `hlo`'s buffer holds only the current row: it is indexed as `row_shape`
   // (its shape with the row dimension of size 1).
@@ -190,6 +191,7 @@ class ElementalIrEmitter {
                                         PrimitiveType type, std::vector<llvm::Value*> args);
   absl::StatusOr<llvm::Value*> Intrinsic1(llvm::Intrinsic::ID id, llvm::Value* x);
 
+  EmitContext* ctx_;
   llvm::IRBuilder<>* b_;
   llvm::Module* module_;
   BufferLookup buffers_;

@@ -53,7 +53,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitVariadicReduce
   // Row-major order over the reduced dimensions, as the evaluator folds.
   std::vector<int64_t> order(red_sizes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
-  RETURN_IF_ERROR(EmitLoopNest(b_, red_sizes, order, "reduce.inner", [&](const IrIndex& red) -> absl::Status {
+  RETURN_IF_ERROR(EmitLoopNest(*ctx_, red_sizes, order, "reduce.inner", [&](const IrIndex& red) -> absl::Status {
     IrIndex full(in_shape.rank());
     size_t kept = 0, r = 0;
     for (int d = 0; d < in_shape.rank(); ++d) full[d] = reduced[d] ? red[r++] : index[kept++];
@@ -93,7 +93,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReduceElement(const HloInst
   std::vector<int64_t> order(red_dims.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
   const bool reassociate = IsFloat(type) && !IsSmallFloat(type) && IsReassociableReducer(*hlo->to_apply());
-  RETURN_IF_ERROR(EmitLoopNest(b_, red_sizes, order, "reduce.inner", [&](const IrIndex& red) -> absl::Status {
+  RETURN_IF_ERROR(EmitLoopNest(*ctx_, red_sizes, order, "reduce.inner", [&](const IrIndex& red) -> absl::Status {
     IrIndex full(in_shape.rank());
     size_t kept = 0, r = 0;
     for (int d = 0; d < in_shape.rank(); ++d) full[d] = reduced[d] ? red[r++] : index[kept++];
@@ -187,7 +187,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalIrEmitter::EmitVariadicReduce
     accs[i] = EntryAlloca(inits[i]->getType(), "window.acc");
     b_->CreateStore(inits[i], accs[i]);
   }
-  RETURN_IF_ERROR(EmitLoopNest(b_, sizes, order, "window", [&](const IrIndex& k) -> absl::Status {
+  RETURN_IF_ERROR(EmitLoopNest(*ctx_, sizes, order, "window", [&](const IrIndex& k) -> absl::Status {
     std::vector<llvm::Value*> acc(n);
     for (int64_t i = 0; i < n; ++i) acc[i] = b_->CreateLoad(accs[i]->getAllocatedType(), accs[i]);
     RETURN_IF_ERROR(fold(k, acc));
@@ -234,7 +234,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitDotElement(const HloInstruc
   }
   llvm::AllocaInst* acc = EntryAlloca(IrValueType(type, b_->getContext()), "dot.acc");
   b_->CreateStore(Zero(type), acc);
-  RETURN_IF_ERROR(EmitLoopNest(b_, sizes, order, "dot.k", [&](const IrIndex& k) -> absl::Status {
+  RETURN_IF_ERROR(EmitLoopNest(*ctx_, sizes, order, "dot.k", [&](const IrIndex& k) -> absl::Status {
     for (int i = 0; i < nc; ++i) {
       li[dnums.lhs_contracting_dimensions(i)] = k[i];
       ri[dnums.rhs_contracting_dimensions(i)] = k[i];
@@ -294,7 +294,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
   const bool empty_lhs = ShapeUtil::ElementsIn(lhs->shape()) == 0;
   llvm::AllocaInst* acc = EntryAlloca(IrValueType(type, b_->getContext()), "conv.acc");
   b_->CreateStore(Zero(type), acc);
-  RETURN_IF_ERROR(EmitLoopNest(b_, sizes, order, "conv.k", [&](const IrIndex& k) -> absl::Status {
+  RETURN_IF_ERROR(EmitLoopNest(*ctx_, sizes, order, "conv.k", [&](const IrIndex& k) -> absl::Status {
     llvm::Value* inside = b_->getTrue();
     for (int64_t i = 0; i < spatial; ++i) {
       const WindowDimension& w = attrs.window().dimensions(i);
@@ -315,7 +315,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
       ri[dnums.kernel_spatial_dimensions(i)] =
           w.window_reversal() ? b_->CreateSub(b_->getInt64(sizes[i] - 1), k[i]) : k[i];
     }
-    return EmitForLoop(b_, kernel_in, "conv.iz", [&](llvm::Value* iz) -> absl::Status {
+    return EmitForLoop(*ctx_, kernel_in, "conv.iz", [&](llvm::Value* iz) -> absl::Status {
       li[dnums.input_feature_dimension()] = b_->CreateAdd(feature_base, iz);
       ri[dnums.kernel_input_feature_dimension()] = iz;
       llvm::Value* l = Zero(type);

@@ -100,8 +100,8 @@ absl::StatusOr<std::vector<llvm::Value*>> IrEmitter::LeafAddresses(const ValueTr
 
 absl::Status IrEmitter::EmitCopy(llvm::Value* src, const Shape& src_shape, llvm::Value* dst, const Shape& dst_shape,
                                  const std::string& name) {
-  ElementalIrEmitter elemental(&b_, module_, [](const HloInstruction*) { return nullptr; });
-  return EmitLoopNestForShape(&b_, dst_shape, name, [&](const IrIndex& index) {
+  ElementalIrEmitter elemental(ctx_, [](const HloInstruction*) { return nullptr; });
+  return EmitLoopNestForShape(ctx_, dst_shape, name, [&](const IrIndex& index) {
     elemental.StoreElement(elemental.LoadElement(src, src_shape, index), dst, dst_shape, index);
     return absl::OkStatus();
   });
@@ -197,7 +197,7 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
     case HloOpcode::kReduce:
       if (hlo.shape().IsTuple()) return EmitVariadicReduce(hlo);
       if (KeepsMinorDimension(hlo)) {
-        return EmitMinorKeepingReduce(&b_, module_, device_, threads_, hlo, addresses_.at(&hlo),
+        return EmitMinorKeepingReduce(ctx_, hlo, addresses_.at(&hlo),
                                       [this](const HloInstruction* h) { return BufferOf(h); });
       }
       return EmitElementLoop(hlo, elemental);
@@ -219,13 +219,12 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
 
 absl::Status IrEmitter::EmitElementLoop(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
   llvm::Value* out = addresses_.at(&hlo);
-  ElementalIrEmitter probe(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
+  ElementalIrEmitter probe(ctx_, [this](const HloInstruction* h) { return BufferOf(h); });
   const ElementLoop loop(hlo, RowMajorReshapeOperand(hlo), probe);
-  return EmitParallelLoopNest(
-      &b_, device_, loop.looped->shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), loop.pieces,
+  return EmitParallelLoopNest(ctx_, loop.looped->shape(), hlo.name(), EstimateElementCost(hlo), InnerWork(hlo), loop.pieces,
       [&](const IrIndex& index, int64_t piece, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the loop may be outlined.
-        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
         ASSIGN_OR_RETURN(llvm::Value * v, loop.Element(local, index, piece));
         local.StoreElement(v, remap(out), loop.looped->shape(), index);
         return absl::OkStatus();
@@ -278,11 +277,10 @@ absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo) {
                    ShapeUtil::ElementsIn(hlo.operand(0)->shape()) / std::max<int64_t>(ShapeUtil::ElementsIn(first), 1),
                    1);
   // Loop in the first element's layout; every element has the same dims.
-  return EmitParallelLoopNest(
-      &b_, device_, first, hlo.name(), cost, inner_work,
+  return EmitParallelLoopNest(ctx_, first, hlo.name(), cost, inner_work,
       [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the loop may be outlined.
-        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, window ? local.EmitVariadicReduceWindowElement(&hlo, index)
                                                              : local.EmitVariadicReduceElement(&hlo, index));
         if (v.size() != out.size()) return Internal("CPU backend: %s: reducer arity mismatch", hlo.name());
@@ -300,9 +298,9 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
   llvm::Function* fn = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, name, module_);
   fn->setDoesNotThrow();
   for (int i = 0; i < 3; ++i) fn->addParamAttr(i, llvm::Attribute::NoAlias);
-  if (threads_ > 1) {
-    device_ = fn->getArg(3);
-    device_->setName("device");
+  if (ctx_.threads > 1) {
+    ctx_.device = fn->getArg(3);
+    ctx_.device->setName("device");
   }
   control_ = fn->getArg(4);
   control_->setName("control");
@@ -401,7 +399,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
     }
   }
 
-  ElementalIrEmitter elemental(&b_, module_, [this](const HloInstruction* h) { return BufferOf(h); });
+  ElementalIrEmitter elemental(ctx_, [this](const HloInstruction* h) { return BufferOf(h); });
   // Loops emitted (a row group's members each count).
   int64_t emitted_loops = 0;
   for (const HloInstruction* h : order) {
@@ -412,7 +410,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
       ++emitted_loops;
     }
   }
-  ScopedOutlineAllRanges outline(emitted_loops > kMaxInlineLoops);
+  ScopedOutlineAllRanges outline(ctx_, emitted_loops > kMaxInlineLoops);
   for (const HloInstruction* h : order) {
     if (!trees_.contains(h)) continue;  // unreachable
     // A control-flow instruction's temporaries for its emitter to take.

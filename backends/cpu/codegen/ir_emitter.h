@@ -53,7 +53,9 @@ class IrEmitter {
   // `threads`: the workers a run has; with more than one, large loops are
   // emitted as parallel loops (parallel_loop_emitter.h).
   IrEmitter(llvm::Module* module, int threads, const BufferAssignment& assignment)
-      : module_(module), b_(module->getContext()), threads_(threads), assignment_(assignment) {}
+      : module_(module), b_(module->getContext()), ctx_(&b_, module), assignment_(assignment) {
+    ctx_.threads = threads;
+  }
 
   // Emits `computation` as function `name` with the ABI above.
   absl::Status EmitEntryFunction(const HloComputation& computation, const std::string& name);
@@ -141,11 +143,11 @@ class IrEmitter {
   llvm::Value* params_ = nullptr;
   llvm::Value* results_ = nullptr;
   llvm::Value* arena_ = nullptr;
-  // The thread-pool argument, or null when compiled for one thread.
-  llvm::Value* device_ = nullptr;
   llvm::Value* control_ = nullptr;  // the ExecutionControl argument
   llvm::BasicBlock* abort_block_ = nullptr;
-  int threads_;
+  // The builder, module, thread-pool argument (null when compiled for one
+  // thread), thread count and loop state every emitter shares.
+  EmitContext ctx_;
   const BufferAssignment& assignment_;
   // The temporaries of the control-flow instruction being emitted: the next
   // free offset and the end of its slot.

@@ -112,11 +112,12 @@ struct ElementLoop {
 
 // Prefetches row `row` of a row-major buffer of `row_bytes` per row, one
 // cache line at a time (`write`: for a store that follows).
-inline absl::Status EmitRowPrefetch(llvm::IRBuilder<>* b, llvm::Value* base, llvm::Value* row, int64_t row_bytes,
+inline absl::Status EmitRowPrefetch(EmitContext& context, llvm::Value* base, llvm::Value* row, int64_t row_bytes,
                              bool write, const std::string& name) {
+  llvm::IRBuilder<>* b = context.b;
   constexpr int64_t kCacheLine = 64;
   llvm::Value* row_start = b->CreateGEP(b->getInt8Ty(), base, b->CreateMul(row, b->getInt64(row_bytes)));
-  return EmitForLoop(b, (row_bytes + kCacheLine - 1) / kCacheLine, name, [&](llvm::Value* line) {
+  return EmitForLoop(context, (row_bytes + kCacheLine - 1) / kCacheLine, name, [&](llvm::Value* line) {
     llvm::Value* address = b->CreateGEP(b->getInt8Ty(), row_start, b->CreateMul(line, b->getInt64(kCacheLine)));
     b->CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
                        {address, b->getInt32(write ? 1 : 0), b->getInt32(3), b->getInt32(1)});

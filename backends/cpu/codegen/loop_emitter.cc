@@ -16,7 +16,6 @@ namespace {
 
 // Loops emitted so far on this thread: a loop whose body emitted none is
 // innermost.
-thread_local int64_t loops_emitted = 0;
 
 // Rough latency-bound work of one iteration: the value-computing
 // instructions (memory, address and control instructions excluded).
@@ -46,13 +45,15 @@ int InterleaveCount(int64_t cost) { return cost >= kLongLoopBodyCost ? 4 : 0; }
 
 }  // namespace
 
-absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::string& name,
+absl::Status EmitForLoop(EmitContext& context, int64_t trip_count, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body) {
-  return EmitForLoop(b, b->getInt64(0), b->getInt64(trip_count), name, body);
+  llvm::IRBuilder<>* b = context.b;
+  return EmitForLoop(context, b->getInt64(0), b->getInt64(trip_count), name, body);
 }
 
-absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* end, const std::string& name,
+absl::Status EmitForLoop(EmitContext& context, llvm::Value* begin, llvm::Value* end, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body) {
+  llvm::IRBuilder<>* b = context.b;
   llvm::Function* fn = b->GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b->getContext();
   llvm::BasicBlock* preheader = b->GetInsertBlock();
@@ -67,7 +68,7 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
   b->CreateCondBr(b->CreateICmpSLT(iv, end), body_bb, exit);
 
   b->SetInsertPoint(body_bb);
-  const int64_t loops_before = loops_emitted++;
+  const int64_t loops_before = context.loops_emitted++;
   RETURN_IF_ERROR(body(iv));
   // The body may have created blocks; the latch is wherever it ended.
   llvm::Value* next = b->CreateAdd(iv, b->getInt64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
@@ -79,7 +80,7 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
     loop_id->replaceOperandWith(0, loop_id);
     latch->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
   };
-  if (loops_emitted > loops_before + 1) {
+  if (context.loops_emitted > loops_before + 1) {
     // Not innermost: once its inner loops are unrolled fully, the unroller
     // would copy their code once per iteration of this one too (a [9,10,512]
     // slice: 640 vector stores in one block instead of 64). Such blocks make
@@ -87,7 +88,7 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
     // with their square: SSD-MobileNet compiled in 4.2-4.6 s instead of
     // 8.5-9.1 s, with the same run time.
     set_loop_hint({llvm::MDString::get(ctx, "llvm.loop.unroll.disable")});
-  } else if (loops_emitted == loops_before + 1) {
+  } else if (context.loops_emitted == loops_before + 1) {
     // Blocks the body created follow `exit` (they are appended to fn).
     const int64_t cost = BodyCost(*body_bb, exit);
     auto* const_begin = llvm::dyn_cast<llvm::ConstantInt>(begin);
@@ -113,17 +114,18 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
   return absl::OkStatus();
 }
 
-absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
+absl::Status EmitLoopNest(EmitContext& context, const std::vector<int64_t>& dims,
                           const std::vector<int64_t>& minor_to_major, const std::string& name,
                           const std::function<absl::Status(const IrIndex&)>& body) {
-  return EmitLoopNest(b, dims, minor_to_major, name, LoopPieces{},
+  return EmitLoopNest(context, dims, minor_to_major, name, LoopPieces{},
                       [&](const IrIndex& index, int64_t) { return body(index); });
 }
 
-absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
+absl::Status EmitLoopNest(EmitContext& context, const std::vector<int64_t>& dims,
                           const std::vector<int64_t>& minor_to_major, const std::string& name,
                           const LoopPieces& pieces,
                           const std::function<absl::Status(const IrIndex&, int64_t piece)>& body) {
+  llvm::IRBuilder<>* b = context.b;
   IrIndex index(dims.size(), nullptr);
   int64_t piece = -1;
   // Recursion from the major-most dimension inwards.
@@ -135,11 +137,11 @@ absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims
       index[dim] = iv;
       return emit(level - 1);
     };
-    if (dim != pieces.dim) return EmitForLoop(b, dims[dim], loop_name, inner);
+    if (dim != pieces.dim) return EmitForLoop(context, dims[dim], loop_name, inner);
     for (size_t p = 0; p + 1 < pieces.starts.size(); ++p) {
       if (pieces.starts[p + 1] <= pieces.starts[p]) continue;
       piece = static_cast<int64_t>(p);
-      RETURN_IF_ERROR(EmitForLoop(b, b->getInt64(pieces.starts[p]), b->getInt64(pieces.starts[p + 1]),
+      RETURN_IF_ERROR(EmitForLoop(context, b->getInt64(pieces.starts[p]), b->getInt64(pieces.starts[p + 1]),
                                   absl::StrCat(loop_name, ".p", p), inner));
     }
     piece = -1;
@@ -148,9 +150,9 @@ absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims
   return emit(static_cast<int>(minor_to_major.size()) - 1);
 }
 
-absl::Status EmitLoopNestForShape(llvm::IRBuilder<>* b, const Shape& shape, const std::string& name,
+absl::Status EmitLoopNestForShape(EmitContext& context, const Shape& shape, const std::string& name,
                                   const std::function<absl::Status(const IrIndex&)>& body) {
-  return EmitLoopNest(b, shape.dimensions(), shape.layout().minor_to_major(), name, body);
+  return EmitLoopNest(context, shape.dimensions(), shape.layout().minor_to_major(), name, body);
 }
 
 }  // namespace cpu

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "backends/cpu/codegen/emit_context.h"
 #include "llvm/IR/IRBuilder.h"
 #include "xla/shape.h"
 
@@ -30,10 +31,10 @@ constexpr int64_t kMinVectorizedTripCount = 16;
 // point (i is i64); afterwards the builder is positioned after the loop.
 // Innermost loops whose body is long (kLongLoopBodyCost) carry an interleave
 // hint.
-absl::Status EmitForLoop(llvm::IRBuilder<>* b, int64_t trip_count, const std::string& name,
+absl::Status EmitForLoop(EmitContext& context, int64_t trip_count, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body);
 // The same for `for (i = begin; i < end; ++i)` with i64 bounds.
-absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* end, const std::string& name,
+absl::Status EmitForLoop(EmitContext& context, llvm::Value* begin, llvm::Value* end, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body);
 
 // Emits a loop nest over every index of `dims` (0 <= index[d] < dims[d]).
@@ -41,7 +42,7 @@ absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* begin, llvm::Value* 
 // minor_to_major[0], so stores in that layout are consecutive in the
 // innermost loop. Dimensions are numbered as in `dims`; `minor_to_major`
 // must be a permutation of them.
-absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
+absl::Status EmitLoopNest(EmitContext& context, const std::vector<int64_t>& dims,
                           const std::vector<int64_t>& minor_to_major, const std::string& name,
                           const std::function<absl::Status(const IrIndex&)>& body);
 
@@ -57,13 +58,13 @@ struct LoopPieces {
 // EmitLoopNest with `pieces.dim`'s loop split into its pieces; the body is
 // told the piece its index is in, or -1 when the dimension is not split
 // (pieces.dim < 0, or not one of the nest's loops).
-absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims,
+absl::Status EmitLoopNest(EmitContext& context, const std::vector<int64_t>& dims,
                           const std::vector<int64_t>& minor_to_major, const std::string& name,
                           const LoopPieces& pieces,
                           const std::function<absl::Status(const IrIndex&, int64_t piece)>& body);
 
 // Same over an array shape, in its layout order.
-absl::Status EmitLoopNestForShape(llvm::IRBuilder<>* b, const Shape& shape, const std::string& name,
+absl::Status EmitLoopNestForShape(EmitContext& context, const Shape& shape, const std::string& name,
                                   const std::function<absl::Status(const IrIndex&)>& body);
 
 }  // namespace cpu

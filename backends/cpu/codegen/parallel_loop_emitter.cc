@@ -17,17 +17,18 @@ namespace xla {
 namespace cpu {
 
 namespace {
-thread_local bool outline_all_ranges = false;
 }  // namespace
 
-ScopedOutlineAllRanges::ScopedOutlineAllRanges(bool enable) : previous_(outline_all_ranges) {
-  outline_all_ranges = enable;
+ScopedOutlineAllRanges::ScopedOutlineAllRanges(EmitContext& context, bool enable)
+    : ctx_(context), previous_(context.outline_all_ranges) {
+  ctx_.outline_all_ranges = enable;
 }
-ScopedOutlineAllRanges::~ScopedOutlineAllRanges() { outline_all_ranges = previous_; }
+ScopedOutlineAllRanges::~ScopedOutlineAllRanges() { ctx_.outline_all_ranges = previous_; }
 
-absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, const std::string& name,
+absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(EmitContext& context, const std::string& name,
                                                        llvm::ArrayRef<llvm::Type*> extra_params,
                                                        const OutlinedBody& body) {
+  llvm::IRBuilder<>* b = context.b;
   llvm::LLVMContext& ctx = b->getContext();
   llvm::Module* module = b->GetInsertBlock()->getModule();
   llvm::Type* ptr = b->getPtrTy();
@@ -85,10 +86,12 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, cons
   return OutlinedFunction{fn, array};
 }
 
-absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
+absl::Status EmitParallelRange(EmitContext& context, int64_t n, const std::string& name,
                                const ElementCost& cost, int64_t total_work, const RangeBody& body) {
+  llvm::IRBuilder<>* b = context.b;
+  llvm::Value* device = context.device;
   const bool parallel = device != nullptr && n >= 2 && total_work >= kMinParallelWork;
-  if (!parallel && !(outline_all_ranges && n >= 1)) {
+  if (!parallel && !(context.outline_all_ranges && n >= 1)) {
     const ValueRemap identity = [](llvm::Value* v) { return v; };
     return body(b->getInt64(0), b->getInt64(n), identity);
   }
@@ -97,7 +100,7 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
   llvm::Type* i64 = b->getInt64Ty();
   ASSIGN_OR_RETURN(
       OutlinedFunction range,
-      EmitOutlinedFunction(b, name + (parallel ? ".parallel" : ".serial"), {i64, i64},
+      EmitOutlinedFunction(context, name + (parallel ? ".parallel" : ".serial"), {i64, i64},
                            [&](llvm::Function* fn, const ValueRemap& remap) {
                              if (n >= kAlignedChunksMinItems) {  // the runtime's ranges then start at multiples
                                b->CreateAssumption(b->CreateICmpEQ(
@@ -117,20 +120,21 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
   return absl::OkStatus();
 }
 
-absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
+absl::Status EmitParallelLoopNest(EmitContext& context, const Shape& shape,
                                   const std::string& name, const ElementCost& cost, int64_t inner_work,
                                   const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body) {
-  return EmitParallelLoopNest(b, device, shape, name, cost, inner_work, LoopPieces{},
+  return EmitParallelLoopNest(context, shape, name, cost, inner_work, LoopPieces{},
                               [&](const IrIndex& index, int64_t, const ValueRemap& remap) { return body(index, remap); });
 }
 
 absl::Status EmitParallelLoopNest(
-    llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape, const std::string& name, const ElementCost& cost,
+    EmitContext& context, const Shape& shape, const std::string& name, const ElementCost& cost,
     int64_t inner_work, const LoopPieces& pieces,
     const std::function<absl::Status(const IrIndex&, int64_t piece, const ValueRemap&)>& body) {
+  llvm::IRBuilder<>* b = context.b;
   if (shape.rank() == 0) {
     const ValueRemap identity = [](llvm::Value* v) { return v; };
-    return EmitLoopNestForShape(b, shape, name, [&](const IrIndex& index) { return body(index, -1, identity); });
+    return EmitLoopNestForShape(context, shape, name, [&](const IrIndex& index) { return body(index, -1, identity); });
   }
   const std::vector<int64_t>& dims = shape.dimensions();
   const auto& minor_to_major = shape.layout().minor_to_major();
@@ -158,9 +162,9 @@ absl::Status EmitParallelLoopNest(
   row_cost.bytes_stored = cost.bytes_stored * inner_elements;
   row_cost.cycles = cost.cycles * inner_elements * static_cast<double>(work);
   return EmitParallelRange(
-      b, device, items, name, row_cost, elements * work,
+      context, items, name, row_cost, elements * work,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) {
-        return EmitForLoop(b, begin, end, name + ".outer", [&](llvm::Value* item) {
+        return EmitForLoop(context, begin, end, name + ".outer", [&](llvm::Value* item) {
           IrIndex outer(rank, nullptr);
           for (int level = major + 1; level < rank; ++level) outer[minor_to_major[level]] = b->getInt64(0);
           if (range_dims.size() == 1) {
@@ -170,7 +174,7 @@ absl::Status EmitParallelLoopNest(
             outer[range_dims[0]] = b->CreateUDiv(item, rows);
             outer[range_dims[1]] = b->CreateURem(item, rows);
           }
-          return EmitLoopNest(b, dims, inner_minor_to_major, name, pieces, [&](const IrIndex& inner, int64_t piece) {
+          return EmitLoopNest(context, dims, inner_minor_to_major, name, pieces, [&](const IrIndex& inner, int64_t piece) {
             IrIndex index = inner;
             for (int d = 0; d < rank; ++d) {
               if (outer[d] != nullptr) index[d] = outer[d];

@@ -49,12 +49,13 @@ using RangeBody = std::function<absl::Status(llvm::Value* begin, llvm::Value* en
 // loops of one function.
 class ScopedOutlineAllRanges {
  public:
-  explicit ScopedOutlineAllRanges(bool enable);
+  ScopedOutlineAllRanges(EmitContext& context, bool enable);
   ~ScopedOutlineAllRanges();
   ScopedOutlineAllRanges(const ScopedOutlineAllRanges&) = delete;
   ScopedOutlineAllRanges& operator=(const ScopedOutlineAllRanges&) = delete;
 
  private:
+  EmitContext& ctx_;
   bool previous_;
 };
 
@@ -70,7 +71,7 @@ using OutlinedBody = std::function<absl::Status(llvm::Function* function, const 
 // Emits `body` into a new OutlinedFunction (the builder is back at the
 // caller's insertion point afterwards, after the stores of the captured
 // values).
-absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, const std::string& name,
+absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(EmitContext& context, const std::string& name,
                                                        llvm::ArrayRef<llvm::Type*> extra_params,
                                                        const OutlinedBody& body);
 
@@ -80,7 +81,7 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(llvm::IRBuilder<>* b, cons
 // `kMinParallelWork`, the body is outlined into `name`.parallel and run in
 // blocks on the pool, with `cost` per item; else it is emitted inline once
 // for [0, n) (or, under ScopedOutlineAllRanges, outlined and run serially).
-absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_t n, const std::string& name,
+absl::Status EmitParallelRange(EmitContext& context, int64_t n, const std::string& name,
                                const ElementCost& cost, int64_t total_work, const RangeBody& body);
 
 // Emits the loop nest over `shape` (in its layout order) at the builder's
@@ -89,14 +90,14 @@ absl::Status EmitParallelRange(llvm::IRBuilder<>* b, llvm::Value* device, int64_
 // a few rows), each item running the inner loops. `cost` is per element;
 // `inner_work` is the work per element (e.g. the number of elements a
 // reduction reads); the total work is elements x inner_work.
-absl::Status EmitParallelLoopNest(llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape,
+absl::Status EmitParallelLoopNest(EmitContext& context, const Shape& shape,
                                   const std::string& name, const ElementCost& cost, int64_t inner_work,
                                   const std::function<absl::Status(const IrIndex&, const ValueRemap&)>& body);
 // The same with `pieces.dim`'s loop split (see EmitLoopNest); the body is
 // told the piece, or -1 when that dimension is one of the range's (or a
 // skipped major dimension of size 1).
 absl::Status EmitParallelLoopNest(
-    llvm::IRBuilder<>* b, llvm::Value* device, const Shape& shape, const std::string& name, const ElementCost& cost,
+    EmitContext& context, const Shape& shape, const std::string& name, const ElementCost& cost,
     int64_t inner_work, const LoopPieces& pieces,
     const std::function<absl::Status(const IrIndex&, int64_t piece, const ValueRemap&)>& body);
 

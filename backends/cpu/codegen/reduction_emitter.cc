@@ -21,9 +21,10 @@ constexpr int64_t kMinChunkBytes = 1024;
 
 }  // namespace
 
-absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, llvm::Value* device, int threads,
-                                    const HloInstruction& hlo, llvm::Value* out,
+absl::Status EmitMinorKeepingReduce(EmitContext& context, const HloInstruction& hlo, llvm::Value* out,
                                     const ElementalIrEmitter::BufferLookup& buffers) {
+  llvm::IRBuilder<>* b = context.b;
+  const int threads = context.threads;
   if (!KeepsMinorDimension(hlo)) {
     return Internal("CPU backend: %s is not a reduce keeping the minor dimension", hlo.name());
   }
@@ -86,8 +87,8 @@ absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, 
   // Loops over the output rows [begin, end), inner dimensions in layout order.
   auto for_each_element = [&](llvm::Value* begin, llvm::Value* end, const std::string& name,
                               const std::function<absl::Status(const IrIndex&)>& body) {
-    return EmitForLoop(b, begin, end, name + ".outer", [&](llvm::Value* row) {
-      return EmitLoopNest(b, dims, inner_minor_to_major, name, [&](const IrIndex& inner) {
+    return EmitForLoop(context, begin, end, name + ".outer", [&](llvm::Value* row) {
+      return EmitLoopNest(context, dims, inner_minor_to_major, name, [&](const IrIndex& inner) {
         IrIndex index = inner;
         for (int level = outer_level + 1; level < shape.rank(); ++level) index[minor_to_major[level]] = b->getInt64(0);
         index[outer_dim] = row;
@@ -97,14 +98,14 @@ absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, 
   };
 
   return EmitParallelRange(
-      b, device, chunks, hlo.name(), chunk_cost, elements * std::max<int64_t>(red_count, 1),
+      context, chunks, hlo.name(), chunk_cost, elements * std::max<int64_t>(red_count, 1),
       [&](llvm::Value* first_chunk, llvm::Value* end_chunk, const ValueRemap& remap) -> absl::Status {
         llvm::Value* begin = b->CreateMul(first_chunk, b->getInt64(chunk_rows), "", true, true);
         llvm::Value* end = b->CreateBinaryIntrinsic(
             llvm::Intrinsic::smin, b->CreateMul(end_chunk, b->getInt64(chunk_rows), "", true, true),
             b->getInt64(outer_count));
         // Buffers are read through `remap`: the range may be outlined.
-        ElementalIrEmitter elemental(b, module, [&](const HloInstruction* h) { return remap(buffers(h)); });
+        ElementalIrEmitter elemental(context, [&](const HloInstruction* h) { return remap(buffers(h)); });
         llvm::Value* out_base = remap(out);
         ASSIGN_OR_RETURN(llvm::Value * init, elemental.EmitElement(hlo.operand(1), {}));
         init = elemental.RoundToType(type, init);
@@ -114,7 +115,7 @@ absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, 
             elemental.StoreElement(init, out_base, shape, index);
             return absl::OkStatus();
           }));
-          return EmitLoopNest(b, red_sizes, red_order, hlo.name() + ".reduced", [&](const IrIndex& red) {
+          return EmitLoopNest(context, red_sizes, red_order, hlo.name() + ".reduced", [&](const IrIndex& red) {
             return for_each_element(lo, hi, hlo.name() + ".kept", [&](const IrIndex& index) -> absl::Status {
               IrIndex full(in_shape.rank());
               size_t kept = 0, r = 0;
@@ -132,7 +133,7 @@ absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, 
         if (tile_rows >= outer_count) return emit_tile(begin, end);
         llvm::Value* tiles = b->CreateUDiv(b->CreateAdd(b->CreateSub(end, begin), b->getInt64(tile_rows - 1)),
                                            b->getInt64(tile_rows));
-        return EmitForLoop(b, b->getInt64(0), tiles, hlo.name() + ".tile", [&](llvm::Value* tile) {
+        return EmitForLoop(context, b->getInt64(0), tiles, hlo.name() + ".tile", [&](llvm::Value* tile) {
           llvm::Value* lo = b->CreateAdd(begin, b->CreateMul(tile, b->getInt64(tile_rows), "", true, true), "", true,
                                          true);
           llvm::Value* hi = b->CreateBinaryIntrinsic(llvm::Intrinsic::smin,

@@ -32,8 +32,7 @@ namespace cpu {
 // values (as ElementalIrEmitter's lookup); `device` is the run's thread
 // pool, or null for one thread.
 // `threads`: the workers of a run; each gets one contiguous share of the output.
-absl::Status EmitMinorKeepingReduce(llvm::IRBuilder<>* b, llvm::Module* module, llvm::Value* device, int threads,
-                                    const HloInstruction& hlo, llvm::Value* out,
+absl::Status EmitMinorKeepingReduce(EmitContext& context, const HloInstruction& hlo, llvm::Value* out,
                                     const ElementalIrEmitter::BufferLookup& buffers);
 
 }  // namespace cpu

@@ -109,8 +109,7 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
     for (const HloInstruction* o : computed.at(m)->operands()) add_reads(o);
   }
   // Per row, not per element: the range runs over rows.
-  return EmitParallelRange(
-      &b_, device_, rows, name, cost, total_work,
+  return EmitParallelRange(ctx_, rows, name, cost, total_work,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
         // Scratch rows: a stack array per member, in the function that runs
         // the rows (so each worker has its own).
@@ -129,7 +128,7 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
           scratch[m] = alloca;
           row_shapes[m] = row_shape;
         }
-        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
+        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) {
           auto it = scratch.find(Resolve(h));
           return it != scratch.end() ? it->second : remap(BufferOf(h));
         });
@@ -142,7 +141,7 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
           }
         }
         for (const auto& [m, row_shape] : row_shapes) local.SetRowBuffer(m, row_shape);
-        return EmitForLoop(&b_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
+        return EmitForLoop(ctx_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
           // The next row (the last one again at the end: always in bounds).
           llvm::Value* next = b_.CreateAdd(row, b_.getInt64(1));
           next = b_.CreateSelect(b_.CreateICmpSLT(next, b_.getInt64(rows)), next, row);
@@ -151,7 +150,7 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
           // the prefetches compete with this row's own loads).
           auto prefetch = [&](const RowStream& stream) {
             llvm::Value* base = remap(stream.write ? addresses_.at(stream.value) : BufferOf(stream.value));
-            return EmitRowPrefetch(&b_, base, next, stream.row_bytes, stream.write,
+            return EmitRowPrefetch(ctx_, base, next, stream.row_bytes, stream.write,
                                    stream.value->name() + ".prefetch");
           };
           for (const HloInstruction* m : members) {
@@ -175,7 +174,7 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
               if (d != row_dim) inner.push_back(d);
             }
             llvm::Value* out = to_scratch ? scratch.at(m) : remap(addresses_.at(m));
-            RETURN_IF_ERROR(EmitLoopNest(&b_, shape.dimensions(), inner, root.name(), loop.pieces,
+            RETURN_IF_ERROR(EmitLoopNest(ctx_, shape.dimensions(), inner, root.name(), loop.pieces,
                                          [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {
                                            IrIndex index = inner_index;
                                            index[row_dim] = row;

@@ -49,7 +49,7 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
   llvm::Value* out = addresses_.at(&hlo);
   // The operand, then the update window over it (the output buffer is never
   // the operand's: it is a fresh arena or result slot).
-  RETURN_IF_ERROR(EmitLoopNestForShape(&b_, shape, hlo.name() + ".copy", [&](const IrIndex& index) -> absl::Status {
+  RETURN_IF_ERROR(EmitLoopNestForShape(ctx_, shape, hlo.name() + ".copy", [&](const IrIndex& index) -> absl::Status {
     ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(operand, index));
     elemental.StoreElement(v, out, shape, index);
     return absl::OkStatus();
@@ -57,7 +57,7 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
   if (ShapeUtil::HasZeroElements(update->shape())) return absl::OkStatus();
   ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
                    elemental.EmitClampedStarts(hlo, 2, shape, update->shape().dimensions()));
-  return EmitLoopNestForShape(&b_, update->shape(), hlo.name() + ".update",
+  return EmitLoopNestForShape(ctx_, update->shape(), hlo.name() + ".update",
                               [&](const IrIndex& index) -> absl::Status {
                                 ASSIGN_OR_RETURN(llvm::Value * v, elemental.EmitElement(update, index));
                                 IrIndex at(index.size());
@@ -95,10 +95,9 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
   for (int64_t i = 0; i < n; ++i) {
     const Shape& result = result_shape(i);
     const HloInstruction* operand = hlo.operand(i);
-    RETURN_IF_ERROR(EmitParallelLoopNest(
-        &b_, device_, result, absl::StrCat(hlo.name(), ".copy", i), EstimateElementCost(*operand), 1,
+    RETURN_IF_ERROR(EmitParallelLoopNest(ctx_, result, absl::StrCat(hlo.name(), ".copy", i), EstimateElementCost(*operand), 1,
         [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
-          ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+          ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
           ASSIGN_OR_RETURN(llvm::Value * v, local.EmitElement(operand, index));
           local.StoreElement(v, remap(out[i]), result, index);
           return absl::OkStatus();
@@ -122,15 +121,14 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
   const int64_t band_dim =
       shape.rank() > 0 ? result_shape(0).layout().minor_to_major(MajorRangeLevel(result_shape(0))) : -1;
   const int64_t band_extent = band_dim >= 0 ? shape.dimensions(band_dim) : 1;
-  const int64_t bands = threads_ > 1 && updates >= kMinParallelWork ? std::min<int64_t>(threads_, band_extent) : 1;
+  const int64_t bands = ctx_.threads > 1 && updates >= kMinParallelWork ? std::min<int64_t>(ctx_.threads, band_extent) : 1;
   ElementCost band_cost;
   band_cost.bytes_loaded = static_cast<double>(updates) * 2 * primitive_util::ByteWidth(up.element_type()) / bands;
   band_cost.bytes_stored = static_cast<double>(updates) * primitive_util::ByteWidth(up.element_type()) / bands;
   band_cost.cycles = static_cast<double>(updates) * 4;
-  return EmitParallelRange(
-      &b_, device_, bands, hlo.name() + ".update", band_cost, bands > 1 ? updates * bands : 0,
+  return EmitParallelRange(ctx_, bands, hlo.name() + ".update", band_cost, bands > 1 ? updates * bands : 0,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
-        ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
         std::vector<llvm::Value*> outs;
         for (int64_t i = 0; i < n; ++i) outs.push_back(remap(out[i]));
         // This call's rows of the band dimension: [begin, end) * extent / bands.
@@ -140,7 +138,7 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
         llvm::Value* band_lo = band_bound(begin);
         llvm::Value* band_hi = band_bound(end);
         return EmitLoopNest(
-            &b_, std::vector<int64_t>(up.dimensions().begin(), up.dimensions().end()), row_major,
+            ctx_, std::vector<int64_t>(up.dimensions().begin(), up.dimensions().end()), row_major,
             hlo.name() + ".update", [&](const IrIndex& u) -> absl::Status {
               IrIndex target(shape.rank(), b_.getInt64(0)), idx_index(idx.rank());
               for (int64_t d = 0; d < up.rank(); ++d) {
@@ -221,9 +219,9 @@ absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
   ElementCost init_cost;
   init_cost.bytes_loaded = 0;
   init_cost.bytes_stored = static_cast<double>(type_bytes);
-  RETURN_IF_ERROR(EmitParallelLoopNest(&b_, device_, shape, hlo.name() + ".init", init_cost, 1,
+  RETURN_IF_ERROR(EmitParallelLoopNest(ctx_, shape, hlo.name() + ".init", init_cost, 1,
                                        [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
-                                         ElementalIrEmitter local(&b_, module_, [&](const HloInstruction* h) {
+                                         ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) {
                                            return remap(BufferOf(h));
                                          });
                                          ASSIGN_OR_RETURN(llvm::Value * init, local.EmitElement(hlo.operand(2), {}));
@@ -259,11 +257,10 @@ absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
   item_cost.bytes_stored = static_cast<double>(source_elements / items) * type_bytes;
   item_cost.cycles = static_cast<double>(source_elements / items) * window_elements * 4;
   std::vector<int64_t> source_dims(source->shape().dimensions().begin(), source->shape().dimensions().end());
-  return EmitParallelRange(
-      &b_, device_, items, hlo.name() + ".source", item_cost, source_elements * window_elements,
+  return EmitParallelRange(ctx_, items, hlo.name() + ".source", item_cost, source_elements * window_elements,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the range may be outlined.
-        ElementalIrEmitter elemental(&b_, module_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        ElementalIrEmitter elemental(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
         llvm::Value* out_base = remap(out);
         ASSIGN_OR_RETURN(llvm::Value * init, elemental.EmitElement(hlo.operand(2), {}));
         // The selection: whether there is one, its value and its index (in
@@ -282,7 +279,7 @@ absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
           // The first position inside the operand is selected, then each
           // later one for which select(selected, candidate) is false.
           RETURN_IF_ERROR(
-              EmitLoopNest(&b_, sizes, row_major, hlo.name() + ".window", [&](const IrIndex& k) -> absl::Status {
+              EmitLoopNest(ctx_, sizes, row_major, hlo.name() + ".window", [&](const IrIndex& k) -> absl::Status {
                 llvm::Value* inside = b_.getTrue();
                 IrIndex pos(rank);
                 for (int64_t d = 0; d < rank; ++d) {
@@ -330,13 +327,13 @@ absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
         // Source elements in row-major order (the evaluator's order for
         // scatters into the same element), the split dimension's indices
         // [begin, end) outermost.
-        if (split < 0) return EmitLoopNest(&b_, source_dims, row_major, hlo.name() + ".source", select_and_scatter);
+        if (split < 0) return EmitLoopNest(ctx_, source_dims, row_major, hlo.name() + ".source", select_and_scatter);
         std::vector<int64_t> others;
         for (int64_t d : row_major) {
           if (d != split) others.push_back(d);
         }
-        return EmitForLoop(&b_, begin, end, hlo.name() + ".split", [&](llvm::Value* i) {
-          return EmitLoopNest(&b_, source_dims, others, hlo.name() + ".source", [&](const IrIndex& inner) {
+        return EmitForLoop(ctx_, begin, end, hlo.name() + ".split", [&](llvm::Value* i) {
+          return EmitLoopNest(ctx_, source_dims, others, hlo.name() + ".source", [&](const IrIndex& inner) {
             IrIndex s = inner;
             s[split] = i;
             return select_and_scatter(s);

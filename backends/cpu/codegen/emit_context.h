@@ -1,0 +1,39 @@
+// EmitContext: what every emitter writing one LLVM function shares: the
+// builder, the module, the run's thread pool argument and thread count, and
+// the loop-emission state (whether every parallel range is outlined, and
+// how many loops have been emitted, which tells a loop whether it is
+// innermost). One per IrEmitter; passed by reference to the loop emitters,
+// the elemental emitter and the reduction emitter.
+#ifndef BACKENDS_CPU_CODEGEN_EMIT_CONTEXT_H_
+#define BACKENDS_CPU_CODEGEN_EMIT_CONTEXT_H_
+
+#include <cstdint>
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace xla {
+namespace cpu {
+
+struct EmitContext {
+  EmitContext(llvm::IRBuilder<>* builder, llvm::Module* llvm_module) : b(builder), module(llvm_module) {}
+
+  llvm::IRBuilder<>* b;
+  llvm::Module* module;
+  // The run's Eigen::ThreadPoolDevice argument, or null when compiled for
+  // one thread (parallel loops then run inline).
+  llvm::Value* device = nullptr;
+  // The workers a run has.
+  int threads = 1;
+  // Every range of EmitParallelRange in a function of its own, even when it
+  // runs serially (ScopedOutlineAllRanges).
+  bool outline_all_ranges = false;
+  // Loops EmitForLoop has emitted so far: a loop whose body emitted none is
+  // innermost.
+  int64_t loops_emitted = 0;
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_CODEGEN_EMIT_CONTEXT_H_

@@ -1,7 +1,7 @@
 // Dots through the runtime's matmul kernels (matmul_plan.h): the call, and
 // the elementwise epilogue the kernel applies block by block when a dot's
 // only use is a chain ending at a materialized value.
-#include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/cpu/codegen/dot_emitter.h"
 
 #include <algorithm>
 #include <functional>
@@ -33,9 +33,9 @@ namespace cpu {
 
 using namespace ir_emitter_internal;  // NOLINT: the emitter's own helpers
 
-bool IrEmitter::CanUseRuntimeMatMul(const HloInstruction& hlo) const { return PlanRuntimeMatMul(hlo).has_value(); }
+bool DotEmitter::UsesRuntime(const HloInstruction& hlo) { return PlanRuntimeMatMul(hlo).has_value(); }
 
-absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue) {
+absl::Status DotEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue) {
   const std::optional<MatMulPlan> plan = PlanRuntimeMatMul(dot);
   if (!plan.has_value()) return Internal("CPU backend: %s: not a runtime matmul", dot.name());
   const int64_t m = plan->m, n = plan->n, k = plan->k, batch = plan->batch;
@@ -49,9 +49,9 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
       f32 ? "__xla_cpu_runtime_MatMulF32" : "__xla_cpu_runtime_MatMulF64",
       llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32, ptr, ptr}, false));
   llvm::Value* device = ctx_.device != nullptr ? ctx_.device : llvm::ConstantPointerNull::get(b_.getPtrTy());
-  llvm::Value* out = addresses_.at(epilogue != nullptr ? epilogue : &dot);
-  ASSIGN_OR_RETURN(llvm::Value * a, AddressOf(dot.operand(0)));
-  ASSIGN_OR_RETURN(llvm::Value * bm, AddressOf(dot.operand(1)));
+  ASSIGN_OR_RETURN(llvm::Value * out, buffers_.AddressOf(epilogue != nullptr ? epilogue : &dot));
+  ASSIGN_OR_RETURN(llvm::Value * a, buffers_.AddressOf(dot.operand(0)));
+  ASSIGN_OR_RETURN(llvm::Value * bm, buffers_.AddressOf(dot.operand(1)));
   llvm::Value* epilogue_fn = llvm::ConstantPointerNull::get(b_.getPtrTy());
   llvm::Value* epilogue_context = llvm::ConstantPointerNull::get(b_.getPtrTy());
   if (epilogue != nullptr) {
@@ -66,7 +66,7 @@ absl::Status IrEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloIn
               function->addParamAttr(1, llvm::Attribute::NoAlias);  // the only access to its buffer
               llvm::Value* block = function->getArg(1);
               ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) {
-                return h == &dot ? block : remap(BufferOf(h));
+                return h == &dot ? block : remap(buffers_.BufferOf(h));
               });
               const std::vector<int64_t>& dims = epilogue->shape().dimensions();
               return EmitForLoop(ctx_, function->getArg(2), function->getArg(3), name + ".row", [&](llvm::Value* row) {

@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/alias_analysis.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
+#include "backends/cpu/codegen/dot_emitter.h"
+#include "backends/cpu/codegen/scatter_emitter.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "backends/cpu/transforms/matmul_plan.h"
@@ -152,6 +154,12 @@ absl::StatusOr<llvm::Value*> IrEmitter::AddressOf(const HloInstruction* hlo) {
   return it->second;
 }
 
+absl::StatusOr<std::vector<llvm::Value*>> IrEmitter::LeafAddressesOf(const HloInstruction* hlo) {
+  auto it = trees_.find(Resolve(hlo));
+  if (it == trees_.end()) return Internal("CPU backend: %s has no buffers", hlo->name());
+  return LeafAddresses(*it->second);
+}
+
 llvm::Value* IrEmitter::BufferOf(const HloInstruction* hlo) {
   hlo = Resolve(hlo);
   auto it = addresses_.find(hlo);
@@ -193,22 +201,21 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
     case HloOpcode::kCopy:
       return hlo.shape().IsTuple() ? EmitControlFlow(hlo) : EmitElementLoop(hlo, elemental);
     case HloOpcode::kDot:
-      return CanUseRuntimeMatMul(hlo) ? EmitRuntimeMatMul(hlo) : EmitElementLoop(hlo, elemental);
+      return DotEmitter::UsesRuntime(hlo) ? DotEmitter(ctx_, *this).EmitRuntimeMatMul(hlo)
+                                          : EmitElementLoop(hlo, elemental);
     case HloOpcode::kReduce:
-      if (hlo.shape().IsTuple()) return EmitVariadicReduce(hlo);
-      if (KeepsMinorDimension(hlo)) {
-        return EmitMinorKeepingReduce(ctx_, hlo, addresses_.at(&hlo),
-                                      [this](const HloInstruction* h) { return BufferOf(h); });
-      }
+      if (hlo.shape().IsTuple()) return ReductionEmitter(ctx_, *this).EmitVariadicReduce(hlo);
+      if (KeepsMinorDimension(hlo)) return ReductionEmitter(ctx_, *this).EmitMinorKeepingReduce(hlo);
       return EmitElementLoop(hlo, elemental);
     case HloOpcode::kReduceWindow:
-      return hlo.shape().IsTuple() ? EmitVariadicReduce(hlo) : EmitElementLoop(hlo, elemental);
+      return hlo.shape().IsTuple() ? ReductionEmitter(ctx_, *this).EmitVariadicReduce(hlo)
+                                   : EmitElementLoop(hlo, elemental);
     case HloOpcode::kScatter:
-      return EmitScatter(hlo);
+      return ScatterEmitter(ctx_, *this).EmitScatter(hlo);
     case HloOpcode::kSelectAndScatter:
-      return EmitSelectAndScatter(hlo);
+      return ScatterEmitter(ctx_, *this).EmitSelectAndScatter(hlo);
     case HloOpcode::kDynamicUpdateSlice:
-      return EmitDynamicUpdateSlice(hlo, elemental);
+      return ScatterEmitter(ctx_, *this).EmitDynamicUpdateSlice(hlo, elemental);
     case HloOpcode::kConvolution:
       return EmitElementLoop(hlo, elemental);
     default:
@@ -246,49 +253,12 @@ absl::Status IrEmitter::EmitFusion(const HloInstruction& fusion, ElementalIrEmit
     for (const HloInstruction* h : fusion.called_computations().front()->instructions()) {
       if (h->opcode() == HloOpcode::kDot) dot = h;
     }
-    if (dot == nullptr || !CanUseRuntimeMatMul(*dot)) {
+    if (dot == nullptr || !DotEmitter::UsesRuntime(*dot)) {
       return Internal("CPU backend: %s: an output fusion needs a dot the runtime computes", fusion.name());
     }
-    return EmitRuntimeMatMul(*dot, root);
+    return DotEmitter(ctx_, *this).EmitRuntimeMatMul(*dot, root);
   }
   return Visit(*root, elemental);
-}
-
-absl::Status IrEmitter::EmitVariadicReduce(const HloInstruction& hlo) {
-  ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, LeafAddresses(*trees_.at(&hlo)));
-  const auto& shapes = hlo.shape().tuple_shapes();
-  if (out.size() != shapes.size() || shapes.empty()) return Internal("CPU backend: %s: bad reduce leaves", hlo.name());
-  const Shape& first = shapes[0];
-  if (ShapeUtil::HasZeroElements(first)) return absl::OkStatus();
-  // Per result index: every input's reduced elements read, one value of
-  // each result written.
-  ElementCost cost;
-  cost.bytes_loaded = cost.bytes_stored = 0;
-  cost.cycles = 1;
-  const int64_t inputs = static_cast<int64_t>(shapes.size());
-  for (int64_t i = 0; i < inputs; ++i) {
-    cost.bytes_loaded += primitive_util::ByteWidth(hlo.operand(i)->shape().element_type());
-    cost.bytes_stored += primitive_util::ByteWidth(shapes[i].element_type());
-  }
-  const bool window = hlo.opcode() == HloOpcode::kReduceWindow;
-  const int64_t inner_work =
-      window ? InnerWork(hlo)
-             : std::max<int64_t>(
-                   ShapeUtil::ElementsIn(hlo.operand(0)->shape()) / std::max<int64_t>(ShapeUtil::ElementsIn(first), 1),
-                   1);
-  // Loop in the first element's layout; every element has the same dims.
-  return EmitParallelLoopNest(ctx_, first, hlo.name(), cost, inner_work,
-      [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
-        // Buffers are read through `remap`: the loop may be outlined.
-        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, window ? local.EmitVariadicReduceWindowElement(&hlo, index)
-                                                             : local.EmitVariadicReduceElement(&hlo, index));
-        if (v.size() != out.size()) return Internal("CPU backend: %s: reducer arity mismatch", hlo.name());
-        for (size_t i = 0; i < out.size(); ++i) {
-          local.StoreElement(local.RoundToType(shapes[i].element_type(), v[i]), remap(out[i]), shapes[i], index);
-        }
-        return absl::OkStatus();
-      });
 }
 
 absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, const std::string& name) {

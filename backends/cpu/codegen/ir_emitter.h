@@ -41,6 +41,7 @@
 #include "absl/status/status.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/elemental_ir_emitter.h"
+#include "backends/cpu/codegen/value_buffers.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "xla/hlo/hlo_computation.h"
@@ -48,7 +49,7 @@
 namespace xla {
 namespace cpu {
 
-class IrEmitter {
+class IrEmitter : public ValueBuffers {
  public:
   // `threads`: the workers a run has; with more than one, large loops are
   // emitted as parallel loops (parallel_loop_emitter.h).
@@ -106,37 +107,16 @@ class IrEmitter {
   // A kRowGroup fusion: one loop over the members' rows computing every
   // member's row in turn (row_group_emitter.cc).
   absl::Status EmitRowGroup(const HloInstruction& fusion);
-  // Whether the dot goes through the Eigen runtime (matmul_plan.h).
-  bool CanUseRuntimeMatMul(const HloInstruction& hlo) const;
-  // `dot` through the runtime, into its own buffer, or with `epilogue` (the
-  // root of its kOutput fusion) into that one's.
-  absl::Status EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue = nullptr);
-  // Materialized: the operand copied, then the update window written.
-  // Reduce with a tuple result (variadic): one loop nest over the result
-  // index (parallel over its outermost dimension when large) writing one
-  // value into each element's buffer.
-  absl::Status EmitVariadicReduce(const HloInstruction& hlo);
-  absl::Status EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental);
-  // Scatter (single or variadic): the operands copied, then each update
-  // combined into its target in row-major order of the updates (the
-  // evaluator's order); updates mapping outside are skipped. Large ones run
-  // in bands of the operand's major dimension, one worker per band.
-  absl::Status EmitScatter(const HloInstruction& hlo);
-  // Select-and-scatter: the output filled with the init value, then for each
-  // source element in row-major order its window's selection (as the
-  // evaluator makes it) combined with it through scatter. Indices of a
-  // dimension whose windows are single unpadded positions (a pooling's batch
-  // or features) run in parallel: their updates never meet.
-  absl::Status EmitSelectAndScatter(const HloInstruction& hlo);
   llvm::Value* SlotAddress(const Slot& slot, const HloInstruction* hlo);
   // The value a fused computation's parameter stands for (the fusion's
   // operand, through nested fusions); any other instruction itself.
   const HloInstruction* Resolve(const HloInstruction* hlo) const;
   // The buffer holding `hlo`'s value, or null when its elements are
   // generated inline (fused instructions, one-element constants).
-  llvm::Value* BufferOf(const HloInstruction* hlo);
+  llvm::Value* BufferOf(const HloInstruction* hlo) override;
   // The buffer of a value that has one (Internal error otherwise).
-  absl::StatusOr<llvm::Value*> AddressOf(const HloInstruction* hlo);
+  absl::StatusOr<llvm::Value*> AddressOf(const HloInstruction* hlo) override;
+  absl::StatusOr<std::vector<llvm::Value*>> LeafAddressesOf(const HloInstruction* hlo) override;
 
   llvm::Module* module_;
   llvm::IRBuilder<> b_;

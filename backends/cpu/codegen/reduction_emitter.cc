@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "backends/cpu/codegen/loop_emitter.h"
 #include "backends/cpu/codegen/parallel_loop_emitter.h"
 #include "xla/primitive_util.h"
@@ -21,10 +22,11 @@ constexpr int64_t kMinChunkBytes = 1024;
 
 }  // namespace
 
-absl::Status EmitMinorKeepingReduce(EmitContext& context, const HloInstruction& hlo, llvm::Value* out,
-                                    const ElementalIrEmitter::BufferLookup& buffers) {
+absl::Status ReductionEmitter::EmitMinorKeepingReduce(const HloInstruction& hlo) {
+  EmitContext& context = ctx_;
   llvm::IRBuilder<>* b = context.b;
   const int threads = context.threads;
+  ASSIGN_OR_RETURN(llvm::Value * out, buffers_.AddressOf(&hlo));
   if (!KeepsMinorDimension(hlo)) {
     return Internal("CPU backend: %s is not a reduce keeping the minor dimension", hlo.name());
   }
@@ -105,7 +107,7 @@ absl::Status EmitMinorKeepingReduce(EmitContext& context, const HloInstruction& 
             llvm::Intrinsic::smin, b->CreateMul(end_chunk, b->getInt64(chunk_rows), "", true, true),
             b->getInt64(outer_count));
         // Buffers are read through `remap`: the range may be outlined.
-        ElementalIrEmitter elemental(context, [&](const HloInstruction* h) { return remap(buffers(h)); });
+        ElementalIrEmitter elemental(context, [&](const HloInstruction* h) { return remap(buffers_.BufferOf(h)); });
         llvm::Value* out_base = remap(out);
         ASSIGN_OR_RETURN(llvm::Value * init, elemental.EmitElement(hlo.operand(1), {}));
         init = elemental.RoundToType(type, init);
@@ -140,6 +142,45 @@ absl::Status EmitMinorKeepingReduce(EmitContext& context, const HloInstruction& 
                                                      b->CreateAdd(lo, b->getInt64(tile_rows), "", true, true), end);
           return emit_tile(lo, hi);
         });
+      });
+}
+
+using ir_emitter_internal::InnerWork;
+
+absl::Status ReductionEmitter::EmitVariadicReduce(const HloInstruction& hlo) {
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, buffers_.LeafAddressesOf(&hlo));
+  const auto& shapes = hlo.shape().tuple_shapes();
+  if (out.size() != shapes.size() || shapes.empty()) return Internal("CPU backend: %s: bad reduce leaves", hlo.name());
+  const Shape& first = shapes[0];
+  if (ShapeUtil::HasZeroElements(first)) return absl::OkStatus();
+  // Per result index: every input's reduced elements read, one value of
+  // each result written.
+  ElementCost cost;
+  cost.bytes_loaded = cost.bytes_stored = 0;
+  cost.cycles = 1;
+  const int64_t inputs = static_cast<int64_t>(shapes.size());
+  for (int64_t i = 0; i < inputs; ++i) {
+    cost.bytes_loaded += primitive_util::ByteWidth(hlo.operand(i)->shape().element_type());
+    cost.bytes_stored += primitive_util::ByteWidth(shapes[i].element_type());
+  }
+  const bool window = hlo.opcode() == HloOpcode::kReduceWindow;
+  const int64_t inner_work =
+      window ? InnerWork(hlo)
+             : std::max<int64_t>(
+                   ShapeUtil::ElementsIn(hlo.operand(0)->shape()) / std::max<int64_t>(ShapeUtil::ElementsIn(first), 1),
+                   1);
+  // Loop in the first element's layout; every element has the same dims.
+  return EmitParallelLoopNest(ctx_, first, hlo.name(), cost, inner_work,
+      [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
+        // Buffers are read through `remap`: the loop may be outlined.
+        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(buffers_.BufferOf(h)); });
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, window ? local.EmitVariadicReduceWindowElement(&hlo, index)
+                                                             : local.EmitVariadicReduceElement(&hlo, index));
+        if (v.size() != out.size()) return Internal("CPU backend: %s: reducer arity mismatch", hlo.name());
+        for (size_t i = 0; i < out.size(); ++i) {
+          local.StoreElement(local.RoundToType(shapes[i].element_type(), v[i]), remap(out[i]), shapes[i], index);
+        }
+        return absl::OkStatus();
       });
 }
 

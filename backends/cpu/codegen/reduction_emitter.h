@@ -20,6 +20,8 @@
 
 #include "absl/status/status.h"
 #include "backends/cpu/codegen/elemental_ir_emitter.h"
+#include "backends/cpu/codegen/emit_context.h"
+#include "backends/cpu/codegen/value_buffers.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "xla/hlo/hlo_instruction.h"
@@ -27,13 +29,26 @@
 namespace xla {
 namespace cpu {
 
-// Emits `hlo` (KeepsMinorDimension) into its buffer `out` as above, at the
-// builder's insertion point. `buffers` gives the address of materialized
-// values (as ElementalIrEmitter's lookup); `device` is the run's thread
-// pool, or null for one thread.
-// `threads`: the workers of a run; each gets one contiguous share of the output.
-absl::Status EmitMinorKeepingReduce(EmitContext& context, const HloInstruction& hlo, llvm::Value* out,
-                                    const ElementalIrEmitter::BufferLookup& buffers);
+class ReductionEmitter {
+ public:
+  ReductionEmitter(EmitContext& ctx, ValueBuffers& buffers)
+      : ctx_(ctx), b_(*ctx.b), module_(ctx.module), buffers_(buffers) {}
+
+  // A reduce keeping its operand's minor dimension (KeepsMinorDimension),
+  // into its buffer as above. Large outputs are split into one contiguous
+  // share per worker.
+  absl::Status EmitMinorKeepingReduce(const HloInstruction& hlo);
+  // A reduce or reduce-window with a tuple result (variadic): one loop nest
+  // over the result index (parallel over its outermost dimension when large)
+  // writing one value into each element's buffer.
+  absl::Status EmitVariadicReduce(const HloInstruction& hlo);
+
+ private:
+  EmitContext& ctx_;
+  llvm::IRBuilder<>& b_;
+  llvm::Module* module_;
+  ValueBuffers& buffers_;
+};
 
 }  // namespace cpu
 }  // namespace xla

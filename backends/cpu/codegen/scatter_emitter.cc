@@ -1,7 +1,7 @@
 // Instructions that update a copy of an operand in place: dynamic-update-
 // slice, scatter (in the evaluator's order; large ones in bands) and
 // select-and-scatter (parallel along dimensions its windows do not span).
-#include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/cpu/codegen/scatter_emitter.h"
 
 #include <algorithm>
 #include <functional>
@@ -33,7 +33,7 @@ namespace cpu {
 
 using namespace ir_emitter_internal;  // NOLINT: the emitter's own helpers
 
-absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
+absl::Status ScatterEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental) {
   const HloInstruction* operand = hlo.operand(0);
   const HloInstruction* update = hlo.operand(1);
   const Shape& shape = hlo.shape();
@@ -46,7 +46,7 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
       return InvalidArgument("CPU backend: %s: update does not fit the operand", hlo.name());
     }
   }
-  llvm::Value* out = addresses_.at(&hlo);
+  ASSIGN_OR_RETURN(llvm::Value * out, buffers_.AddressOf(&hlo));
   // The operand, then the update window over it (the output buffer is never
   // the operand's: it is a fresh arena or result slot).
   RETURN_IF_ERROR(EmitLoopNestForShape(ctx_, shape, hlo.name() + ".copy", [&](const IrIndex& index) -> absl::Status {
@@ -69,7 +69,7 @@ absl::Status IrEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, Elemen
                               });
 }
 
-absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
+absl::Status ScatterEmitter::EmitScatter(const HloInstruction& hlo) {
   const int64_t n = hlo.operand_count() / 2;
   const HloInstruction* indices = hlo.operand(n);
   const Shape& idx = indices->shape();
@@ -86,9 +86,10 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
   }
   std::vector<llvm::Value*> out;
   if (hlo.shape().IsTuple()) {
-    ASSIGN_OR_RETURN(out, LeafAddresses(*trees_.at(&hlo)));
+    ASSIGN_OR_RETURN(out, buffers_.LeafAddressesOf(&hlo));
   } else {
-    out.push_back(addresses_.at(&hlo));
+    ASSIGN_OR_RETURN(llvm::Value * only, buffers_.AddressOf(&hlo));
+    out.push_back(only);
   }
   if (static_cast<int64_t>(out.size()) != n) return Internal("CPU backend: %s: bad scatter leaves", hlo.name());
   // The operands first (the output buffers are never the operands').
@@ -97,7 +98,7 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
     const HloInstruction* operand = hlo.operand(i);
     RETURN_IF_ERROR(EmitParallelLoopNest(ctx_, result, absl::StrCat(hlo.name(), ".copy", i), EstimateElementCost(*operand), 1,
         [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
-          ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+          ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(buffers_.BufferOf(h)); });
           ASSIGN_OR_RETURN(llvm::Value * v, local.EmitElement(operand, index));
           local.StoreElement(v, remap(out[i]), result, index);
           return absl::OkStatus();
@@ -128,7 +129,7 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
   band_cost.cycles = static_cast<double>(updates) * 4;
   return EmitParallelRange(ctx_, bands, hlo.name() + ".update", band_cost, bands > 1 ? updates * bands : 0,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
-        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(buffers_.BufferOf(h)); });
         std::vector<llvm::Value*> outs;
         for (int64_t i = 0; i < n; ++i) outs.push_back(remap(out[i]));
         // This call's rows of the band dimension: [begin, end) * extent / bands.
@@ -203,7 +204,7 @@ absl::Status IrEmitter::EmitScatter(const HloInstruction& hlo) {
       });
 }
 
-absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
+absl::Status ScatterEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
   const HloInstruction* operand = hlo.operand(0);
   const HloInstruction* source = hlo.operand(1);
   const Shape& shape = hlo.shape();
@@ -214,7 +215,7 @@ absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
       source->shape().rank() != in.rank()) {
     return InvalidArgument("CPU backend: %s: malformed select-and-scatter", hlo.name());
   }
-  llvm::Value* out = addresses_.at(&hlo);
+  ASSIGN_OR_RETURN(llvm::Value * out, buffers_.AddressOf(&hlo));
   const int64_t type_bytes = primitive_util::ByteWidth(shape.element_type());
   ElementCost init_cost;
   init_cost.bytes_loaded = 0;
@@ -222,7 +223,7 @@ absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
   RETURN_IF_ERROR(EmitParallelLoopNest(ctx_, shape, hlo.name() + ".init", init_cost, 1,
                                        [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
                                          ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) {
-                                           return remap(BufferOf(h));
+                                           return remap(buffers_.BufferOf(h));
                                          });
                                          ASSIGN_OR_RETURN(llvm::Value * init, local.EmitElement(hlo.operand(2), {}));
                                          local.StoreElement(init, remap(out), shape, index);
@@ -260,7 +261,7 @@ absl::Status IrEmitter::EmitSelectAndScatter(const HloInstruction& hlo) {
   return EmitParallelRange(ctx_, items, hlo.name() + ".source", item_cost, source_elements * window_elements,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
         // Buffers are read through `remap`: the range may be outlined.
-        ElementalIrEmitter elemental(ctx_, [&](const HloInstruction* h) { return remap(BufferOf(h)); });
+        ElementalIrEmitter elemental(ctx_, [&](const HloInstruction* h) { return remap(buffers_.BufferOf(h)); });
         llvm::Value* out_base = remap(out);
         ASSIGN_OR_RETURN(llvm::Value * init, elemental.EmitElement(hlo.operand(2), {}));
         // The selection: whether there is one, its value and its index (in

@@ -1,0 +1,46 @@
+// ScatterEmitter: instructions that update a copy of an operand in place:
+// dynamic-update-slice, scatter (single or variadic, in the evaluator's
+// order; large ones in bands of the operand's major dimension, one worker
+// per band) and select-and-scatter (parallel along dimensions its windows
+// do not span).
+#ifndef BACKENDS_CPU_CODEGEN_SCATTER_EMITTER_H_
+#define BACKENDS_CPU_CODEGEN_SCATTER_EMITTER_H_
+
+#include "absl/status/status.h"
+#include "backends/cpu/codegen/elemental_ir_emitter.h"
+#include "backends/cpu/codegen/emit_context.h"
+#include "backends/cpu/codegen/value_buffers.h"
+#include "xla/hlo/hlo_instruction.h"
+
+namespace xla {
+namespace cpu {
+
+class ScatterEmitter {
+ public:
+  ScatterEmitter(EmitContext& ctx, ValueBuffers& buffers)
+      : ctx_(ctx), b_(*ctx.b), module_(ctx.module), buffers_(buffers) {}
+
+  // The operand copied, then the update window written.
+  absl::Status EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental);
+  // The operands copied, then each update combined into its target in
+  // row-major order of the updates (the evaluator's order); updates mapping
+  // outside are skipped.
+  absl::Status EmitScatter(const HloInstruction& hlo);
+  // The output filled with the init value, then for each source element in
+  // row-major order its window's selection (as the evaluator makes it)
+  // combined with it through scatter. Indices of a dimension whose windows
+  // are single unpadded positions (a pooling's batch or features) run in
+  // parallel: their updates never meet.
+  absl::Status EmitSelectAndScatter(const HloInstruction& hlo);
+
+ private:
+  EmitContext& ctx_;
+  llvm::IRBuilder<>& b_;
+  llvm::Module* module_;
+  ValueBuffers& buffers_;
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_CODEGEN_SCATTER_EMITTER_H_

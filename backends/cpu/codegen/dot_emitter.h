@@ -14,10 +14,9 @@
 namespace xla {
 namespace cpu {
 
-class DotEmitter {
+class DotEmitter : public OpEmitter {
  public:
-  DotEmitter(EmitContext& ctx, ValueBuffers& buffers)
-      : ctx_(ctx), b_(*ctx.b), module_(ctx.module), buffers_(buffers) {}
+  using OpEmitter::OpEmitter;
 
   // Whether the runtime computes `hlo` (an f32/f64 dot it reads in place).
   static bool UsesRuntime(const HloInstruction& hlo);
@@ -26,12 +25,6 @@ class DotEmitter {
   // root of the dot's kOutput fusion), into the epilogue's buffer with the
   // epilogue applied block by block.
   absl::Status EmitRuntimeMatMul(const HloInstruction& dot, const HloInstruction* epilogue = nullptr);
-
- private:
-  EmitContext& ctx_;
-  llvm::IRBuilder<>& b_;
-  llvm::Module* module_;
-  ValueBuffers& buffers_;
 };
 
 }  // namespace cpu

@@ -29,10 +29,9 @@
 namespace xla {
 namespace cpu {
 
-class ReductionEmitter {
+class ReductionEmitter : public OpEmitter {
  public:
-  ReductionEmitter(EmitContext& ctx, ValueBuffers& buffers)
-      : ctx_(ctx), b_(*ctx.b), module_(ctx.module), buffers_(buffers) {}
+  using OpEmitter::OpEmitter;
 
   // A reduce keeping its operand's minor dimension (KeepsMinorDimension),
   // into its buffer as above. Large outputs are split into one contiguous
@@ -42,12 +41,6 @@ class ReductionEmitter {
   // over the result index (parallel over its outermost dimension when large)
   // writing one value into each element's buffer.
   absl::Status EmitVariadicReduce(const HloInstruction& hlo);
-
- private:
-  EmitContext& ctx_;
-  llvm::IRBuilder<>& b_;
-  llvm::Module* module_;
-  ValueBuffers& buffers_;
 };
 
 }  // namespace cpu

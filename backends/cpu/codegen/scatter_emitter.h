@@ -15,10 +15,9 @@
 namespace xla {
 namespace cpu {
 
-class ScatterEmitter {
+class ScatterEmitter : public OpEmitter {
  public:
-  ScatterEmitter(EmitContext& ctx, ValueBuffers& buffers)
-      : ctx_(ctx), b_(*ctx.b), module_(ctx.module), buffers_(buffers) {}
+  using OpEmitter::OpEmitter;
 
   // The operand copied, then the update window written.
   absl::Status EmitDynamicUpdateSlice(const HloInstruction& hlo, ElementalIrEmitter& elemental);
@@ -32,12 +31,6 @@ class ScatterEmitter {
   // are single unpadded positions (a pooling's batch or features) run in
   // parallel: their updates never meet.
   absl::Status EmitSelectAndScatter(const HloInstruction& hlo);
-
- private:
-  EmitContext& ctx_;
-  llvm::IRBuilder<>& b_;
-  llvm::Module* module_;
-  ValueBuffers& buffers_;
 };
 
 }  // namespace cpu

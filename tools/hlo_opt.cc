@@ -24,6 +24,7 @@
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
 #include "xla/transforms/hlo_pass_pipeline.h"
+#include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/transforms/cpu_pipeline.h"
 #include "xla/transforms/pass_registry.h"
 
@@ -31,6 +32,9 @@ ABSL_FLAG(std::string, passes, "standard",
           "Comma-separated passes to run in order (see the list in --help); 'standard' is the default pipeline.");
 ABSL_FLAG(bool, fixed_point, false, "Repeat the pass list until no pass changes the module (at most 25 rounds).");
 ABSL_FLAG(bool, verify, true, "Verify the module before the first pass and after every pass.");
+ABSL_FLAG(bool, buffer_assignment, false,
+          "After the passes, print to stderr where the CPU backend would place every value (its BufferAssignment, "
+          "as --xla_dump_to writes it); for a module the cpu pipeline has fused (--passes=cpu).");
 ABSL_FLAG(bool, dump_passes, false,
           "Print the module after every pass that changed it to stderr, headed by the pass name.");
 
@@ -103,6 +107,11 @@ int Run(const std::string& path) {
   absl::StatusOr<bool> changed = list.Run(module->get());
   if (!changed.ok()) return Fail(std::string(changed.status().message()));
   std::cout << (*module)->ToString();
+  if (absl::GetFlag(FLAGS_buffer_assignment)) {
+    absl::StatusOr<std::unique_ptr<cpu::BufferAssignment>> assignment = cpu::BufferAssignment::Run(**module);
+    if (!assignment.ok()) return Fail(std::string(assignment.status().message()));
+    std::cerr << (*assignment)->ToString();
+  }
   return 0;
 }
 
@@ -113,7 +122,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(xla::UsageText());
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() != 2) {
-    std::cerr << "usage: hlo_opt [--passes=NAME,...] [--fixed_point] [--verify=false] [--dump_passes] FILE.hlo|-"
+    std::cerr << "usage: hlo_opt [--passes=NAME,...] [--fixed_point] [--verify=false] [--dump_passes] [--buffer_assignment] FILE.hlo|-"
                  " (see --help)\n";
     return 1;
   }

@@ -48,5 +48,23 @@ out=$("$HLO_OPT" --passes=cpu "$TMP/conv.hlo" 2>"$TMP/err")
 [[ $? -eq 0 ]] || fail "cpu pipeline failed: $(cat "$TMP/err")"
 [[ "$out" == *" dot("* && "$out" != *"convolution("* ]] || fail "cpu pipeline did not lower the convolution: $out"
 
+# The cpu pipeline ends in its fusion pass; --buffer_assignment prints where
+# each value of the fused module lives.
+cat > "$TMP/chain.hlo" <<'HLO'
+HloModule chain
+ENTRY e {
+  x = f32[64,32] parameter(0)
+  y = f32[64,32] parameter(1)
+  a = f32[64,32] add(x, y)
+  e = f32[64,32] exponential(a)
+  ROOT m = f32[64,32] multiply(e, x)
+}
+HLO
+out=$("$HLO_OPT" --passes=cpu --buffer_assignment "$TMP/chain.hlo" 2>"$TMP/err")
+[[ $? -eq 0 ]] || fail "cpu pipeline with --buffer_assignment failed: $(cat "$TMP/err")"
+[[ "$out" == *"fusion(%x, %y), kind=kLoop"* ]] || fail "cpu pipeline did not fuse the chain: $out"
+grep -q "^arena bytes: 0$" "$TMP/err" || fail "no buffer assignment on stderr: $(cat "$TMP/err")"
+grep -q "result leaf 0" "$TMP/err" || fail "the fusion is not computed into the result: $(cat "$TMP/err")"
+
 [[ $failures -eq 0 ]] || { echo "$failures check(s) failed"; exit 1; }
 echo "all hlo_opt checks passed"

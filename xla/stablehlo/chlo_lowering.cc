@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "xla/primitive_util.h"
 #include "xla/shape_util.h"
+#include "xla/stablehlo/chlo_formulas.h"
 #include "xla/stablehlo/emitter.h"
 #include "xla/stablehlo/expression_builder.h"
 #include "xla/status_macros.h"
@@ -178,7 +179,8 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
     RETURN_IF_ERROR(b.status());
     return Values{r};
   }
-  static const char* kUnary[] = {"sinh", "cosh", "asinh", "acosh", "atanh", "asin", "atan", "lgamma", "digamma"};
+  static const char* kUnary[] = {"sinh", "cosh", "asinh", "acosh", "atanh", "asin", "atan", "lgamma", "digamma",
+                                 "erf_inv", "erfc"};
   bool unary = false;
   for (const char* u : kUnary) unary |= name == u;
   if (!unary) return OpError(op, "this chlo op has no decomposition yet");
@@ -209,6 +211,8 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
   else if (name == "asin") r = Asin(b, xc);
   else if (name == "lgamma") r = Lgamma(b, xc);
   else if (name == "digamma") r = Digamma(b, xc);
+  else if (name == "erf_inv") r = ErfInv(b, xc);
+  else if (name == "erfc") r = Erfc(b, xc);
   else r = b.Atan2(xc, b.Const(1, xc));
   r = b.Convert(r, type);
   RETURN_IF_ERROR(b.status());

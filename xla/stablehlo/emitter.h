@@ -1,7 +1,8 @@
 // Emitter: lowers a parsed module (ast.h) to HLO, one entry point at a
 // time. The core (scopes, functions, regions, control flow, calls, checks)
 // is in emitter.cc; one handler per StableHLO op in op_lowering.cc; the
-// chlo decompositions in chlo_lowering.cc. Internal to the importer.
+// chlo decompositions in chlo_lowering.cc (larger function families in
+// the files chlo_formulas.h lists). Internal to the importer.
 #ifndef XLA_STABLEHLO_EMITTER_H_
 #define XLA_STABLEHLO_EMITTER_H_
 

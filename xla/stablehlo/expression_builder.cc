@@ -64,5 +64,12 @@ ExpressionBuilder::H ExpressionBuilder::BitcastConvert(H x, PrimitiveType type) 
       e_.Emit(op_, scope_, HloOpcode::kBitcastConvert, {x}, {}, {}, ShapeUtil::ChangeElementType(x->shape(), type)));
 }
 
+ExpressionBuilder::H ExpressionBuilder::Polynomial(H x, absl::Span<const double> coefficients) {
+  if (coefficients.empty()) return Const(0, x);
+  H p = Const(coefficients[0], x);
+  for (size_t i = 1; i < coefficients.size(); ++i) p = Add(Mul(p, x), Const(coefficients[i], x));
+  return p;
+}
+
 }  // namespace stablehlo
 }  // namespace xla

@@ -6,6 +6,7 @@
 #define XLA_STABLEHLO_EXPRESSION_BUILDER_H_
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "xla/stablehlo/emitter.h"
 
 namespace xla {
@@ -42,6 +43,14 @@ class ExpressionBuilder {
   H Cos(H x) { return Unary(HloOpcode::kCos, x); }
   H Sign(H x) { return Unary(HloOpcode::kSign, x); }
   H Atan2(H a, H b) { return Binary(HloOpcode::kAtan2, a, b); }
+  H Max(H a, H b) { return Binary(HloOpcode::kMaximum, a, b); }
+  H Min(H a, H b) { return Binary(HloOpcode::kMinimum, a, b); }
+  H And(H a, H b) { return Binary(HloOpcode::kAnd, a, b); }
+  H Or(H a, H b) { return Binary(HloOpcode::kOr, a, b); }
+  H Not(H a) { return Unary(HloOpcode::kNot, a); }
+
+  // c[0] x^(n-1) + ... + c[n-1] by Horner's rule, constants in x's type.
+  H Polynomial(H x, absl::Span<const double> coefficients);
 
  private:
   bool Ok(std::initializer_list<H> operands) const;

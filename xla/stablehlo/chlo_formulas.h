@@ -1,0 +1,20 @@
+// The chlo decompositions that have a file of their own (one function
+// family each), called by chlo_lowering.cc. Real formulas take f32 or f64
+// operands (f16/bf16 are computed in f32 by the caller, as XLA does);
+// complex ones take c64 or c128.
+#ifndef XLA_STABLEHLO_CHLO_FORMULAS_H_
+#define XLA_STABLEHLO_CHLO_FORMULAS_H_
+
+#include "xla/stablehlo/expression_builder.h"
+
+namespace xla {
+namespace stablehlo {
+
+// chlo_error_functions.cc
+HloInstruction* ErfInv(ExpressionBuilder& b, HloInstruction* x);
+HloInstruction* Erfc(ExpressionBuilder& b, HloInstruction* x);
+
+}  // namespace stablehlo
+}  // namespace xla
+
+#endif  // XLA_STABLEHLO_CHLO_FORMULAS_H_

@@ -1,7 +1,10 @@
 // hlo_opt: runs HLO passes on an HLO text module and prints the result.
 //
 //   hlo_opt [--passes=dce,cse,algsimp,...] [--fixed_point] [--verify=false]
-//           [--dump_passes] FILE.hlo|-
+//           [--dump_passes] FILE.hlo|FILE.mlir|-
+//
+// A .mlir file is StableHLO text, imported by xla/stablehlo before the passes
+// run; it must have one entry point (`@main`, or its only function).
 //
 // Without --passes the standard pipeline runs (xla/transforms/pass_registry.h).
 // The module is verified before the first pass and after every pass; an
@@ -18,11 +21,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
+#include "xla/stablehlo/single_module.h"
 #include "xla/transforms/hlo_pass_pipeline.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/transforms/cpu_pipeline.h"
@@ -48,8 +53,9 @@ int Fail(const std::string& message) {
 
 std::string UsageText() {
   std::string text =
-      "Runs HLO passes on an HLO text module and prints the resulting module.\n"
-      "usage: hlo_opt [--passes=NAME,...] [--fixed_point] [--verify=false] [--dump_passes] FILE.hlo|-\n"
+      "Runs HLO passes on an HLO text module (or a StableHLO .mlir file, imported first) and prints the\n"
+      "resulting module.\n"
+      "usage: hlo_opt [--passes=NAME,...] [--fixed_point] [--verify=false] [--dump_passes] FILE.hlo|FILE.mlir|-\n"
       "passes:\n"
       "  standard              the standard pipeline: call-inliner, then a fixed point of the others\n"
       "  cpu                   the CPU backend's pipeline, as its compiler runs it before code generation\n";
@@ -76,8 +82,15 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
 int Run(const std::string& path) {
   absl::StatusOr<std::string> text = ReadInput(path);
   if (!text.ok()) return Fail(std::string(text.status().message()));
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(*text);
-  if (!module.ok()) return Fail(absl::StrCat(path, ": ", module.status().message()));
+  absl::StatusOr<std::unique_ptr<HloModule>> module;
+  if (absl::EndsWith(path, ".mlir")) {
+    // The importer's errors already start with "PATH:LINE:COL:".
+    module = stablehlo::ImportStableHloModule(*text, path);
+    if (!module.ok()) return Fail(std::string(module.status().message()));
+  } else {
+    module = ParseHloModule(*text);
+    if (!module.ok()) return Fail(absl::StrCat(path, ": ", module.status().message()));
+  }
 
   HloPassPipeline list("hlo_opt");
   HloPassPipeline* pipeline = &list;
@@ -122,7 +135,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(xla::UsageText());
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() != 2) {
-    std::cerr << "usage: hlo_opt [--passes=NAME,...] [--fixed_point] [--verify=false] [--dump_passes] [--buffer_assignment] FILE.hlo|-"
+    std::cerr << "usage: hlo_opt [--passes=NAME,...] [--fixed_point] [--verify=false] [--dump_passes] [--buffer_assignment] FILE.hlo|FILE.mlir|-"
                  " (see --help)\n";
     return 1;
   }

@@ -66,5 +66,36 @@ out=$("$HLO_OPT" --passes=cpu --buffer_assignment "$TMP/chain.hlo" 2>"$TMP/err")
 grep -q "^arena bytes: 0$" "$TMP/err" || fail "no buffer assignment on stderr: $(cat "$TMP/err")"
 grep -q "result leaf 0" "$TMP/err" || fail "the fusion is not computed into the result: $(cat "$TMP/err")"
 
+# StableHLO text (.mlir) is imported before the passes: the standard
+# pipeline inlines the private function and drops the multiply by one.
+cat > "$TMP/m.mlir" <<'MLIR'
+module @m {
+  func.func private @times_one(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %one = stablehlo.constant dense<1.0> : tensor<4xf32>
+    %m = stablehlo.multiply %x, %one : tensor<4xf32>
+    return %m : tensor<4xf32>
+  }
+  func.func @main(%p: tensor<4xf32>) -> tensor<4xf32> {
+    %c = func.call @times_one(%p) : (tensor<4xf32>) -> tensor<4xf32>
+    %r = stablehlo.negate %c : tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+}
+MLIR
+out=$("$HLO_OPT" --passes=standard "$TMP/m.mlir" 2>"$TMP/err")
+[[ $? -eq 0 ]] || fail "standard pipeline on m.mlir failed: $(cat "$TMP/err")"
+[[ "$out" =~ ROOT\ %[a-z0-9.]+\ =\ f32\[4\]\{0\}\ negate\(%parameter[0-9.]*\) ]] || fail "m.mlir not simplified to negate(parameter): $out"
+[[ "$out" != *"call("* && "$out" != *"multiply"* ]] || fail "m.mlir: call or multiply left: $out"
+printf 'func.func @main() {\n  %%0 = stablehlo.nope : tensor<f32>\n  return\n}\n' > "$TMP/bad.mlir"
+"$HLO_OPT" "$TMP/bad.mlir" >/dev/null 2>"$TMP/err"; code=$?
+[[ $code -eq 1 ]] || fail "bad.mlir: exit $code"
+grep -q "bad.mlir:2:8: stablehlo.nope: unknown op" "$TMP/err" || fail "bad.mlir message: $(cat "$TMP/err")"
+# Without @main, more than one function is more than one entry point.
+printf 'func.func @f(%%x: tensor<f32>) -> tensor<f32> {\n  return %%x : tensor<f32>\n}\nfunc.func @g(%%x: tensor<f32>) -> tensor<f32> {\n  return %%x : tensor<f32>\n}\n' > "$TMP/two.mlir"
+"$HLO_OPT" "$TMP/two.mlir" >/dev/null 2>"$TMP/err"; code=$?
+[[ $code -eq 1 ]] || fail "two.mlir: exit $code"
+grep -q "two.mlir:1:1: expected one entry point (@main, or a single function), found 2: @f, @g" "$TMP/err" ||
+  fail "two.mlir message: $(cat "$TMP/err")"
+
 [[ $failures -eq 0 ]] || { echo "$failures check(s) failed"; exit 1; }
 echo "all hlo_opt checks passed"

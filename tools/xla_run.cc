@@ -28,7 +28,7 @@
 #include "xla/literal_comparison.h"
 #include "xla/status_macros.h"
 #include "xla/shape_util.h"
-#include "xla/stablehlo/importer.h"
+#include "xla/stablehlo/single_module.h"
 
 ABSL_FLAG(std::string, backend, "", "Backend to run on (default: the service's default backend).");
 ABSL_FLAG(std::string, compare, "",
@@ -122,14 +122,9 @@ int Run(const std::string& path, const std::vector<std::string>& arg_texts) {
   std::string text = buffer.str();
   if (absl::EndsWith(path, ".mlir")) {
     // StableHLO: imported, then handed on as HLO text like any .hlo file.
-    stablehlo::ImportOptions options;
-    options.checks_as_outputs = false;
-    absl::StatusOr<std::vector<stablehlo::ImportedChunk>> chunks = stablehlo::ImportStableHlo(text, path, options);
-    if (!chunks.ok()) return Fail(std::string(chunks.status().message()));
-    if (chunks->size() != 1 || (*chunks)[0].entries.size() != 1) {
-      return Fail(path + ": expected one entry point (@main, or a single function)");
-    }
-    text = (*chunks)[0].entries[0].module->ToString();
+    absl::StatusOr<std::unique_ptr<HloModule>> imported = stablehlo::ImportStableHloModule(text, path);
+    if (!imported.ok()) return Fail(std::string(imported.status().message()));
+    text = (*imported)->ToString();
   }
 
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);

@@ -1,5 +1,7 @@
 #include "client/client.h"
 
+#include <utility>
+
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -31,6 +33,17 @@ absl::StatusOr<ExecutionHandle> Client::CompileHloText(const std::string& hlo_te
                                                        const ExecutionOptions* options) {
   CompileRequest request;
   request.set_hlo_text(hlo_text);
+  return CompileProgram(std::move(request), options);
+}
+
+absl::StatusOr<ExecutionHandle> Client::CompileStableHlo(const std::string& stablehlo_text,
+                                                         const ExecutionOptions* options) {
+  CompileRequest request;
+  request.set_stablehlo_text(stablehlo_text);
+  return CompileProgram(std::move(request), options);
+}
+
+absl::StatusOr<ExecutionHandle> Client::CompileProgram(CompileRequest request, const ExecutionOptions* options) {
   if (options != nullptr) *request.mutable_execution_options() = *options;
   CompileResponse response;
   RETURN_IF_ERROR(service_->Compile(request, &response));

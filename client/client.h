@@ -5,6 +5,7 @@
 #define CLIENT_CLIENT_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,6 +35,11 @@ class Client {
   // Compiles HLO text (for clients without a builder).
   absl::StatusOr<ExecutionHandle> CompileHloText(const std::string& hlo_text,
                                                  const ExecutionOptions* options = nullptr);
+  // Compiles StableHLO MLIR text with one entry point (`@main`, or its only
+  // function); check ops are dropped. Import errors are INVALID_ARGUMENT
+  // "stablehlo_text:LINE:COL: message".
+  absl::StatusOr<ExecutionHandle> CompileStableHlo(const std::string& stablehlo_text,
+                                                   const ExecutionOptions* options = nullptr);
   absl::StatusOr<std::unique_ptr<GlobalData>> Execute(const ExecutionHandle& executable,
                                                       absl::Span<GlobalData* const> arguments,
                                                       ExecutionProfile* profile = nullptr);
@@ -61,6 +67,9 @@ class Client {
   ServiceInterface* service() const { return service_; }
 
  private:
+  // Sends `request` (which carries its program) with `options`.
+  absl::StatusOr<ExecutionHandle> CompileProgram(CompileRequest request, const ExecutionOptions* options);
+
   ServiceInterface* service_;
 };
 

@@ -16,6 +16,7 @@
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
 #include "xla/shape_util.h"
+#include "xla/stablehlo/single_module.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -234,25 +235,34 @@ absl::Status Service::GetShape(SessionId session, const GetShapeRequest& arg, Ge
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<HloModule>> Service::LoadModule(const HloModuleProto& proto,
-                                                               const std::string& hlo_text) {
-  std::unique_ptr<HloModule> module;
-  if (!hlo_text.empty()) {
-    if (proto.computations_size() > 0) {
-      return InvalidArgument("request carries both a module proto and HLO text; send one");
-    }
-    ASSIGN_OR_RETURN(module, ParseHloModule(hlo_text));
-  } else {
-    ASSIGN_OR_RETURN(module, HloModule::CreateFromProto(proto));
+absl::StatusOr<std::unique_ptr<HloModule>> Service::LoadModule(const HloModuleProto& proto) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, HloModule::CreateFromProto(proto));
+  RETURN_IF_ERROR(VerifyHloModule(*module));
+  return module;
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> Service::LoadModule(const CompileRequest& request) {
+  const int programs = request.has_computation() + !request.hlo_text().empty() + !request.stablehlo_text().empty();
+  if (programs != 1) {
+    return InvalidArgument(
+        "Compile: the request carries %d programs; set exactly one of computation, hlo_text and stablehlo_text",
+        programs);
   }
-  HloVerifier verifier;
-  RETURN_IF_ERROR(verifier.Verify(*module));
+  if (request.has_computation()) return LoadModule(request.computation());
+  std::unique_ptr<HloModule> module;
+  if (!request.hlo_text().empty()) {
+    ASSIGN_OR_RETURN(module, ParseHloModule(request.hlo_text()));
+  } else {
+    // Errors read "stablehlo_text:LINE:COL: message".
+    ASSIGN_OR_RETURN(module, stablehlo::ImportStableHloModule(request.stablehlo_text(), "stablehlo_text"));
+  }
+  RETURN_IF_ERROR(VerifyHloModule(*module));
   return module;
 }
 
 absl::Status Service::GetComputationShape(SessionId session, const GetComputationShapeRequest& arg,
                                           GetComputationShapeResponse* result) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), ""));
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation()));
   *result->mutable_program_shape() = module->entry_computation()->ComputeProgramShape().ToProto();
   return absl::OkStatus();
 }
@@ -301,7 +311,7 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
 }
 
 absl::Status Service::Compile(SessionId session, const CompileRequest& arg, CompileResponse* result) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), arg.hlo_text()));
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg));
   const HloComputation* entry = module->entry_computation();
   if (arg.input_shape_with_layout_size() > 0) {
     if (arg.input_shape_with_layout_size() != entry->num_parameters()) {
@@ -404,7 +414,7 @@ absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, Exec
 absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest& arg, ExecuteResponse* result,
                                    const RequestControl& request) {
   auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), ""));
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation()));
   bool hit = false;
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit));
   result->mutable_profile()->set_compilation_cache_hit(hit);
@@ -428,7 +438,7 @@ absl::Status Service::UnregisterExecutable(SessionId session, const UnregisterEx
 
 absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConstantGraphRequest& arg,
                                            ComputeConstantResponse* result, const RequestControl& request) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation(), ""));
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation()));
   if (module->entry_computation()->num_parameters() != 0) {
     return InvalidArgument("ComputeConstant: the computation takes %d parameters; constants take none",
                            module->entry_computation()->num_parameters());

@@ -127,8 +127,11 @@ class Service {
     AllocationTracker::Reservation charge;  // the executable's size, against the session's quota
   };
 
-  // Proto (or HLO text) -> verified HloModule.
-  absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(const HloModuleProto& proto, const std::string& hlo_text);
+  // Proto -> verified HloModule.
+  absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(const HloModuleProto& proto);
+  // A Compile request's one program (proto, HLO text or StableHLO text) ->
+  // verified HloModule.
+  absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(const CompileRequest& request);
   // Verified module -> executable, through the cache.
   absl::StatusOr<std::shared_ptr<Executable>> CompileModule(std::unique_ptr<HloModule> module,
                                                             const ExecutionOptions& options, bool* cache_hit);

@@ -965,7 +965,40 @@ TEST_P(ClientErrorsTest, MalformedHloText) {
   *request.mutable_computation() = ValidModule();
   request.set_hlo_text("HloModule m\nENTRY e { ROOT c = f32[] constant(1) }");
   CompileResponse response;
-  ExpectError(client()->service()->Compile(request, &response), absl::StatusCode::kInvalidArgument, {"send one"});
+  ExpectError(client()->service()->Compile(request, &response), absl::StatusCode::kInvalidArgument,
+              {"carries 2 programs", "set exactly one of computation, hlo_text and stablehlo_text"});
+  ExpectError(client()->service()->Compile(CompileRequest(), &response), absl::StatusCode::kInvalidArgument,
+              {"carries 0 programs"});
+}
+
+TEST_P(ClientErrorsTest, StableHloText) {
+  // A well-formed module compiles and runs (so the errors below are about
+  // the text, not the path).
+  absl::StatusOr<ExecutionHandle> executable = client()->CompileStableHlo(
+      "func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+      "  %r = stablehlo.multiply %x, %x : tensor<3xf32>\n"
+      "  return %r : tensor<3xf32>\n}\n");
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::unique_ptr<GlobalData> x = client()->TransferToServer(Literal::CreateR1<float>({1, -2, 3})).value();
+  absl::StatusOr<std::unique_ptr<GlobalData>> result = client()->Execute(*executable, {x.get()});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(client()->TransferToClient(**result).value(), Literal::CreateR1<float>({1, 4, 9}));
+  EXPECT_TRUE(client()->UnregisterExecutable(*executable).ok());
+
+  ExpectError(client()->CompileStableHlo("func.func @main() {\n  %0 = stablehlo.nope : tensor<f32>\n  return\n}\n").status(),
+              absl::StatusCode::kInvalidArgument, {"stablehlo_text:2:8: stablehlo.nope: unknown op"});
+  ExpectError(client()->CompileStableHlo("func.func @main(").status(), absl::StatusCode::kInvalidArgument,
+              {"stablehlo_text:1:"});
+  // HLO text is not StableHLO.
+  ExpectError(client()->CompileStableHlo("HloModule m\nENTRY e { ROOT c = f32[] constant(1) }").status(),
+              absl::StatusCode::kInvalidArgument, {"stablehlo_text:1:1: "});
+  // Without @main every function is an entry point: two are ambiguous.
+  ExpectError(client()->CompileStableHlo("func.func private @f(%x: tensor<f32>) -> tensor<f32> {\n"
+                                         "  return %x : tensor<f32>\n}\n"
+                                         "func.func private @g(%x: tensor<f32>) -> tensor<f32> {\n"
+                                         "  return %x : tensor<f32>\n}\n")
+                  .status(),
+              absl::StatusCode::kInvalidArgument, {"expected one entry point"});
 }
 
 TEST_P(ClientErrorsTest, MalformedLiteralsOnTransfer) {

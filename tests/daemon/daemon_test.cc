@@ -259,6 +259,95 @@ TEST_F(DaemonTest, BadRequestsGetClearErrorsAndTheDaemonKeepsServing) {
   ExpectServing();
 }
 
+// StableHLO text with a private function, a call, a reduce region and two
+// results: axpy and the sum of its elements.
+constexpr char kAxpySumStableHlo[] = R"(module @axpy_sum {
+  func.func private @axpy(%a: tensor<f32>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+    %ab = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %ax = stablehlo.multiply %ab, %x : tensor<4xf32>
+    %r = stablehlo.add %ax, %y : tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+  func.func public @main(%a: tensor<f32>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+    %r = func.call @axpy(%a, %x, %y) : (tensor<f32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %zero = stablehlo.constant dense<0.0> : tensor<f32>
+    %sum = stablehlo.reduce(%r init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    return %r, %sum : tensor<4xf32>, tensor<f32>
+  }
+}
+)";
+
+// Compiles kAxpySumStableHlo on `client` and runs it on alpha=2,
+// x={1,2,3,4}, y={10,20,30,40}.
+absl::StatusOr<Literal> RunAxpySumStableHlo(Client* client) {
+  absl::StatusOr<ExecutionHandle> executable = client->CompileStableHlo(kAxpySumStableHlo);
+  if (!executable.ok()) return executable.status();
+  auto alpha = client->TransferToServer(Literal::CreateR0<float>(2)).value();
+  auto x = client->TransferToServer(Literal::CreateR1<float>({1, 2, 3, 4})).value();
+  auto y = client->TransferToServer(Literal::CreateR1<float>({10, 20, 30, 40})).value();
+  absl::StatusOr<std::unique_ptr<GlobalData>> result = client->Execute(*executable, {alpha.get(), x.get(), y.get()});
+  if (!result.ok()) return result.status();
+  return client->TransferToClient(**result);
+}
+
+TEST_F(DaemonTest, StableHloTextCompilesRemotelyAndRuns) {
+  auto client = Connect();
+  absl::StatusOr<Literal> result = RunAxpySumStableHlo(client.get());
+  ASSERT_TRUE(result.ok()) << result.status() << daemon_->Log();
+  EXPECT_EQ(*result, Literal::MakeTuple({Literal::CreateR1<float>({12, 24, 36, 48}), Literal::CreateR0<float>(120)}));
+}
+
+TEST_F(DaemonTest, MalformedStableHloTextIsALocatedInvalidArgumentAndTheDaemonKeepsServing) {
+  auto client = Connect();
+  auto expect_located = [&](const std::string& text, const std::string& message) {
+    absl::StatusOr<ExecutionHandle> h = client->CompileStableHlo(text);
+    EXPECT_EQ(h.status().code(), absl::StatusCode::kInvalidArgument) << h.status();
+    EXPECT_THAT(std::string(h.status().message()), ::testing::ContainsRegex("^stablehlo_text:[0-9]+:[0-9]+: "));
+    EXPECT_THAT(std::string(h.status().message()), HasSubstr(message));
+  };
+  expect_located("func.func @main() {\n  %0 = stablehlo.nope : tensor<f32>\n  return\n}\n",
+                 "stablehlo_text:2:8: stablehlo.nope: unknown op");
+  // Truncated in the middle of @main.
+  const std::string full = kAxpySumStableHlo;
+  expect_located(full.substr(0, full.find("%zero")), "");
+  // An operand whose type disagrees with the op's.
+  expect_located(
+      "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %r = stablehlo.add %x, %x : tensor<3xf32>\n"
+      "  return %r : tensor<4xf32>\n}\n",
+      "stablehlo_text:2:");
+  // No @main and two functions: which one to compile is ambiguous.
+  expect_located(
+      "func.func @f(%x: tensor<f32>) -> tensor<f32> {\n  return %x : tensor<f32>\n}\n"
+      "func.func @g(%x: tensor<f32>) -> tensor<f32> {\n  return %x : tensor<f32>\n}\n",
+      "stablehlo_text:1:1: expected one entry point (@main, or a single function), found 2: @f, @g");
+
+  // Exactly one program per request.
+  GrpcStub* stub = static_cast<GrpcStub*>(client->service());
+  CompileRequest request;
+  CompileResponse response;
+  absl::Status s = stub->Compile(request, &response);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("carries 0 programs"));
+  request.set_hlo_text("HloModule m\nENTRY e {\n  ROOT x = f32[] constant(1)\n}\n");
+  request.set_stablehlo_text(kAxpySumStableHlo);
+  s = stub->Compile(request, &response);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("carries 2 programs"));
+
+  // StableHLO text gets the same size limit as HLO text: gRPC's 4 MiB
+  // message limit, refused before the daemon reads it.
+  const std::string huge(5 << 20, ' ');
+  EXPECT_EQ(client->CompileStableHlo(huge).status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(client->CompileHloText(huge).status().code(), absl::StatusCode::kResourceExhausted);
+
+  // The same session still compiles and runs StableHLO.
+  absl::StatusOr<Literal> result = RunAxpySumStableHlo(client.get());
+  ASSERT_TRUE(result.ok()) << result.status() << daemon_->Log();
+  EXPECT_EQ(*result, Literal::MakeTuple({Literal::CreateR1<float>({12, 24, 36, 48}), Literal::CreateR0<float>(120)}));
+  ExpectServing();
+}
+
 TEST_F(DaemonTest, CallsAfterTheSessionEndedFail) {
   auto client = Connect();
   auto data = client->TransferToServer(Literal::CreateR0<float>(1)).value();
@@ -408,8 +497,10 @@ TEST_F(DaemonTest, PythonClientCompilesTransfersExecutesAndReads) {
   std::ifstream out(std::string(std::getenv("TEST_TMPDIR")) + "/py.out");
   std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
   EXPECT_EQ(rc, 0) << text;
-  EXPECT_THAT(text, HasSubstr("f32[4] {12, 24, 36, 48}"));
-  EXPECT_THAT(text, HasSubstr("bad module rejected: INVALID_ARGUMENT"));
+  EXPECT_THAT(text, HasSubstr("hlo: f32[4] {12, 24, 36, 48}"));
+  EXPECT_THAT(text, HasSubstr("stablehlo: f32[4] {12, 24, 36, 48}"));
+  EXPECT_THAT(text, HasSubstr("bad hlo rejected: INVALID_ARGUMENT"));
+  EXPECT_THAT(text, HasSubstr("bad stablehlo rejected: INVALID_ARGUMENT: stablehlo_text:2:8: stablehlo.nope: unknown op"));
 }
 
 TEST(DaemonLimitsTest, SessionQuotaIsResourceExhaustedAndTheSessionStaysUsable) {

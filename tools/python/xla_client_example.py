@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """A Python client of the xla_service daemon: the proof that a non-C++
-client works. Compiles an HLO text module, transfers arguments, executes,
-and reads the result back, using only the gRPC service definition.
+client works. Compiles the axpy module twice, from HLO text
+(CompileRequest.hlo_text) and from StableHLO MLIR text
+(CompileRequest.stablehlo_text), transfers arguments, executes, and reads
+the results back, using only the gRPC service definition. Malformed text of
+either kind must be rejected with INVALID_ARGUMENT.
 
 Stubs come from proto/ (bazel build //proto:service_py); run with
 PYTHONPATH pointing at the folder that holds proto/*_pb2.py:
@@ -9,8 +12,9 @@ PYTHONPATH pointing at the folder that holds proto/*_pb2.py:
   PYTHONPATH=bazel-bin /usr/bin/python3 tools/python/xla_client_example.py \
       --target=127.0.0.1:PORT [--auth_token=TOKEN]
 
-Prints the result as "f32[4] {12, 24, 36, 48}" and exits 0 when it matches
-the expected axpy values, 1 otherwise.
+Prints each result as "hlo: f32[4] {12, 24, 36, 48}" (and
+"stablehlo: ...") and exits 0 when both match the expected axpy values
+and both malformed modules were rejected, 1 otherwise.
 """
 import argparse
 import sys
@@ -33,6 +37,22 @@ ENTRY axpy {
   ROOT r = f32[4] add(ax, y)
 }
 """
+
+# The same computation as StableHLO text; `@main` is the entry point.
+AXPY_STABLEHLO = """
+func.func @main(%alpha: tensor<f32>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %ab = stablehlo.broadcast_in_dim %alpha, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %ax = stablehlo.multiply %ab, %x : tensor<4xf32>
+  %r = stablehlo.add %ax, %y : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+
+BROKEN = {
+    "hlo": "HloModule broken\nENTRY e { ROOT x = f32[] bogus() }",
+    # Errors are located: "stablehlo_text:2:8: stablehlo.nope: unknown op".
+    "stablehlo": "func.func @main() {\n  %0 = stablehlo.nope : tensor<f32>\n  return\n}\n",
+}
 
 
 def f32_literal(values, dims):
@@ -58,6 +78,14 @@ class Session:
     def call(self, method, request):
         return getattr(self.stub, method)(request, metadata=self.metadata)
 
+    def compile_hlo(self, text):
+        return self.call("Compile", xla_pb2.CompileRequest(hlo_text=text))
+
+    def compile_stablehlo(self, text):
+        """StableHLO MLIR text with one entry point (@main, or its only
+        function); import errors are INVALID_ARGUMENT "stablehlo_text:LINE:COL: ..."."""
+        return self.call("Compile", xla_pb2.CompileRequest(stablehlo_text=text))
+
     def close(self):
         self.call("CloseSession", xla_service_pb2.CloseSessionRequest())
         self.channel.close()
@@ -69,33 +97,43 @@ def format_f32(literal):
     return "f32[%s] {%s}" % (dims, values)
 
 
+def run_axpy(compiled, session):
+    """Runs a compiled axpy on its arguments and returns the result literal."""
+    handles = []
+    for values, dims in (([2.0], []), ([1, 2, 3, 4], [4]), ([10, 20, 30, 40], [4])):
+        response = session.call(
+            "TransferToServer", xla_pb2.TransferToServerRequest(literal=f32_literal(values, dims)))
+        handles.append(response.data)
+    executed = session.call("Execute", xla_pb2.ExecuteRequest(handle=compiled.handle, arguments=handles))
+    result = session.call("TransferToClient", xla_pb2.TransferToClientRequest(data=executed.output))
+    return result.literal
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--target", required=True, help="host:port of the daemon")
     parser.add_argument("--auth_token", default="")
     args = parser.parse_args()
 
+    ok = True
     session = Session(args.target, args.auth_token)
     try:
-        compiled = session.call("Compile", xla_pb2.CompileRequest(hlo_text=AXPY_HLO))
-        handles = []
-        for values, dims in (([2.0], []), ([1, 2, 3, 4], [4]), ([10, 20, 30, 40], [4])):
-            response = session.call(
-                "TransferToServer", xla_pb2.TransferToServerRequest(literal=f32_literal(values, dims)))
-            handles.append(response.data)
-        executed = session.call("Execute", xla_pb2.ExecuteRequest(handle=compiled.handle, arguments=handles))
-        result = session.call("TransferToClient", xla_pb2.TransferToClientRequest(data=executed.output))
-        text = format_f32(result.literal)
-        print(text)
-        try:
-            session.call("Compile", xla_pb2.CompileRequest(hlo_text="HloModule broken\nENTRY e { ROOT x = f32[] bogus() }"))
-            print("expected an error for a bad module", file=sys.stderr)
-            return 1
-        except grpc.RpcError as error:
-            print("bad module rejected: %s" % error.code().name, file=sys.stderr)
+        compilers = {"hlo": session.compile_hlo, "stablehlo": session.compile_stablehlo}
+        for kind, text in (("hlo", AXPY_HLO), ("stablehlo", AXPY_STABLEHLO)):
+            literal = run_axpy(compilers[kind](text), session)
+            print("%s: %s" % (kind, format_f32(literal)))
+            ok = ok and list(literal.f32s) == [12.0, 24.0, 36.0, 48.0]
+        for kind, text in BROKEN.items():
+            try:
+                compilers[kind](text)
+                print("%s: expected an error for a bad module" % kind, file=sys.stderr)
+                ok = False
+            except grpc.RpcError as error:
+                print("bad %s rejected: %s: %s" % (kind, error.code().name, error.details()), file=sys.stderr)
+                ok = ok and error.code() == grpc.StatusCode.INVALID_ARGUMENT
     finally:
         session.close()
-    return 0 if list(result.literal.f32s) == [12.0, 24.0, 36.0, 48.0] else 1
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

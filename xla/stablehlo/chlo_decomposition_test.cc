@@ -108,6 +108,19 @@ TEST(ChloDecompositionTest, ErfcAgreesWithTheCLibraryIncludingItsTails) {
   ExpectNear(RunUnary("erfc", "f16", {0.5, 2}), {std::erfc(0.5), std::erfc(2.0)}, 1e-3, "erfc f16");
 }
 
+TEST(ChloDecompositionTest, BesselI1eAgreesWithTheStandardLibrary) {
+  // Both expansions (|x| <= 8 and above), odd symmetry, and large |x|
+  // where exp(-|x|) I1(x) ~ 1/sqrt(2 pi |x|).
+  const std::vector<double> xs = {1e-3, 0.5, 1, -2.5, 7.9, 8, 8.1, -20, 100, 700};
+  std::vector<double> want;
+  for (double x : xs) want.push_back(std::copysign(std::cyl_bessel_i(1.0, std::abs(x)), x) * std::exp(-std::abs(x)));
+  ExpectNear(RunUnary("bessel_i1e", "f64", xs), want, 1e-14, "bessel_i1e f64");
+  ExpectNear(RunUnary("bessel_i1e", "f32", xs), want, 3e-6, "bessel_i1e f32");
+  ExpectNear(RunUnary("bessel_i1e", "f64", {0}), {0}, 0, "bessel_i1e f64 zero");
+  ExpectNear(RunUnary("bessel_i1e", "f16", {-1, 10}), {want[2] * -1, std::cyl_bessel_i(1.0, 10.0) * std::exp(-10.0)},
+             1e-3, "bessel_i1e f16");
+}
+
 }  // namespace
 }  // namespace stablehlo
 }  // namespace xla

@@ -10,6 +10,9 @@
 namespace xla {
 namespace stablehlo {
 
+// chlo_bessel.cc
+HloInstruction* BesselI1e(ExpressionBuilder& b, HloInstruction* x);
+
 // chlo_error_functions.cc
 HloInstruction* ErfInv(ExpressionBuilder& b, HloInstruction* x);
 HloInstruction* Erfc(ExpressionBuilder& b, HloInstruction* x);

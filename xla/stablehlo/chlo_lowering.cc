@@ -180,7 +180,7 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
     return Values{r};
   }
   static const char* kUnary[] = {"sinh", "cosh", "asinh", "acosh", "atanh", "asin", "atan", "lgamma", "digamma",
-                                 "erf_inv", "erfc"};
+                                 "erf_inv", "erfc", "bessel_i1e"};
   bool unary = false;
   for (const char* u : kUnary) unary |= name == u;
   if (!unary) return OpError(op, "this chlo op has no decomposition yet");
@@ -213,6 +213,7 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
   else if (name == "digamma") r = Digamma(b, xc);
   else if (name == "erf_inv") r = ErfInv(b, xc);
   else if (name == "erfc") r = Erfc(b, xc);
+  else if (name == "bessel_i1e") r = BesselI1e(b, xc);
   else r = b.Atan2(xc, b.Const(1, xc));
   r = b.Convert(r, type);
   RETURN_IF_ERROR(b.status());

@@ -233,6 +233,28 @@ ENTRY %e (x: f32[64,256]) -> f32[64,256] {
 )");
 }
 
+// The matmul runtime reads a dot's operands from buffers: a one-element
+// constant operand of a kOutput fusion's dot stays outside as a parameter
+// (other users get it copied in as an immediate).
+TEST(CpuFusionTest, AnOutputFusionsDotReadsConstantsFromTheirBuffers) {
+  auto module = ParseHloModule(Fused(R"(HloModule dot_constant
+ENTRY e {
+  v0 = f64[2] parameter(0)
+  v2 = f64[1] constant({1})
+  v3 = f64[2,1] dot(v0, v2)
+  ROOT v9 = f64[2,1] logistic(v3)
+})"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloInstruction* fusion = (*module)->entry_computation()->root_instruction();
+  ASSERT_TRUE(IsFusionOfKind(*fusion, kOutputFusion)) << (*module)->ToString();
+  ASSERT_EQ(fusion->operand_count(), 2);
+  EXPECT_EQ(fusion->operand(1)->opcode(), HloOpcode::kConstant);
+  const HloInstruction* dot = fusion->called_computations().front()->root_instruction()->operand(0);
+  ASSERT_EQ(dot->opcode(), HloOpcode::kDot);
+  EXPECT_EQ(dot->operand(0)->opcode(), HloOpcode::kParameter);
+  EXPECT_EQ(dot->operand(1)->opcode(), HloOpcode::kParameter);
+}
+
 // A second run changes nothing: fusions are not fused again.
 TEST(CpuFusionTest, FusedModulesAreLeftAsTheyAre) {
   auto module = ParseHloModule(Fused(R"(HloModule again

@@ -189,7 +189,11 @@ class FusedComputationBuilder {
   // Copies `h` (its operands copied or outside values) under its own name.
   HloInstruction* Copy(const HloInstruction* h) {
     std::vector<HloInstruction*> operands;
-    for (const HloInstruction* o : h->operands()) operands.push_back(Operand(o));
+    // The matmul runtime reads a dot's operands from buffers (a kOutput
+    // fusion's dot): a constant stays outside, in its buffer. Other users
+    // generate one-element constants inline.
+    const bool immediates = !PlanRuntimeMatMul(*h).has_value();
+    for (const HloInstruction* o : h->operands()) operands.push_back(Operand(o, immediates));
     std::unique_ptr<HloInstruction> copy =
         HloInstruction::Create(h->opcode(), h->shape(), operands, h->called_computations(), h->attributes());
     if (h->has_literal()) copy->set_literal(h->literal());
@@ -204,19 +208,28 @@ class FusedComputationBuilder {
   const std::vector<HloInstruction*>& outside_operands() const { return outside_; }
 
  private:
-  HloInstruction* Operand(const HloInstruction* o) {
-    if (auto it = copies_.find(o); it != copies_.end()) return it->second;
-    if (IsOneElementConstant(*o)) return Copy(o);
+  HloInstruction* Operand(const HloInstruction* o, bool immediates) {
+    if (IsOneElementConstant(*o)) {
+      if (immediates) {
+        auto it = copies_.find(o);
+        return it != copies_.end() ? it->second : Copy(o);
+      }
+    } else if (auto it = copies_.find(o); it != copies_.end()) {
+      return it->second;
+    }
+    if (auto it = parameters_.find(o); it != parameters_.end()) return it->second;
     const int64_t number = static_cast<int64_t>(outside_.size());
     HloInstruction* parameter =
         computation_->AddInstruction(HloInstruction::CreateParameter(number, o->shape(), ""));
     outside_.push_back(const_cast<HloInstruction*>(o));
-    copies_[o] = parameter;
+    parameters_[o] = parameter;
     return parameter;
   }
 
   HloComputation* computation_;
-  absl::flat_hash_map<const HloInstruction*, HloInstruction*> copies_;
+  // Instructions copied in (members and one-element constants), and the
+  // parameters standing for outside values.
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> copies_, parameters_;
   std::vector<HloInstruction*> outside_;
 };
 

@@ -2,6 +2,7 @@
 // reference values (the C library's, or tabulated ones) at the points where
 // their formulations switch branches.
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 #include <vector>
@@ -74,6 +75,30 @@ void ExpectErfInvResidual(const std::vector<double>& xs, const std::string& type
   }
 }
 
+// chlo.`op` on complex<`part`> values (part f32 or f64), widened to c128.
+std::vector<std::complex<double>> RunComplexUnary(const std::string& op, const std::string& part,
+                                                  const std::vector<std::complex<double>>& zs) {
+  std::vector<std::string> items;
+  for (std::complex<double> z : zs) items.push_back(absl::StrFormat("(%.17g, %.17g)", z.real(), z.imag()));
+  const std::string tensor = absl::StrCat("tensor<", zs.size(), "xcomplex<", part, ">>");
+  const std::string text = absl::StrCat("func.func @main() -> ", tensor, " {\n  %x = stablehlo.constant dense<[",
+                                        absl::StrJoin(items, ", "), "]> : ", tensor, "\n  %y = chlo.", op, " %x : ",
+                                        tensor, " -> ", tensor, "\n  return %y : ", tensor, "\n}\n");
+  absl::StatusOr<std::vector<ImportedChunk>> chunks = ImportStableHlo(text, "chlo.mlir");
+  EXPECT_TRUE(chunks.ok()) << chunks.status();
+  if (!chunks.ok()) return {};
+  HloEvaluator evaluator;
+  absl::StatusOr<Literal> result = evaluator.Evaluate(*(*chunks)[0].entries[0].module, {});
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (!result.ok()) return {};
+  std::vector<Literal> outputs = std::move(*result).DecomposeTuple();
+  absl::StatusOr<Literal> wide = outputs[0].Convert(C128);
+  EXPECT_TRUE(wide.ok()) << wide.status();
+  if (!wide.ok()) return {};
+  auto data = wide->data<complex128>();
+  return std::vector<std::complex<double>>(data.begin(), data.end());
+}
+
 TEST(ChloDecompositionTest, ErfInvInvertsErfOnEveryRange) {
   // Both sides of Giles' w = 5 (f32) and w = 6.25, 16 (f64) switches, w =
   // -log(1 - x^2) up to ~30: x = erf(t) for t from tiny to 5.5, rounded to
@@ -119,6 +144,60 @@ TEST(ChloDecompositionTest, BesselI1eAgreesWithTheStandardLibrary) {
   ExpectNear(RunUnary("bessel_i1e", "f64", {0}), {0}, 0, "bessel_i1e f64 zero");
   ExpectNear(RunUnary("bessel_i1e", "f16", {-1, 10}), {want[2] * -1, std::cyl_bessel_i(1.0, 10.0) * std::exp(-10.0)},
              1e-3, "bessel_i1e f16");
+}
+
+TEST(ChloDecompositionTest, RealAcosIsAccurateNearPlusMinusOne) {
+  const std::vector<double> xs = {-1, -0.9999999, -0.5, 0, 1e-8, 0.5, 0.9999999, 1, 1.5};
+  std::vector<double> want;
+  for (double x : xs) want.push_back(std::acos(x));
+  ExpectNear(RunUnary("acos", "f64", xs), want, 4e-16, "acos f64");
+}
+
+// Each part within `rel` of the C library's (glibc's casin, ...) part,
+// relative to the part itself: the formulations keep both parts accurate,
+// not just the larger one.
+void ExpectComplexNear(const std::string& op, const std::string& part, const std::vector<std::complex<double>>& zs,
+                       std::complex<double> (*reference)(const std::complex<double>&), double rel) {
+  std::vector<std::complex<double>> got = RunComplexUnary(op, part, zs);
+  ASSERT_EQ(got.size(), zs.size());
+  for (size_t i = 0; i < zs.size(); ++i) {
+    // The argument as the evaluator sees it.
+    std::complex<double> z = zs[i];
+    if (part == "f32") z = {static_cast<float>(z.real()), static_cast<float>(z.imag())};
+    std::complex<double> want = reference(z);
+    // Rounded to the part type (parts like 1e-50 are 0 in f32).
+    if (part == "f32") want = {static_cast<float>(want.real()), static_cast<float>(want.imag())};
+    const std::string what = absl::StrFormat("%s<%s>(%.17g, %.17g) = (%.17g, %.17g), want (%.17g, %.17g)", op, part,
+                                             z.real(), z.imag(), got[i].real(), got[i].imag(), want.real(),
+                                             want.imag());
+    EXPECT_LE(std::abs(got[i].real() - want.real()), rel * std::abs(want.real())) << what;
+    EXPECT_LE(std::abs(got[i].imag() - want.imag()), rel * std::abs(want.imag())) << what;
+  }
+}
+
+// Points in every region of the formulations, in all four quadrants:
+// near 0, near +-1 (tiny imaginary part, inside and outside [-1, 1]), on
+// both sides of a = 1.5, and parts beyond sqrt(max)/8 or beyond eps times
+// the other.
+std::vector<std::complex<double>> InverseTrigPoints(bool f64) {
+  const double big = f64 ? 1e200 : 1e25, tiny = f64 ? 1e-200 : 1e-30;
+  return {{1e-3, 2e-3},   {0.5, 0.5},   {-0.5, 0.25}, {0.9, -1e-3}, {1.5, 2},      {-2, -3},    {0.3, tiny},
+          {-3, tiny},     {1, 1e-6},    {0.99, 0.2},  {1.2, 0.4},   {-7, 30},      {big, 1},    {1, -big},
+          {big, big / 3}, {-1e-3, big}, {tiny, 0.7},  {20, -1e-4},  {-0.25, -0.9}, {1e-3, -15}};
+}
+
+TEST(ChloDecompositionTest, ComplexInverseTrigAgreesWithTheCLibrary) {
+  using C = std::complex<double>;
+  struct Fn {
+    const char* op;
+    C (*reference)(const C&);
+  };
+  const Fn fns[] = {{"asin", std::asin}, {"acos", std::acos},   {"asinh", std::asinh},
+                    {"acosh", std::acosh}, {"atanh", std::atanh}, {"atan", std::atan}};
+  for (const Fn& fn : fns) {
+    ExpectComplexNear(fn.op, "f64", InverseTrigPoints(true), fn.reference, 1e-14);
+    ExpectComplexNear(fn.op, "f32", InverseTrigPoints(false), fn.reference, 4e-6);
+  }
 }
 
 }  // namespace

@@ -13,6 +13,14 @@ namespace stablehlo {
 // chlo_bessel.cc
 HloInstruction* BesselI1e(ExpressionBuilder& b, HloInstruction* x);
 
+// chlo_complex_inverse_trig.cc
+HloInstruction* ComplexAsin(ExpressionBuilder& b, HloInstruction* z);
+HloInstruction* ComplexAcos(ExpressionBuilder& b, HloInstruction* z);
+HloInstruction* ComplexAsinh(ExpressionBuilder& b, HloInstruction* z);
+HloInstruction* ComplexAcosh(ExpressionBuilder& b, HloInstruction* z);
+HloInstruction* ComplexAtanh(ExpressionBuilder& b, HloInstruction* z);
+HloInstruction* ComplexAtan(ExpressionBuilder& b, HloInstruction* z);
+
 // chlo_error_functions.cc
 HloInstruction* ErfInv(ExpressionBuilder& b, HloInstruction* x);
 HloInstruction* Erfc(ExpressionBuilder& b, HloInstruction* x);

@@ -72,6 +72,15 @@ H Asin(ExpressionBuilder& b, H x) {
   return b.Mul(b.Const(2, x), b.Atan2(x, b.Add(one, root)));
 }
 
+H Acos(ExpressionBuilder& b, H x) {
+  // 2 atan2(sqrt((1 - x)(1 + x)), 1 + x): no cancellation near +-1; at
+  // -1 it is atan2(0, 0), so pi is selected there.
+  H one = b.Const(1, x);
+  H opx = b.Add(one, x);
+  H r = b.Mul(b.Const(2, x), b.Atan2(b.Sqrt(b.Mul(b.Sub(one, x), opx)), opx));
+  return b.Select(b.Compare("EQ", x, b.Const(-1, x)), b.Const(M_PI, x), r);
+}
+
 // The next representable value after x towards y (bit arithmetic, exact).
 H NextAfter(ExpressionBuilder& b, H x, H y) {
   const PrimitiveType type = x->shape().element_type();
@@ -179,7 +188,7 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
     RETURN_IF_ERROR(b.status());
     return Values{r};
   }
-  static const char* kUnary[] = {"sinh", "cosh", "asinh", "acosh", "atanh", "asin", "atan", "lgamma", "digamma",
+  static const char* kUnary[] = {"sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "lgamma", "digamma",
                                  "erf_inv", "erfc", "bessel_i1e"};
   bool unary = false;
   for (const char* u : kUnary) unary |= name == u;
@@ -188,6 +197,17 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
   H x = operands[0];
   const PrimitiveType type = x->shape().element_type();
   if (primitive_util::IsComplexType(type)) {
+    H r = nullptr;
+    if (name == "asin") r = ComplexAsin(b, x);
+    else if (name == "acos") r = ComplexAcos(b, x);
+    else if (name == "asinh") r = ComplexAsinh(b, x);
+    else if (name == "acosh") r = ComplexAcosh(b, x);
+    else if (name == "atanh") r = ComplexAtanh(b, x);
+    else if (name == "atan") r = ComplexAtan(b, x);
+    if (r != nullptr) {
+      RETURN_IF_ERROR(b.status());
+      return Values{r};
+    }
     if (name != "sinh" && name != "cosh") return OpError(op, "the complex form has no decomposition yet");
     // sinh(a+bi) = sinh a cos b + i cosh a sin b; cosh(a+bi) = cosh a cos b + i sinh a sin b.
     H re = b.Unary(HloOpcode::kReal, x);
@@ -195,7 +215,7 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
     H sh = Sinh(b, re), ch = Cosh(b, re);
     H real = b.Mul(name == "sinh" ? sh : ch, b.Cos(im));
     H imag = b.Mul(name == "sinh" ? ch : sh, b.Sin(im));
-    H r = b.Binary(HloOpcode::kComplex, real, imag);
+    r = b.Binary(HloOpcode::kComplex, real, imag);
     RETURN_IF_ERROR(b.status());
     return Values{r};
   }
@@ -209,6 +229,7 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
   else if (name == "acosh") r = Acosh(b, xc, compute);
   else if (name == "atanh") r = Atanh(b, xc);
   else if (name == "asin") r = Asin(b, xc);
+  else if (name == "acos") r = Acos(b, xc);
   else if (name == "lgamma") r = Lgamma(b, xc);
   else if (name == "digamma") r = Digamma(b, xc);
   else if (name == "erf_inv") r = ErfInv(b, xc);

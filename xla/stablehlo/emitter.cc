@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "xla/primitive_util.h"
 #include "xla/shape_inference.h"
 #include "xla/shape_util.h"
 #include "xla/stablehlo/dense_literal.h"
@@ -246,6 +247,22 @@ absl::StatusOr<HloInstruction*> Emitter::Operand(const Op& op, size_t i, Scope& 
     }
   }
   return v;
+}
+
+absl::StatusOr<std::vector<int64_t>> Emitter::ConstantIntOperand(const Op& op, size_t i, Scope& scope,
+                                                                  absl::string_view what) {
+  ASSIGN_OR_RETURN(HloInstruction * v, Operand(op, i, scope));
+  if (v->opcode() != HloOpcode::kConstant || !v->has_literal() ||
+      !primitive_util::IsIntegralType(v->shape().element_type())) {
+    return lex_.Error(op.operands[i].loc,
+                      absl::StrCat(op.name, ": ", what, " (%", op.operands[i].name,
+                                   ") must be an integer constant: shapes are static here, so they must be known "
+                                   "when the module is imported"));
+  }
+  std::vector<int64_t> out;
+  const int64_t n = ShapeUtil::ElementsIn(v->shape());
+  for (int64_t k = 0; k < n; ++k) out.push_back(v->literal().GetAsInt64(k));
+  return out;
 }
 
 absl::StatusOr<Values> Emitter::Operands(const Op& op, Scope& scope) {

@@ -52,6 +52,10 @@ class Emitter {
 
   absl::StatusOr<HloInstruction*> Operand(const Op& op, size_t i, Scope& scope);
   absl::StatusOr<Values> Operands(const Op& op, Scope& scope);
+  // The values of operand i, row-major, which must be an integer constant
+  // (the shape operands of the dynamic_* ops); `what` names it in errors.
+  absl::StatusOr<std::vector<int64_t>> ConstantIntOperand(const Op& op, size_t i, Scope& scope,
+                                                         absl::string_view what);
   absl::Status ExpectOperands(const Op& op, size_t n) const;
   // The declared type of result i as a shape (nullopt when not written).
   absl::StatusOr<std::optional<Shape>> ResultShape(const Op& op, size_t i) const;

@@ -213,6 +213,45 @@ TEST(ImporterTest, SplitInputFileAndEntryPoints) {
   EXPECT_TRUE(WantsSplitInputFile("// RUN: stablehlo-translate --interpret -split-input-file %s\n"));
 }
 
+TEST(ImporterTest, DynamicOpsWithConstantShapeOperandsAreTheirStaticOps) {
+  // dynamic_reshape and real_dynamic_slice (not in the corpus), generic form.
+  std::vector<Literal> out = ImportAndRun(R"(
+func.func @main() -> (tensor<3x2xi32>, tensor<2xi32>) {
+  %x = stablehlo.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
+  %shape = stablehlo.constant dense<[3, 2]> : tensor<2xi64>
+  %r = "stablehlo.dynamic_reshape"(%x, %shape) : (tensor<6xi32>, tensor<2xi64>) -> tensor<3x2xi32>
+  %start = stablehlo.constant dense<1> : tensor<1xi64>
+  %limit = stablehlo.constant dense<5> : tensor<1xi64>
+  %stride = stablehlo.constant dense<3> : tensor<1xi64>
+  %s = "stablehlo.real_dynamic_slice"(%x, %start, %limit, %stride)
+      : (tensor<6xi32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2xi32>
+  return %r, %s : tensor<3x2xi32>, tensor<2xi32>
+}
+)");
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], Literal::CreateR2<int32_t>({{1, 2}, {3, 4}, {5, 6}}));
+  EXPECT_EQ(out[1], Literal::CreateR1<int32_t>({2, 5}));
+}
+
+TEST(ImporterTest, DynamicShapeOperandsMustBeConstantsAgreeingWithTheResultType) {
+  EXPECT_EQ(ImportError("func.func @main() {\n  %s = stablehlo.constant dense<[2, 3]> : tensor<2xi64>\n"
+                        "  %t = stablehlo.add %s, %s : tensor<2xi64>\n"
+                        "  %0 = stablehlo.dynamic_iota %t, dim = 0 : (tensor<2xi64>) -> tensor<2x3xi64>\n"
+                        "  return\n}"),
+            "bad.mlir:4:31: stablehlo.dynamic_iota: output_shape (%t) must be an integer constant: shapes are static "
+            "here, so they must be known when the module is imported");
+  EXPECT_EQ(ImportError("func.func @main() {\n  %s = stablehlo.constant dense<[2, 4]> : tensor<2xi64>\n"
+                        "  %0 = stablehlo.dynamic_iota %s, dim = 0 : (tensor<2xi64>) -> tensor<2x3xi64>\n"
+                        "  return\n}"),
+            "bad.mlir:3:8: stablehlo.dynamic_iota: output_shape [2, 4] does not match the result type s64[2,3]");
+  EXPECT_EQ(ImportError("func.func @main() {\n  %x = stablehlo.constant dense<1> : tensor<1xi64>\n"
+                        "  %s = stablehlo.constant dense<[-1]> : tensor<1xi64>\n"
+                        "  %0 = \"stablehlo.dynamic_broadcast_in_dim\"(%x, %s) {broadcast_dimensions = array<i64: 0>}"
+                        " : (tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>\n  return\n}"),
+            "bad.mlir:4:8: stablehlo.dynamic_broadcast_in_dim: output_dimensions [-1] does not match the result type "
+            "s64[3]");
+}
+
 TEST(ImporterTest, ErrorsAreLocated) {
   EXPECT_EQ(ImportError("func.func @main() {\n  %0 = stablehlo.frobnicate %x : tensor<f32>\n  return\n}\n"),
             "bad.mlir:2:8: stablehlo.frobnicate: unknown op");

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "xla/shape_util.h"
 #include "xla/stablehlo/dense_literal.h"
@@ -101,11 +102,6 @@ const absl::flat_hash_map<std::string, std::string>& MissingOps() {
       {"batch_norm_training", "batch-norm needs shape inference and evaluator support"},
       {"batch_norm_inference", "batch-norm needs shape inference and evaluator support"},
       {"batch_norm_grad", "batch-norm needs shape inference and evaluator support"},
-      {"dynamic_conv", "dynamic_conv (padding as an operand) is not lowered"},
-      {"dynamic_gather", "dynamic_gather (slice sizes as an operand) is not lowered"},
-      {"dynamic_pad", "dynamic_pad (padding as operands) is not lowered"},
-      {"dynamic_reshape", "dynamic_reshape is not lowered"},
-      {"real_dynamic_slice", "real_dynamic_slice is not lowered"},
       {"set_dimension_size", "dynamic shapes are not supported"},
   };
   return *ops;
@@ -154,8 +150,10 @@ absl::Status CheckStructKeys(const Emitter& e, const Attr& s, std::initializer_l
 }
 
 // A window from reduce_window/select_and_scatter/convolution attributes;
-// `sizes` are the window dimensions.
-absl::StatusOr<Window> MakeWindow(const Emitter& e, const Op& op, absl::Span<const int64_t> sizes) {
+// `sizes` are the window dimensions. `padding_operand` (dynamic_conv's
+// constant padding, rows of [low, high]) replaces the padding attribute.
+absl::StatusOr<Window> MakeWindow(const Emitter& e, const Op& op, absl::Span<const int64_t> sizes,
+                                  const std::vector<std::vector<int64_t>>* padding_operand = nullptr) {
   const size_t rank = sizes.size();
   auto get = [&](std::initializer_list<const char*> names, int64_t fill) -> absl::StatusOr<std::vector<int64_t>> {
     ASSIGN_OR_RETURN(std::vector<int64_t> v, e.IntListAttr(op, names, /*required=*/false));
@@ -169,7 +167,12 @@ absl::StatusOr<Window> MakeWindow(const Emitter& e, const Op& op, absl::Span<con
   ASSIGN_OR_RETURN(auto base_dilations, get({"base_dilations", "lhs_dilation"}, 1));
   ASSIGN_OR_RETURN(auto window_dilations, get({"window_dilations", "rhs_dilation"}, 1));
   std::vector<std::vector<int64_t>> padding(rank, std::vector<int64_t>{0, 0});
-  if (const Attr* p = e.FindAttr(op, {"padding"})) {
+  if (padding_operand != nullptr) {
+    if (padding_operand->size() != rank) {
+      return e.OpError(op, absl::StrCat("padding has ", padding_operand->size(), " rows, expected ", rank));
+    }
+    padding = *padding_operand;
+  } else if (const Attr* p = e.FindAttr(op, {"padding"})) {
     ASSIGN_OR_RETURN(padding, e.IntMatrix(*p));
     if (padding.size() != rank) {
       return e.OpError(op, absl::StrCat("padding has ", padding.size(), " rows, expected ", rank));
@@ -363,6 +366,54 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, opcode, operands, {}, {}, shape));
     return Values{r};
   }
+  // The dynamic_* ops whose shape operands are constants are their static
+  // ops: this gives the result shape such an operand names, checked
+  // against the declared type (which also gives the element type).
+  auto shape_from_operand = [&](size_t i, const char* what) -> absl::StatusOr<Shape> {
+    ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ConstantIntOperand(op, i, scope, what));
+    if (!declared.has_value()) return OpError(op, "needs its result type");
+    if (declared->dimensions() != sizes) {
+      return OpError(op, absl::StrCat(what, " [", absl::StrJoin(sizes, ", "), "] does not match the result type ",
+                                      declared->ToString()));
+    }
+    return *declared;
+  };
+  if (name == "dynamic_iota" || name == "dynamic_broadcast_in_dim" || name == "dynamic_reshape") {
+    const bool iota = name == "dynamic_iota";
+    RETURN_IF_ERROR(ExpectOperands(op, iota ? 1 : 2));
+    ASSIGN_OR_RETURN(Shape shape, shape_from_operand(iota ? 0 : 1, iota ? "output_shape" : "output_dimensions"));
+    HloInstructionProto attrs;
+    Values operands;
+    HloOpcode opcode;
+    if (iota) {
+      opcode = HloOpcode::kIota;
+      ASSIGN_OR_RETURN(int64_t d, IntAttr(op, {"iota_dimension", "dim"}));
+      attrs.add_dimensions(d);
+    } else {
+      ASSIGN_OR_RETURN(HloInstruction * operand, Operand(op, 0, scope));
+      operands = {operand};
+      opcode = name == "dynamic_reshape" ? HloOpcode::kReshape : HloOpcode::kBroadcast;
+    }
+    if (opcode == HloOpcode::kBroadcast) {
+      ASSIGN_OR_RETURN(auto dims, IntListAttr(op, {"broadcast_dimensions"}));
+      // Expansion hints: operand dimensions, each named at most once.
+      ASSIGN_OR_RETURN(auto expanding, IntListAttr(op, {"known_expanding_dimensions"}, /*required=*/false));
+      ASSIGN_OR_RETURN(auto nonexpanding, IntListAttr(op, {"known_nonexpanding_dimensions"}, /*required=*/false));
+      std::vector<bool> named(dims.size(), false);
+      for (const auto* hints : {&expanding, &nonexpanding}) {
+        for (int64_t d : *hints) {
+          if (d < 0 || d >= static_cast<int64_t>(dims.size()) || named[d]) {
+            return OpError(op, absl::StrCat("known_(non)expanding_dimensions: ", d,
+                                            " is not an operand dimension or is named twice"));
+          }
+          named[d] = true;
+        }
+      }
+      for (int64_t d : dims) attrs.add_dimensions(d);
+    }
+    ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, opcode, operands, attrs, {}, shape));
+    return Values{r};
+  }
   if (name == "broadcast_in_dim" || name == "transpose" || name == "reverse" || name == "concatenate" ||
       name == "iota") {
     ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
@@ -394,12 +445,21 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, opcode, operands, attrs, {}, declared));
     return Values{r};
   }
-  if (name == "slice") {
-    RETURN_IF_ERROR(ExpectOperands(op, 1));
-    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
-    ASSIGN_OR_RETURN(auto starts, IntListAttr(op, {"start_indices"}));
-    ASSIGN_OR_RETURN(auto limits, IntListAttr(op, {"limit_indices"}));
-    ASSIGN_OR_RETURN(auto strides, IntListAttr(op, {"strides"}));
+  if (name == "slice" || name == "real_dynamic_slice") {
+    const bool dynamic = name == "real_dynamic_slice";
+    RETURN_IF_ERROR(ExpectOperands(op, dynamic ? 4 : 1));
+    ASSIGN_OR_RETURN(HloInstruction * operand, Operand(op, 0, scope));
+    Values operands = {operand};
+    std::vector<int64_t> starts, limits, strides;
+    if (dynamic) {
+      ASSIGN_OR_RETURN(starts, ConstantIntOperand(op, 1, scope, "start_indices"));
+      ASSIGN_OR_RETURN(limits, ConstantIntOperand(op, 2, scope, "limit_indices"));
+      ASSIGN_OR_RETURN(strides, ConstantIntOperand(op, 3, scope, "strides"));
+    } else {
+      ASSIGN_OR_RETURN(starts, IntListAttr(op, {"start_indices"}));
+      ASSIGN_OR_RETURN(limits, IntListAttr(op, {"limit_indices"}));
+      ASSIGN_OR_RETURN(strides, IntListAttr(op, {"strides"}));
+    }
     if (starts.size() != limits.size() || starts.size() != strides.size()) {
       return OpError(op, "start_indices, limit_indices and strides differ in length");
     }
@@ -413,12 +473,22 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kSlice, operands, attrs));
     return Values{r};
   }
-  if (name == "pad") {
-    RETURN_IF_ERROR(ExpectOperands(op, 2));
-    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
-    ASSIGN_OR_RETURN(auto low, IntListAttr(op, {"edge_padding_low", "low"}));
-    ASSIGN_OR_RETURN(auto high, IntListAttr(op, {"edge_padding_high", "high"}));
-    ASSIGN_OR_RETURN(auto interior, IntListAttr(op, {"interior_padding", "interior"}));
+  if (name == "pad" || name == "dynamic_pad") {
+    const bool dynamic = name == "dynamic_pad";
+    RETURN_IF_ERROR(ExpectOperands(op, dynamic ? 5 : 2));
+    ASSIGN_OR_RETURN(HloInstruction * operand, Operand(op, 0, scope));
+    ASSIGN_OR_RETURN(HloInstruction * padding_value, Operand(op, 1, scope));
+    Values operands = {operand, padding_value};
+    std::vector<int64_t> low, high, interior;
+    if (dynamic) {
+      ASSIGN_OR_RETURN(low, ConstantIntOperand(op, 2, scope, "edge_padding_low"));
+      ASSIGN_OR_RETURN(high, ConstantIntOperand(op, 3, scope, "edge_padding_high"));
+      ASSIGN_OR_RETURN(interior, ConstantIntOperand(op, 4, scope, "interior_padding"));
+    } else {
+      ASSIGN_OR_RETURN(low, IntListAttr(op, {"edge_padding_low", "low"}));
+      ASSIGN_OR_RETURN(high, IntListAttr(op, {"edge_padding_high", "high"}));
+      ASSIGN_OR_RETURN(interior, IntListAttr(op, {"interior_padding", "interior"}));
+    }
     if (low.size() != high.size() || low.size() != interior.size()) {
       return OpError(op, "low, high and interior padding differ in length");
     }
@@ -488,9 +558,12 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kDot, operands, attrs, {}, declared));
     return Values{r};
   }
-  if (name == "convolution") {
-    RETURN_IF_ERROR(ExpectOperands(op, 2));
-    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
+  if (name == "convolution" || name == "dynamic_conv") {
+    const bool dynamic = name == "dynamic_conv";
+    RETURN_IF_ERROR(ExpectOperands(op, dynamic ? 3 : 2));
+    ASSIGN_OR_RETURN(HloInstruction * lhs, Operand(op, 0, scope));
+    ASSIGN_OR_RETURN(HloInstruction * rhs, Operand(op, 1, scope));
+    Values operands = {lhs, rhs};
     HloInstructionProto attrs;
     ASSIGN_OR_RETURN(*attrs.mutable_convolution_dimension_numbers(), ConvDims(*this, op));
     const auto& dn = attrs.convolution_dimension_numbers();
@@ -499,7 +572,17 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
       if (d < 0 || d >= operands[1]->shape().rank()) return OpError(op, "kernel spatial dimension out of range");
       sizes.push_back(operands[1]->shape().dimensions(static_cast<int>(d)));
     }
-    ASSIGN_OR_RETURN(*attrs.mutable_window(), MakeWindow(*this, op, sizes));
+    std::optional<std::vector<std::vector<int64_t>>> padding;
+    if (dynamic) {
+      ASSIGN_OR_RETURN(auto flat, ConstantIntOperand(op, 2, scope, "padding"));
+      ASSIGN_OR_RETURN(HloInstruction * p, Operand(op, 2, scope));
+      if (p->shape().rank() != 2 || p->shape().dimensions(1) != 2) {
+        return OpError(op, absl::StrCat("padding must be [spatial dimensions, 2], got ", p->shape().ToString()));
+      }
+      padding.emplace();
+      for (size_t i = 0; i + 1 < flat.size(); i += 2) padding->push_back({flat[i], flat[i + 1]});
+    }
+    ASSIGN_OR_RETURN(*attrs.mutable_window(), MakeWindow(*this, op, sizes, padding ? &*padding : nullptr));
     ASSIGN_OR_RETURN(int64_t fgc, IntAttr(op, {"feature_group_count"}, 1));
     ASSIGN_OR_RETURN(int64_t bgc, IntAttr(op, {"batch_group_count"}, 1));
     attrs.set_feature_group_count(fgc);
@@ -575,9 +658,12 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     if (r->shape().IsTuple()) return Untuple(scope, r);
     return Values{r};
   }
-  if (name == "gather") {
-    RETURN_IF_ERROR(ExpectOperands(op, 2));
-    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
+  if (name == "gather" || name == "dynamic_gather") {
+    const bool dynamic = name == "dynamic_gather";
+    RETURN_IF_ERROR(ExpectOperands(op, dynamic ? 3 : 2));
+    ASSIGN_OR_RETURN(HloInstruction * operand, Operand(op, 0, scope));
+    ASSIGN_OR_RETURN(HloInstruction * start_indices, Operand(op, 1, scope));
+    Values operands = {operand, start_indices};
     const Attr* s = FindAttr(op, {"dimension_numbers"});
     if (s == nullptr || s->kind != Attr::kStruct) return OpError(op, "needs #stablehlo.gather<...> dimension numbers");
     RETURN_IF_ERROR(CheckStructKeys(*this, *s, {"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
@@ -597,7 +683,12 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     for (int64_t d : sibd) dn->add_start_indices_batching_dims(d);
     for (int64_t d : sim) dn->add_start_index_map(d);
     dn->set_index_vector_dim(ivd);
-    ASSIGN_OR_RETURN(auto sizes, IntListAttr(op, {"slice_sizes"}));
+    std::vector<int64_t> sizes;
+    if (dynamic) {
+      ASSIGN_OR_RETURN(sizes, ConstantIntOperand(op, 2, scope, "slice_sizes"));
+    } else {
+      ASSIGN_OR_RETURN(sizes, IntListAttr(op, {"slice_sizes"}));
+    }
     for (int64_t d : sizes) attrs.add_gather_slice_sizes(d);
     ASSIGN_OR_RETURN(bool sorted, BoolAttr(op, "indices_are_sorted", false));
     attrs.set_indices_are_sorted(sorted);

@@ -403,6 +403,8 @@ std::string BufferAssignment::ToString() const {
           absl::StrAppend(&out, "%", t.producer->name(), "'s ");
         }
         absl::StrAppend(&out, SlotString(t.slot));
+        // One-element constants are generated inline where they are read.
+        if (t.slot.kind == BufferSlot::kGlobal && ShapeUtil::ElementsIn(t.shape) == 1) absl::StrAppend(&out, " (immediate)");
         if (auto it = live.find(&t); it != live.end() && t.producer == h) {
           absl::StrAppend(&out, " live [", it->second.first, ", ", it->second.second, "]");
         }

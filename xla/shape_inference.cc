@@ -1009,6 +1009,14 @@ absl::StatusOr<Shape> ShapeInference::InferGatherShape(const Shape& operand, con
   return Validated(op, ShapeUtil::MakeShape(operand.element_type(), dims));
 }
 
+PrimitiveType ShapeInference::AccumulatingResultType(PrimitiveType operand_type, const Shape& declared_shape) {
+  const PrimitiveType result_type = declared_shape.IsArray() ? declared_shape.element_type() : operand_type;
+  const bool same_kind =
+      (primitive_util::IsFloatingPointType(operand_type) && primitive_util::IsFloatingPointType(result_type)) ||
+      (primitive_util::IsIntegralType(operand_type) && primitive_util::IsIntegralType(result_type));
+  return same_kind ? result_type : operand_type;
+}
+
 absl::StatusOr<Shape> ShapeInference::InferConvolveShape(const Shape& lhs, const Shape& rhs, const Window& window,
                                                          const ConvolutionDimensionNumbers& dnums,
                                                          int64_t feature_group_count, int64_t batch_group_count) {
@@ -1653,26 +1661,22 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     case HloOpcode::kDot: {
       RETURN_IF_ERROR(expect_operands(2));
       ASSIGN_OR_RETURN(Shape shape, InferDotOpShape(*operands[0], *operands[1], attrs.dot_dimension_numbers()));
-      // Mixed precision (XLA's preferred_element_type; StableHLO's dot_general
-      // constrains only the result type): f32 dot(bf16, bf16), s32 dot(s8,
-      // s8). The operands are converted to the result type, or to f32 for an
-      // f16/bf16 result, and accumulate there (the evaluator's definition).
-      const PrimitiveType operand_type = shape.element_type();
-      const PrimitiveType result_type = declared_shape.IsArray() ? declared_shape.element_type() : operand_type;
-      const bool same_kind =
-          (primitive_util::IsFloatingPointType(operand_type) && primitive_util::IsFloatingPointType(result_type)) ||
-          (primitive_util::IsIntegralType(operand_type) && primitive_util::IsIntegralType(result_type));
-      if (result_type != operand_type && same_kind) shape.set_element_type(result_type);
+      shape.set_element_type(AccumulatingResultType(shape.element_type(), declared_shape));
       return shape;
     }
     case HloOpcode::kGather:
       RETURN_IF_ERROR(expect_operands(2));
       return InferGatherShape(*operands[0], *operands[1], attrs.gather_dimension_numbers(),
                               attrs.gather_slice_sizes());
-    case HloOpcode::kConvolution:
+    case HloOpcode::kConvolution: {
       RETURN_IF_ERROR(expect_operands(2));
-      return InferConvolveShape(*operands[0], *operands[1], attrs.window(), attrs.convolution_dimension_numbers(),
-                                GroupCount(attrs.feature_group_count()), GroupCount(attrs.batch_group_count()));
+      ASSIGN_OR_RETURN(Shape shape,
+                       InferConvolveShape(*operands[0], *operands[1], attrs.window(),
+                                          attrs.convolution_dimension_numbers(), GroupCount(attrs.feature_group_count()),
+                                          GroupCount(attrs.batch_group_count())));
+      shape.set_element_type(AccumulatingResultType(shape.element_type(), declared_shape));
+      return shape;
+    }
     case HloOpcode::kReduce:
       return InferReduceShape(operands, attrs.dimensions(), *called[0]);
     case HloOpcode::kReduceWindow:

@@ -94,6 +94,15 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferGatherShape(const Shape& operand, const Shape& start_indices,
                                                 const GatherDimensionNumbers& dnums,
                                                 absl::Span<const int64_t> slice_sizes);
+  // Dot's and convolution's result element type for operands of
+  // `operand_type` when the instruction declares `declared_shape`: mixed
+  // precision (XLA's preferred_element_type; StableHLO's dot_general and
+  // convolution constrain only the result type), e.g. f32 from bf16 or s32
+  // from s8, takes the declared type if it is of the operands' kind (float
+  // or integer); anything else is the operand type. The operands are
+  // converted to the result type, or to f32 for an f16/bf16 result, and
+  // accumulate there (the evaluator's definition).
+  static PrimitiveType AccumulatingResultType(PrimitiveType operand_type, const Shape& declared_shape);
   // Convolution (ConvGeneralDilated): window sizes equal the kernel's spatial
   // sizes; group counts are at least 1 (not both above 1).
   static absl::StatusOr<Shape> InferConvolveShape(const Shape& lhs, const Shape& rhs, const Window& window,

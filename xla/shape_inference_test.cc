@@ -877,6 +877,26 @@ TEST(ConvolutionTest, OutputSizes) {
                       "s32[1,0,0,1]"));
 }
 
+TEST(ConvolutionTest, MixedPrecisionTakesTheDeclaredTypeOfTheOperandsKind) {
+  // StableHLO's convolution constrains only the result type, as dot_general.
+  HloInstructionProto attrs;
+  *attrs.mutable_window() = Window2d(3, 1, 1, 1);
+  *attrs.mutable_convolution_dimension_numbers() = Nhwc();
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConvolution, {S("s8[1,4,4,2]"), S("s8[3,3,2,5]")}, attrs, {},
+                            S("s32[1,4,4,5]")),
+                      "s32[1,4,4,5]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConvolution, {S("bf16[1,4,4,2]"), S("bf16[3,3,2,5]")}, attrs, {},
+                            S("f32[1,4,4,5]")),
+                      "f32[1,4,4,5]"));
+  // Another kind (integer operands, float result) is not mixed precision:
+  // the operands' type is inferred, and the verifier reports the mismatch.
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConvolution, {S("s8[1,4,4,2]"), S("s8[3,3,2,5]")}, attrs, {},
+                            S("f32[1,4,4,5]")),
+                      "s8[1,4,4,5]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConvolution, {S("f32[1,4,4,2]"), S("f32[3,3,2,5]")}, attrs),
+                      "f32[1,4,4,5]"));
+}
+
 TEST(ConvolutionTest, Errors) {
   const Shape lhs = S("f32[1,8,8,4]");
   EXPECT_TRUE(IsError(ShapeInference::InferConvolveShape(lhs, S("f64[3,3,4,2]"), Window2d(3, 1, 0, 0), Nhwc(), 1, 1),

@@ -9,7 +9,8 @@
 // lhs batch and the kernel output features likewise.
 //
 // Operands are converted to the accumulation type first (f32 for f16/bf16
-// results, the result type otherwise), as Dot does; the sum runs over kernel
+// results, the result type otherwise; the result type may differ from the
+// operands', as in s32 convolution(s8, s8)), as Dot does; the sum runs over kernel
 // positions in row-major order, input features innermost, and is rounded to
 // the result type at the end. Integer sums wrap.
 #include <algorithm>
@@ -99,6 +100,8 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instruction, c
   const int64_t bgc = attrs.batch_group_count() == 0 ? 1 : attrs.batch_group_count();
   ASSIGN_OR_RETURN(Shape inferred,
                    ShapeInference::InferConvolveShape(lhs.shape(), rhs.shape(), attrs.window(), dnums, fgc, bgc));
+  // Mixed precision: the declared result type may be wider than the operands'.
+  inferred.set_element_type(ShapeInference::AccumulatingResultType(inferred.element_type(), shape));
   if (!ShapeUtil::SameDimensions(inferred, shape) || inferred.element_type() != shape.element_type()) {
     return InvalidArgument("HloEvaluator: %s: result %s does not match the convolution's shape %s",
                            InstrLabel(instruction), shape.ToString(), inferred.ToString());

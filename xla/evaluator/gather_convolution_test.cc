@@ -196,6 +196,26 @@ TEST(ConvolutionTest, PaddingIsZerosThatTakePartInTheProducts) {
   EXPECT_EQ(r->data<float>()[2], inf);
 }
 
+TEST(ConvolutionTest, MixedPrecisionAccumulatesInTheResultType) {
+  // s8 x s8 -> s32: 100*100 + 100*100 + 27*1 would wrap in s8.
+  Literal x = Literal::CreateR3<int8_t>({{{100, 100, 27}}});
+  Literal k = Literal::CreateR3<int8_t>({{{100, 100, 1}}});
+  EXPECT_LITERAL(EvalText(Conv1d("s8[1,1,3]", "s8[1,1,3]", "s32[1,1,1]", "size=3"), {&x, &k}),
+                 Literal::CreateR3<int32_t>({{{20027}}}));
+  // bf16 x bf16 -> f32: 256 + 1 + 1 = 258 in f32 (bf16 sums would stay 256).
+  Literal y = Literal::CreateR3<bfloat16>({{{bfloat16(256.0f), bfloat16(1.0f), bfloat16(1.0f)}}});
+  Literal ones = Literal::CreateR3<bfloat16>({{{bfloat16(1.0f), bfloat16(1.0f), bfloat16(1.0f)}}});
+  EXPECT_LITERAL(EvalText(Conv1d("bf16[1,1,3]", "bf16[1,1,3]", "f32[1,1,1]", "size=3"), {&y, &ones}),
+                 Literal::CreateR3<float>({{{258.0f}}}));
+  // bf16 -> f16 also sums in f32, rounding once: 256 + 1 + 1 = 258 (exact in f16).
+  EXPECT_LITERAL(EvalText(Conv1d("bf16[1,1,3]", "bf16[1,1,3]", "f16[1,1,1]", "size=3"), {&y, &ones}),
+                 Literal::CreateR3<half>({{{half(258.0f)}}}));
+  // A result of another kind is an error, not a conversion.
+  auto r = EvalText(Conv1d("s8[1,1,3]", "s8[1,1,3]", "f32[1,1,1]", "size=3"), {&x, &k});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("s8[1,1,1]"), std::string::npos) << r.status();
+}
+
 TEST(ConvolutionTest, WrongWindowSizeIsAnError) {
   Literal x = Literal::CreateR3<float>({{{1, 2, 3}}});
   Literal k = Literal::CreateR3<float>({{{1, 1}}});

@@ -292,8 +292,11 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
   // the products (0 x inf is NaN), as in the evaluator: the lhs index is
   // clamped into range and the loaded value replaced by zero outside.
   const bool empty_lhs = ShapeUtil::ElementsIn(lhs->shape()) == 0;
-  llvm::AllocaInst* acc = EntryAlloca(IrValueType(type, b_->getContext()), "conv.acc");
-  b_->CreateStore(Zero(type), acc);
+  // Mixed precision (s32 from s8, f32 from bf16): operands are converted to
+  // the accumulation type, f32 for f16/bf16 results, as in the evaluator.
+  const PrimitiveType acc_type = (type == F16 || type == BF16) ? F32 : type;
+  llvm::AllocaInst* acc = EntryAlloca(IrValueType(acc_type, b_->getContext()), "conv.acc");
+  b_->CreateStore(Zero(acc_type), acc);
   RETURN_IF_ERROR(EmitLoopNest(*ctx_, sizes, order, "conv.k", [&](const IrIndex& k) -> absl::Status {
     llvm::Value* inside = b_->getTrue();
     for (int64_t i = 0; i < spatial; ++i) {
@@ -318,13 +321,14 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
     return EmitForLoop(*ctx_, kernel_in, "conv.iz", [&](llvm::Value* iz) -> absl::Status {
       li[dnums.input_feature_dimension()] = b_->CreateAdd(feature_base, iz);
       ri[dnums.kernel_input_feature_dimension()] = iz;
-      llvm::Value* l = Zero(type);
+      llvm::Value* l = Zero(acc_type);
       if (!empty_lhs) {
         ASSIGN_OR_RETURN(llvm::Value * loaded, EmitElement(lhs, li));
-        l = b_->CreateSelect(inside, loaded, Zero(type));
+        l = b_->CreateSelect(inside, EmitConvert(lhs->shape().element_type(), acc_type, loaded), Zero(acc_type));
       }
       ASSIGN_OR_RETURN(llvm::Value * r, EmitElement(rhs, ri));
-      b_->CreateStore(MultiplyAdd(type, b_->CreateLoad(acc->getAllocatedType(), acc), l, r), acc);
+      r = EmitConvert(rhs->shape().element_type(), acc_type, r);
+      b_->CreateStore(MultiplyAdd(acc_type, b_->CreateLoad(acc->getAllocatedType(), acc), l, r), acc);
       return absl::OkStatus();
     });
   }));

@@ -160,6 +160,10 @@ TEST(ConvolutionLoweringTest, WhatStaysAnElementalLoop) {
       ConvModule("f32[1,4,1]", "f32[0,1,1]", "f32[1,5,1]", "window={size=0}, dim_labels=b0f_0io->b0f"),
       ConvModule("f32[1,4,2]", "f32[0,1,2]", "f32[1,5,2]",
                  "window={size=0}, dim_labels=b0f_0io->b0f, feature_group_count=2"),
+      // Mixed precision into integers and into f16/bf16 (the evaluator sums
+      // bf16 operands in f32, not in the f16 an im2col dot would use).
+      ConvModule("s8[1,6,6,3]", "s8[3,3,3,4]", "s32[1,4,4,4]", "window={size=3x3}, dim_labels=b01f_01io->b01f"),
+      ConvModule("bf16[1,6,6,3]", "bf16[3,3,3,4]", "f16[1,4,4,4]", "window={size=3x3}, dim_labels=b01f_01io->b01f"),
   };
   for (const std::string& text : kept) {
     bool changed = true;
@@ -180,13 +184,34 @@ TEST(ConvolutionLoweringTest, LoweredModulesComputeTheConvolution) {
       ConvModule("f64[1,9,9,4]", "f64[3,3,1,8]", "f64[1,4,4,8]",
                  "window={size=3x3 stride=2x2 rhs_dilate=1x1 pad=0_1x0_1 rhs_reversal=1x0}, dim_labels=b01f_01io->b01f, "
                  "feature_group_count=4"),
+      // Mixed precision into f64: operands converted exactly on the way in
+      // (im2col, depthwise, one dot per output position).
+      ConvModule("f32[2,11,3]", "f32[3,3,4]", "f64[2,6,4]", "window={size=3 stride=2 pad=1_1}, dim_labels=b0f_0io->b0f"),
+      ConvModule("f32[1,9,9,4]", "f32[3,3,1,8]", "f64[1,4,4,8]",
+                 "window={size=3x3 stride=2x2 pad=0_1x0_1}, dim_labels=b01f_01io->b01f, feature_group_count=4"),
+      ConvModule("f32[1,1,1200]", "f32[1,1,1100]", "f64[1,1,101]", "window={size=1100}, dim_labels=bf0_oi0->bf0"),
   };
   for (const std::string& text : texts) {
     bool changed = false;
-    AfterPass(text, &changed);
+    const std::string after = AfterPass(text, &changed);
     EXPECT_TRUE(changed) << text;
+    EXPECT_EQ(cpu_test::CountOccurrences(after, " convolution("), 0) << after;
     cpu_test::CompareWithEvaluator(text, cpu_test::RandomArguments(text, 3), ErrorSpec{1e-12, 1e-12});
   }
+}
+
+TEST(ConvolutionLoweringTest, MixedPrecisionIntoF32ConvertsTheOperands) {
+  // JAX's f32 convolution(bf16, bf16): bf16 -> f32 is exact, so the lowered
+  // dot in f32 sums what the evaluator sums.
+  const std::string text = ConvModule("bf16[2,8,8,3]", "bf16[3,3,3,5]", "f32[2,8,8,5]",
+                                      "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f");
+  bool changed = false;
+  const std::string after = AfterPass(text, &changed);
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(cpu_test::CountOccurrences(after, " dot("), 1) << after;
+  EXPECT_NE(after.find("f32[2,8,8,3]{3,2,1,0} convert(%a)"), std::string::npos) << after;
+  EXPECT_NE(after.find("f32[3,3,3,5]{3,2,1,0} convert(%b)"), std::string::npos) << after;
+  cpu_test::CompareWithEvaluator(text, cpu_test::RandomArguments(text, 4), ErrorSpec{1e-5, 1e-5});
 }
 
 }  // namespace

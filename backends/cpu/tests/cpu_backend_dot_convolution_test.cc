@@ -127,6 +127,28 @@ TEST(CpuBackendTest, ConvolutionTypes) {
   }
 }
 
+TEST(CpuBackendTest, ConvolutionMixedPrecision) {
+  // The declared result type of the operands' kind; operands converted to
+  // it (f32 for f16/bf16 results) and summed there, as the evaluator does.
+  const std::string same = "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f";
+  RunAndCompare(ConvModule("s8[2,9,9,3]", "s8[3,3,3,4]", "s32[2,9,9,4]", same), {.tol = kExact});
+  RunAndCompare(ConvModule("u8[2,9,9,3]", "u8[3,3,3,4]", "u32[2,9,9,4]", same), {.tol = kExact});
+  RunAndCompare(ConvModule("s16[2,9,9,3]", "s16[3,3,3,4]", "s64[2,9,9,4]", same), {.tol = kExact});
+  RunAndCompare(ConvModule("bf16[2,9,9,3]", "bf16[3,3,3,4]", "f32[2,9,9,4]", same), {.tol = ConvolutionTol("f32")});
+  RunAndCompare(ConvModule("f16[2,9,9,3]", "f16[3,3,3,4]", "f32[2,9,9,4]", same), {.tol = ConvolutionTol("f32")});
+  RunAndCompare(ConvModule("f32[2,9,9,3]", "f32[3,3,3,4]", "f64[2,9,9,4]", same), {.tol = ConvolutionTol("f64")});
+  RunAndCompare(ConvModule("bf16[2,9,9,3]", "bf16[3,3,3,4]", "f16[2,9,9,4]", same), {.tol = ConvolutionTol("f16")});
+  RunAndCompare(ConvModule("f32[2,9,9,3]", "f32[3,3,3,4]", "bf16[2,9,9,4]", same), {.tol = ConvolutionTol("bf16")});
+  // Depthwise (lowered to a sum of products) and batch groups (one dot per
+  // output position), from bf16 into f32.
+  RunAndCompare(ConvModule("bf16[1,8,8,6]", "bf16[3,3,1,12]", "f32[1,8,8,12]",
+                           "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=6"),
+                {.tol = ConvolutionTol("f32")});
+  RunAndCompare(ConvModule("bf16[4,5,5,3]", "bf16[2,2,3,6]", "f32[2,4,4,6]",
+                           "window={size=2x2}, dim_labels=b01f_01io->b01f, batch_group_count=2"),
+                {.tol = ConvolutionTol("f32")});
+}
+
 TEST(CpuBackendTest, ConvolutionWindowsAndDimensionNumbers) {
   const std::vector<std::array<std::string, 4>> cases = {
       // Strided, padded low/high unevenly (TensorFlow's SAME with stride 2).

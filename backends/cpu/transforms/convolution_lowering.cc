@@ -405,6 +405,11 @@ class Lowering {
 absl::StatusOr<bool> Lower(HloComputation* computation, NameUniquer* names, HloInstruction* conv) {
   const PrimitiveType type = conv->shape().element_type();
   if (type != F32 && type != F64 && type != F16 && type != BF16) return false;
+  // Mixed precision into f32/f64 (f32 from bf16): the operands are converted
+  // to the result type (exactly) on the way in. Into f16/bf16 the evaluator
+  // converts them to f32, which the im2col dot in the result type would not.
+  const bool mixed = conv->operand(0)->shape().element_type() != type;
+  if (mixed && (type == F16 || type == BF16)) return false;
   if (ShapeUtil::ElementsIn(conv->shape()) == 0 || ShapeUtil::ElementsIn(conv->operand(0)->shape()) == 0) {
     return false;
   }

@@ -29,8 +29,9 @@
 // Both keep the document's semantics: padding and dilation holes are zeros
 // that take part in the products. Sums run in another order than the
 // evaluator's (im2col through the matmul runtime), so float results round
-// differently. Left as they are (the elemental loop): integer and complex
-// convolutions, other feature groupings, empty results and
+// differently. Mixed precision into f32/f64 (f32 from bf16 operands) converts
+// the operands to the result type first. Left as they are (the elemental
+// loop): integer and complex convolutions, mixed precision into f16/bf16, other feature groupings, empty results and
 // kernels, kernels and outputs both of more than kMaxKernelPositions
 // positions (depthwise kernels: more than kMaxDepthwisePositions), and im2col
 // patches (or windows) above kMaxPatchBytes (memory over speed).

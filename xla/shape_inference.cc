@@ -287,11 +287,8 @@ absl::StatusOr<Shape> ShapeInference::InferUnaryOpShape(HloOpcode opcode, const 
     case HloOpcode::kLogistic:
     case HloOpcode::kSqrt:
     case HloOpcode::kRsqrt:
+    case HloOpcode::kCbrt:  // complex: the principal cube root (StableHLO)
       if (!is_float && !is_complex) return type_error("a floating-point or complex");
-      return same;
-    case HloOpcode::kCbrt:
-      // The real cube root; complex cbrt has no single principal convention here.
-      if (!is_float) return type_error("a floating-point");
       return same;
     case HloOpcode::kReal:
     case HloOpcode::kImag:

@@ -241,7 +241,8 @@ TEST(BinaryTest, TypeRules) {
                       {"Atan2", "floating-point element type"}));
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kAtan2, S("c64[2]"), S("c64[2]"), {}), {"Atan2"}));
   EXPECT_TRUE(IsError(SI::InferBinaryOpShape(HloOpcode::kRemainder, S("c64[2]"), S("c64[2]"), {}), {"Remainder"}));
-  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kCbrt, S("c128[2]")), {"Cbrt"}));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kCbrt, S("c128[2]")), "c128[2]"));  // principal root
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kCbrt, S("s32[2]")), {"Cbrt", "floating-point or complex"}));
   EXPECT_TRUE(IsError(SI::InferTernaryOpShape(HloOpcode::kClamp, S("c64[]"), S("c64[2]"), S("c64[]")), {"Clamp", "complex"}));
   // add/multiply on pred are or/and (StableHLO); subtract and divide are not defined.
   EXPECT_TRUE(SI::InferBinaryOpShape(HloOpcode::kAdd, S("pred[2]"), S("pred[2]"), {}).ok());

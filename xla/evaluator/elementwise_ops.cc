@@ -19,6 +19,7 @@ namespace evaluator_internal {
 using primitive_util::ArrayTypeSwitch;
 using primitive_util::is_complex_v;
 using primitive_util::is_float_v;
+using reference_math::ComplexCbrt;
 using reference_math::ComplexExpm1;
 using reference_math::ComplexLog1p;
 using reference_math::ComplexLogistic;
@@ -190,6 +191,7 @@ absl::StatusOr<Literal> EvaluateUnary(const HloInstruction& instruction, const L
         case HloOpcode::kLogistic: return map([](T x) -> T { return ComplexLogistic(x); });
         case HloOpcode::kSqrt: return map([](T x) -> T { return std::sqrt(x); });
         case HloOpcode::kRsqrt: return map([](T x) -> T { return T(1) / std::sqrt(x); });
+        case HloOpcode::kCbrt: return map([](T x) -> T { return ComplexCbrt(x); });
         default: break;
       }
     }

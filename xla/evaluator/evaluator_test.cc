@@ -383,6 +383,52 @@ TEST(EdgeValuesTest, ComplexSignScalesBeforeDividing) {
   EXPECT_LE(UlpDistance(d->data<complex128>()[0].imag(), -hd), 1);
 }
 
+// The principal cube root in long double polar form.
+std::complex<long double> CbrtLd(std::complex<long double> x) {
+  return std::polar(std::cbrt(std::abs(x)), std::arg(x) / 3);
+}
+
+TEST(EdgeValuesTest, ComplexCbrtIsThePrincipalCubeRoot) {
+  // StableHLO's interpret test: cbrt(3 + 4i).
+  auto c = EvalOp(HloOpcode::kCbrt, "c128[1]", {R1<complex128>({complex128(3, 4)})});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_LE(UlpDistance(c->data<complex128>()[0].real(), 1.6289371459221759), 2);
+  EXPECT_LE(UlpDistance(c->data<complex128>()[0].imag(), 0.5201745023045458), 2);
+  // Every quadrant and magnitude, |x| overflowing or subnormal included.
+  const double kDMax = std::numeric_limits<double>::max(), kDDen = std::numeric_limits<double>::denorm_min();
+  std::vector<complex128> xs = {{-8, 0}, {0, 8}, {0, -8}, {-1, -1e-300}, {kDMax, kDMax}, {-kDMax, 1},
+                                {3 * kDDen, -5 * kDDen}, {1e-300, 1e300}, {0.5, -2}, {-7, 3}};
+  auto d = EvalOp(HloOpcode::kCbrt, "c128[10]", {Literal::CreateR1<complex128>(xs)});
+  ASSERT_TRUE(d.ok()) << d.status();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const std::complex<long double> e = CbrtLd({xs[i].real(), xs[i].imag()});
+    const complex128 got = d->data<complex128>()[i];
+    EXPECT_LE(UlpDistance(got.real(), static_cast<double>(e.real())), 4) << xs[i] << " -> " << got;
+    EXPECT_LE(UlpDistance(got.imag(), static_cast<double>(e.imag())), 4) << xs[i] << " -> " << got;
+  }
+  // c64 is computed in double and rounded once.
+  std::vector<complex64> fs = {{3, 4}, {-8, 0}, {-1, -1e-30f}, {3.4e38f, 3.4e38f}, {1e-45f, 0}, {-7, 3}};
+  auto f = EvalOp(HloOpcode::kCbrt, "c64[6]", {Literal::CreateR1<complex64>(fs)});
+  ASSERT_TRUE(f.ok()) << f.status();
+  for (size_t i = 0; i < fs.size(); ++i) {
+    const std::complex<long double> e = CbrtLd({fs[i].real(), fs[i].imag()});
+    const complex64 got = f->data<complex64>()[i];
+    EXPECT_LE(UlpDistance(got.real(), static_cast<float>(e.real())), 1) << fs[i] << " -> " << got;
+    EXPECT_LE(UlpDistance(got.imag(), static_cast<float>(e.imag())), 1) << fs[i] << " -> " << got;
+  }
+  // Special values: real infinities stay on their ray (no inf * 0 = NaN part).
+  auto s = EvalOp(HloOpcode::kCbrt, "c64[5]",
+                  {R1<complex64>({complex64(kInf, 0), complex64(kInf, -0.0f), complex64(0, 0), complex64(-kInf, 0),
+                                  complex64(std::nanf(""), 1)})});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->data<complex64>()[0], complex64(kInf, 0));
+  EXPECT_TRUE(std::signbit(s->data<complex64>()[1].imag()));
+  EXPECT_EQ(s->data<complex64>()[2], complex64(0, 0));
+  EXPECT_EQ(s->data<complex64>()[3], complex64(kInf, kInf));  // e^(i pi/3) ray
+  EXPECT_TRUE(std::isnan(s->data<complex64>()[4].real()));
+  EXPECT_TRUE(std::isnan(s->data<complex64>()[4].imag()));
+}
+
 TEST(EdgeValuesTest, ComplexExpm1WhereExpOverflows) {
   auto r = EvalOp(HloOpcode::kExpm1, "c64[5]",
                   {R1<complex64>({complex64(88.75f, 2.5f), complex64(100, 0), complex64(100, -0.0f),

@@ -94,6 +94,29 @@ template <typename C> std::complex<C> ComplexLog1p(std::complex<C> x) {
   return {re, std::atan2(b, C(1) + a)};
 }
 
+// The principal cube root, |x|^(1/3) e^(i arg(x) / 3) (XLA's polar form;
+// StableHLO's cbrt on complex): |arg / 3| <= pi / 3 keeps cos >= 1/2, so
+// neither part cancels. c64 is computed in double and rounded once.
+template <typename C> std::complex<C> ComplexCbrt(std::complex<C> x) {
+  using W = std::conditional_t<std::is_same_v<C, float>, double, C>;
+  const W a = x.real(), b = x.imag();
+  W r = std::cbrt(std::hypot(a, b));  // hypot: no overflow in a^2 + b^2
+  if (std::isinf(r) && std::isfinite(a) && std::isfinite(b)) {
+    // |x| itself overflowed (c128 (max, max)): cbrt|x| = 2 cbrt|x / 8|.
+    r = 2 * std::cbrt(std::hypot(a / 8, b / 8));
+  } else if (std::max(std::fabs(a), std::fabs(b)) < std::numeric_limits<W>::min()) {
+    // Subnormal parts: |x| would round to a multiple of the smallest
+    // subnormal (3 ulp -> 6 ulp); scaled by 8^k into the normals (exact).
+    constexpr int k = std::numeric_limits<W>::digits / 3 + 1;
+    r = std::ldexp(std::cbrt(std::hypot(std::ldexp(a, 3 * k), std::ldexp(b, 3 * k))), -k);
+  }
+  const W t = std::atan2(b, a) / 3;
+  const W s = std::sin(t);
+  // r sin(0) is exactly 0 (with b's sign) even where r is infinite.
+  const W im = s == 0 ? s : r * s;
+  return {static_cast<C>(r * std::cos(t)), static_cast<C>(im)};
+}
+
 }  // namespace reference_math
 }  // namespace xla
 

@@ -169,6 +169,7 @@ absl::StatusOr<llvm::Value*> ComplexIrEmitter::EmitUnaryOp(const HloInstruction&
     case HloOpcode::kCos: return CallUnary("Cos", type, x);
     case HloOpcode::kTan: return CallUnary("Tan", type, x);
     case HloOpcode::kTanh: return CallUnary("Tanh", type, x);
+    case HloOpcode::kCbrt: return CallUnary("Cbrt", type, x);
     default: return OpNotImplemented(hlo, type);
   }
 }

@@ -18,6 +18,7 @@ template <typename R> C<R> Sign(C<R> x) { return reference_math::ComplexSign(x);
 template <typename R> C<R> Expm1(C<R> x) { return reference_math::ComplexExpm1(x); }
 template <typename R> C<R> Log1p(C<R> x) { return reference_math::ComplexLog1p(x); }
 template <typename R> C<R> Logistic(C<R> x) { return reference_math::ComplexLogistic(x); }
+template <typename R> C<R> Cbrt(C<R> x) { return reference_math::ComplexCbrt(x); }
 template <typename R> C<R> Rsqrt(C<R> x) { return C<R>(1) / std::sqrt(x); }
 template <typename R> C<R> Exp(C<R> x) { return std::exp(x); }
 template <typename R> C<R> Log(C<R> x) { return std::log(x); }
@@ -62,7 +63,7 @@ const std::vector<RuntimeSymbol>& ComplexRuntimeSymbols() {
     XLA_CPU_COMPLEX_UNARY(Sign) XLA_CPU_COMPLEX_UNARY(Expm1) XLA_CPU_COMPLEX_UNARY(Log1p)
     XLA_CPU_COMPLEX_UNARY(Logistic) XLA_CPU_COMPLEX_UNARY(Rsqrt) XLA_CPU_COMPLEX_UNARY(Exp)
     XLA_CPU_COMPLEX_UNARY(Log) XLA_CPU_COMPLEX_UNARY(Sqrt) XLA_CPU_COMPLEX_UNARY(Sin)
-    XLA_CPU_COMPLEX_UNARY(Cos) XLA_CPU_COMPLEX_UNARY(Tan) XLA_CPU_COMPLEX_UNARY(Tanh)
+    XLA_CPU_COMPLEX_UNARY(Cos) XLA_CPU_COMPLEX_UNARY(Tan) XLA_CPU_COMPLEX_UNARY(Tanh) XLA_CPU_COMPLEX_UNARY(Cbrt)
     XLA_CPU_COMPLEX_BINARY(Multiply) XLA_CPU_COMPLEX_BINARY(Divide) XLA_CPU_COMPLEX_BINARY(Power)
 #undef XLA_CPU_COMPLEX_UNARY
 #undef XLA_CPU_COMPLEX_BINARY

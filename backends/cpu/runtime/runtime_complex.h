@@ -23,7 +23,7 @@ struct RuntimeSymbol {
 
 // Every complex runtime function, for registration with the JIT:
 //   void __xla_cpu_runtime_<Op>C64(float re, float im, float* out)     (C128: double)
-//     <Op> = Sign Expm1 Log1p Logistic Rsqrt Exp Log Sqrt Sin Cos Tan Tanh
+//     <Op> = Sign Expm1 Log1p Logistic Rsqrt Exp Log Sqrt Sin Cos Tan Tanh Cbrt
 //   void __xla_cpu_runtime_<Op>C64(float a_re, float a_im, float b_re, float b_im, float* out)
 //     <Op> = Multiply Divide Power
 //   float __xla_cpu_runtime_AbsC64(float re, float im)                 (C128: double)

@@ -177,7 +177,7 @@ std::string RealOf(const std::string& t) { return t == "c64" ? "f32" : "f64"; }
 TEST(CpuComplexTest, UnaryOps) {
   for (const std::string& t : kComplexTypes) {
     for (const std::string op : {"negate", "exponential", "exponential-minus-one", "log", "log-plus-one", "sqrt",
-                                 "rsqrt", "sine", "cosine", "tan", "tanh", "logistic", "sign", "copy"}) {
+                                 "rsqrt", "sine", "cosine", "tan", "tanh", "logistic", "sign", "cbrt", "copy"}) {
       for (const std::string dims : {"[]", "[0]", "[67]", "[3,5]"}) {
         RunAndCompare(Sub(R"(HloModule m
 ENTRY e {

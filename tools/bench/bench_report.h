@@ -24,6 +24,19 @@ inline double BestSeconds(int reps, const std::function<void()>& fn) {
   return best;
 }
 
+// Best of up to `max_reps` timings of `fn`, stopping once `budget_seconds`
+// have been spent (after at least one): for workloads whose duration is not
+// known in advance.
+inline double BestSecondsWithin(int max_reps, double budget_seconds, const std::function<void()>& fn) {
+  double best = 1e30, spent = 0;
+  for (int i = 0; i < max_reps && (i == 0 || spent < budget_seconds); ++i) {
+    double s = BestSeconds(1, fn);
+    best = std::min(best, s);
+    spent += s;
+  }
+  return best;
+}
+
 // Prints one figure; `higher_is_better` picks the direction of the ratio.
 inline void Report(const std::string& name, double value, const std::string& unit, const std::string& ref,
                    double ref_value, bool higher_is_better) {

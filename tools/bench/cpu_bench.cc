@@ -10,6 +10,10 @@
 //   conv                  3x3 conv GFLOP/s vs Eigen on its im2col matrices;
 //                         depthwise 3x3 effective GB/s vs the triad
 //   mlp_train_step        ms per SGD step vs PyTorch (torch_mlp_step.py)
+//   model_*               real models (GraphSAGE, SSD-MobileNet, a StableHLO
+//                         program): us vs the interpreter, FLOP count,
+//                         GFLOP/s vs the FMA peak, compile ms vs the
+//                         interpreter's; skipped without ../shared
 //   compile_ms_N          compile time vs the interpreter backend
 //   execute_overhead_us   tiny-add Execute vs the interpreter backend
 // Every timing is the best of N runs after warm-up runs; bandwidth figures
@@ -19,7 +23,8 @@
 // DebugOptions.xla_cpu_threads at compile time.
 //
 // Usage: cpu_bench [--threads=N] [--torch_script=PATH] [GROUP...]
-//   GROUP: elementwise reduce matmul conv mlp compile overhead (default: all).
+//   GROUP: elementwise reduce matmul conv mlp models compile overhead (default:
+//   all). The models come from $XLA_SHARED_DIR, else ../shared.
 #include <sched.h>
 #include <unistd.h>
 
@@ -47,6 +52,10 @@
 #include "client/xla_builder.h"
 #include "tools/bench/bench_report.h"
 #include "tools/bench/eigen_matmul_reference.h"
+#include "tools/bench/real_models.h"
+#include "xla/analysis/hlo_cost_analysis.h"
+#include "xla/hlo/hlo_instruction.h"
+#include "xla/literal_comparison.h"
 #include "xla/shape_util.h"
 
 namespace xla {
@@ -501,7 +510,9 @@ void BenchReduce(const Target& cpu, int threads) {
 // ---------------------------------------------------------------------------
 // Matmul: GFLOP/s vs Eigen on a ThreadPoolDevice, and vs the FMA peak.
 
-void BenchMatmul(const Target& cpu, int threads) {
+// Measured once per run and printed; the matmul and model groups compare
+// against it.
+FmaPeak MeasureAndReportFmaPeak(int threads) {
   FmaPeak peak = MeasureFmaPeak(threads);
   if (peak.gflops > 0) {
     std::printf("# fma peak: %s register-only FMA loop, %d thread(s) vs 1 thread\n", peak.isa.c_str(), threads);
@@ -509,6 +520,10 @@ void BenchMatmul(const Target& cpu, int threads) {
   } else {
     std::printf("# fma peak: skipped, this CPU has neither AVX-512F nor AVX2+FMA\n");
   }
+  return peak;
+}
+
+void BenchMatmul(const Target& cpu, int threads, const FmaPeak& peak) {
   const bool eigen_ok = bench::EigenMatMulReference::Supported();
   if (!eigen_ok) std::printf("# matmul: Eigen reference skipped, it is built for AVX2+FMA and this CPU lacks them\n");
   std::unique_ptr<bench::EigenMatMulReference> eigen;
@@ -914,6 +929,116 @@ void BenchMlp(const Target& cpu, int threads, const std::string& torch_script) {
 }
 
 // ---------------------------------------------------------------------------
+// Real models (tools/bench/real_models.h): GraphSAGE and SSD-MobileNet from
+// ../shared/benchmarks/hlo and a StableHLO conformance program. For each:
+// run time (us) vs the interpreter's, FLOP count (xla/analysis/hlo_cost_analysis),
+// achieved GFLOP/s vs the FMA peak, and compile time vs the interpreter's.
+// The CPU result is checked against the interpreter's first.
+
+// The model as a computation that misses the compilation cache: an unused
+// constant numbered `variant` changes the fingerprint, and the compiler's
+// dead-code elimination drops it (as BuildChain's variant constant does).
+XlaComputation ModelVariant(const HloModule& module, int variant) {
+  std::unique_ptr<HloModule> copy = OrDie(module.Clone(), "clone " + module.name());
+  copy->entry_computation()->AddInstruction(HloInstruction::CreateConstant(Literal::CreateR0<float>(variant)));
+  return XlaComputation(copy->ToProto());
+}
+
+// Best compile milliseconds of `reps` compilations that each miss the
+// cache; the last executable is kept in `*kept`, the others unregistered.
+double BestCompileMs(const Target& target, const HloModule& module, int reps, int* variant, ExecutionHandle* kept) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    XlaComputation computation = ModelVariant(module, ++*variant);
+    bool cache_hit = false;
+    double s = BestSeconds(1, [&] { *kept = Compile(target, computation, &cache_hit); });
+    if (cache_hit) Die(module.name() + ": unexpected compilation-cache hit");
+    if (r + 1 < reps) CheckOk(target.client->UnregisterExecutable(*kept), "unregister executable");
+    best = std::min(best, s * 1e3);
+  }
+  return best;
+}
+
+void BenchModel(const Target& cpu, const Target& interpreter, const FmaPeak& peak,
+                absl::StatusOr<bench::RealModel> loaded) {
+  if (!loaded.ok()) {
+    if (loaded.status().code() != absl::StatusCode::kNotFound) Die(loaded.status().ToString());
+    std::printf("# %s: skipped\n", std::string(loaded.status().message()).c_str());
+    return;
+  }
+  bench::RealModel& model = *loaded;
+  const std::string& name = model.name;
+  std::printf("# %s: %s; %s\n", name.c_str(), model.file.c_str(), model.preparation.c_str());
+  const HloCost cost = AnalyzeHloCost(*model.module);
+  std::string left_out;
+  for (const auto& [opcode, count] : cost.not_counted) left_out += " " + opcode + " x" + std::to_string(count);
+  if (!left_out.empty()) {
+    std::printf("# %s: the FLOP count leaves out or counts in part:%s\n", name.c_str(), left_out.c_str());
+  }
+
+  int variant = 0;
+  ExecutionHandle cpu_exe, interpreter_exe;
+  const double cpu_compile_ms = BestCompileMs(cpu, *model.module, 3, &variant, &cpu_exe);
+  const double interpreter_compile_ms = BestCompileMs(interpreter, *model.module, 3, &variant, &interpreter_exe);
+
+  std::vector<const Literal*> literals;
+  for (const Literal& l : model.arguments) literals.push_back(&l);
+  auto cpu_data = TransferAll(cpu.client, literals);
+  auto interpreter_data = TransferAll(interpreter.client, literals);
+  std::vector<GlobalData*> cpu_args = Pointers(cpu_data), interpreter_args = Pointers(interpreter_data);
+  auto run_interpreter = [&] { OrDie(interpreter.client->Execute(interpreter_exe, interpreter_args), "execute"); };
+  const double interpreter_s = bench::BestSecondsWithin(3, 10.0, run_interpreter);
+  Literal want = ExecuteAndFetch(interpreter, interpreter_exe, interpreter_args);
+  Literal got = ExecuteAndFetch(cpu, cpu_exe, cpu_args);
+  CheckOk(literal_comparison::Near(want, got, model.tolerance), name + ": CPU result differs from the interpreter's");
+
+  auto run_cpu = [&] { OrDie(cpu.client->Execute(cpu_exe, cpu_args), "execute " + name); };
+  for (int i = 0; i < 2; ++i) run_cpu();
+  const double cpu_s = bench::BestSecondsWithin(50, 3.0, run_cpu);
+  Report(name + "_us", cpu_s * 1e6, "us", "interpreter_us", interpreter_s * 1e6, false);
+  std::printf("# %s_flops: counted by xla/analysis/hlo_cost_analysis (dot 2*M*N*K, convolution 2*outputs*window*"
+              "features per group, elementwise and reduce 1 per element): a count, no reference\n", name.c_str());
+  bench::ReportWithoutReference(name + "_flops", static_cast<double>(cost.flops), "FLOP");
+  const double gflops = cost.flops / cpu_s / 1e9;
+  if (peak.gflops > 0) {
+    Report(name + "_gflops", gflops, "GFLOP/s", "fma_peak_f32", peak.gflops, true);
+  } else {
+    bench::ReportWithoutReference(name + "_gflops", gflops, "GFLOP/s");
+  }
+  Report(name + "_compile_ms", cpu_compile_ms, "ms", "interpreter_compile_ms", interpreter_compile_ms, false);
+}
+
+// The StableHLO program: the conformance file with the most FLOPs that is
+// dot- or convolution-based (every dot_general file is a 4x3 by 3x6
+// product; this convolution is 1x28x28x1 by a 3x3x1x16 kernel with
+// dilation, 180 KFLOP).
+constexpr char kStableHloModel[] = "conv_general_dilated_float32_1_28_28_1_float32_3_3_1_16.mlir";
+
+void BenchModels(const Target& cpu, const Target& interpreter, const FmaPeak& peak) {
+  const std::string shared = bench::SharedDir();
+  if (access(shared.c_str(), R_OK) != 0) {
+    std::printf("# models: skipped: the shared folder %s is absent (set XLA_SHARED_DIR to it)\n", shared.c_str());
+    return;
+  }
+  std::printf("# models: from %s; the FMA peak is f32 while most of GraphSAGE and SSD-MobileNet computes in bf16\n",
+              shared.c_str());
+  const std::string hlo = shared + "/benchmarks/hlo/";
+  // GraphSAGE's integer arguments are node ids into its 56945-row
+  // embedding tables (../shared/benchmarks/hlo/SOURCE.md).
+  BenchModel(cpu, interpreter, peak,
+             bench::LoadHloModel("model_graphsage", hlo + "graphsage_tf.hlo", 0.1, 56945, ErrorSpec{1e-5, 1e-5}));
+  // bf16 activations: the backend sums convolutions in another order, so
+  // results may round to a neighbouring bf16 value (cpu_real_model_test's
+  // tolerance).
+  BenchModel(cpu, interpreter, peak,
+             bench::LoadHloModel("model_ssd_mobilenet", hlo + "ssd_mobilenet_tf.hlo", 0.1, 100, ErrorSpec{5e-3, 5e-3}));
+  BenchModel(cpu, interpreter, peak,
+             bench::LoadStableHloModel("model_stablehlo_conv",
+                                       shared + "/conformance/stablehlo/testdata/" + kStableHloModel,
+                                       ErrorSpec{1e-4, 1e-4}));
+}
+
+// ---------------------------------------------------------------------------
 // Compile time of generated modules with exactly N entry instructions.
 // Reference: the same modules through the interpreter backend, whose compile
 // is the service path alone (proto to HloModule, verification, cache key)
@@ -1021,7 +1146,8 @@ int Main(int argc, char** argv) {
   int threads = AffinityCores();
   std::string torch_script = DefaultTorchScript();
   std::set<std::string> groups;
-  const std::set<std::string> known = {"elementwise", "reduce", "matmul", "conv", "mlp", "compile", "overhead"};
+  const std::set<std::string> known = {"elementwise", "reduce", "matmul",  "conv",
+                                       "mlp",         "models", "compile", "overhead"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--threads=", 0) == 0) {
@@ -1032,7 +1158,7 @@ int Main(int argc, char** argv) {
     } else if (known.count(arg)) {
       groups.insert(arg);
     } else {
-      Die("unknown argument '" + arg + "' (groups: elementwise reduce matmul conv mlp compile overhead)");
+      Die("unknown argument '" + arg + "' (groups: elementwise reduce matmul conv mlp models compile overhead)");
     }
   }
   if (groups.empty()) groups = known;
@@ -1046,9 +1172,12 @@ int Main(int argc, char** argv) {
   Target interpreter = MakeTarget("interpreter", threads);
   if (groups.count("elementwise")) BenchElementwise(cpu, threads);
   if (groups.count("reduce")) BenchReduce(cpu, threads);
-  if (groups.count("matmul")) BenchMatmul(cpu, threads);
+  FmaPeak peak;
+  if (groups.count("matmul") || groups.count("models")) peak = MeasureAndReportFmaPeak(threads);
+  if (groups.count("matmul")) BenchMatmul(cpu, threads, peak);
   if (groups.count("conv")) BenchConvolution(cpu, threads);
   if (groups.count("mlp")) BenchMlp(cpu, threads, torch_script);
+  if (groups.count("models")) BenchModels(cpu, interpreter, peak);
   if (groups.count("compile")) BenchCompile(cpu, interpreter);
   if (groups.count("overhead")) BenchOverhead(cpu, interpreter);
   return 0;

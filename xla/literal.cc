@@ -1,5 +1,6 @@
 #include "xla/literal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -228,6 +229,7 @@ absl::StatusOr<Literal> Literal::Convert(PrimitiveType type) const {
 
 absl::StatusOr<Literal> Literal::BitcastConvert(const Shape& to) const {
   if (!shape_.IsArray() || !to.IsArray()) return InvalidArgument("BitcastConvert needs arrays");
+  if ((element_type() == PRED) != (to.element_type() == PRED)) return BitcastConvertPred(to);
   if (ShapeUtil::ByteSizeOfElements(to) != size_bytes()) {
     return InvalidArgument("BitcastConvert from %s to %s changes the byte size", shape_.ToString(),
                            to.ToString());
@@ -235,6 +237,28 @@ absl::StatusOr<Literal> Literal::BitcastConvert(const Shape& to) const {
   Literal src = Relayout(ShapeUtil::DefaultLayout(shape_.rank()));
   Literal out(ShapeUtil::MakeShape(to.element_type(), to.dimensions()));
   std::memcpy(out.bytes_.data(), src.bytes_.data(), bytes_.size());
+  if (to.has_layout()) return out.Relayout(to.layout());
+  return out;
+}
+
+absl::StatusOr<Literal> Literal::BitcastConvertPred(const Shape& to) const {
+  const int64_t bits = element_count() * primitive_util::BitWidth(element_type());
+  if (ShapeUtil::ElementsIn(to) * primitive_util::BitWidth(to.element_type()) != bits) {
+    return InvalidArgument("BitcastConvert from %s to %s changes the number of bits", shape_.ToString(),
+                           to.ToString());
+  }
+  // Pred element i is bit i of the other side's bytes, least significant
+  // bit first: bit i % w of element i / w of a w-bit type (little-endian).
+  Literal src = Relayout(ShapeUtil::DefaultLayout(shape_.rank()));
+  Literal out(ShapeUtil::MakeShape(to.element_type(), to.dimensions()));
+  if (element_type() == PRED) {
+    std::fill(out.bytes_.begin(), out.bytes_.end(), 0);
+    for (int64_t i = 0; i < bits; ++i) {
+      if (src.bytes_[i] != 0) out.bytes_[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    }
+  } else {
+    for (int64_t i = 0; i < bits; ++i) out.bytes_[i] = (src.bytes_[i / 8] >> (i % 8)) & 1;
+  }
   if (to.has_layout()) return out.Relayout(to.layout());
   return out;
 }

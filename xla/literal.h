@@ -135,7 +135,8 @@ class Literal {
   // saturates and NaN becomes 0; complex->real takes the real part).
   absl::StatusOr<Literal> Convert(PrimitiveType type) const;
   // Reinterprets the bits; equal widths keep the shape, other widths add or
-  // remove a minor dimension as the operation-semantics document says.
+  // remove a minor dimension as the operation-semantics document says. pred
+  // is one bit (StableHLO's i1): pred[8] <-> u8[] packs element i as bit i.
   absl::StatusOr<Literal> BitcastConvert(const Shape& to) const;
   // Copy with the data in another layout (arrays; tuples recurse with `layout`
   // applied to arrays of matching rank).
@@ -164,6 +165,9 @@ class Literal {
   static absl::StatusOr<Literal> ParseValue(absl::string_view text, const Shape& shape);
 
  private:
+  // BitcastConvert between pred and a type of more bits.
+  absl::StatusOr<Literal> BitcastConvertPred(const Shape& to) const;
+
   Shape shape_;
   std::vector<uint8_t> bytes_;    // arrays
   std::vector<Literal> elements_;  // tuples

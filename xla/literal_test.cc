@@ -113,6 +113,15 @@ TEST(LiteralTest, ReshapeConvertAndRelayout) {
             "u32[1] {1065353216}");
   EXPECT_EQ(Literal::CreateR1<float>({1.0f}).BitcastConvert(ShapeUtil::MakeShape(U8, {1, 4}))->ToString(),
             "u8[1,4] {{0, 0, 128, 63}}");
+  // pred is one bit, least significant first: 0b00000110 = 6.
+  EXPECT_EQ(Literal::CreateR1<bool>({false, true, true, false, false, false, false, false})
+                .BitcastConvert(ShapeUtil::MakeShape(U8, {}))
+                ->ToString(),
+            "u8[] 6");
+  EXPECT_EQ(Literal::CreateR1<int16_t>({-32767}).BitcastConvert(ShapeUtil::MakeShape(PRED, {1, 16}))->ToString(),
+            "pred[1,16] {{true, false, false, false, false, false, false, false, false, false, false, false, false, "
+            "false, false, true}}");
+  EXPECT_FALSE(Literal::CreateR1<bool>({true}).BitcastConvert(ShapeUtil::MakeShape(U8, {})).ok());
 }
 
 TEST(LiteralTest, ApproximateComparisonReportsFirstMismatch) {

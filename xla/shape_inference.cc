@@ -462,10 +462,8 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
                            TypeName(new_type), operand.ToString());
   }
   const PrimitiveType old_type = operand.element_type();
-  if (old_type == PRED || new_type == PRED) {
-    return InvalidArgument("%s: pred has no defined bit representation; cannot bitcast %s to %s", op,
-                           operand.ToString(), TypeName(new_type));
-  }
+  // pred is StableHLO's i1: one bit (num_bits(i1) = 1), so pred[..., 32]
+  // and f32[...] bitcast into each other.
   const int64_t old_bits = primitive_util::BitWidth(old_type);
   const int64_t new_bits = primitive_util::BitWidth(new_type);
   std::vector<int64_t> dims = operand.dimensions();

@@ -335,7 +335,13 @@ TEST(ConvertTest, BitcastConvert) {
   EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("u8[8]"), F64), "f64[]"));
   EXPECT_TRUE(IsError(SI::InferBitcastConvertShape(S("f16[10,3]"), F32), {"BitcastConvert", "size 2", "f16[10,3]"}));
   EXPECT_TRUE(IsError(SI::InferBitcastConvertShape(S("f16[]"), F32), {"BitcastConvert", "minor-most"}));
-  EXPECT_TRUE(IsError(SI::InferBitcastConvertShape(S("pred[2]"), S8), {"BitcastConvert", "pred"}));
+  // pred is one bit (StableHLO's i1).
+  EXPECT_TRUE(IsError(SI::InferBitcastConvertShape(S("pred[2]"), S8), {"BitcastConvert", "size 8", "pred[2]"}));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("pred[3,8]"), S8), "s8[3]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("pred[64]"), S64), "s64[]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("f64[]"), PRED), "pred[64]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("bf16[2]"), PRED), "pred[2,16]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("pred[2,3]"), PRED), "pred[2,3]"));
   EXPECT_TRUE(IsShape(Infer(HloOpcode::kBitcastConvert, {S("f64[3]")}, {}, {}, S("s32[3,2]")), "s32[3,2]"));
 }
 

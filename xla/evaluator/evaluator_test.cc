@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/casts.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/hlo_module.h"
@@ -840,6 +841,30 @@ TEST(ConvertTest, ConvertAndBitcastConvert) {
   EXPECT_LITERAL(EvalOp(HloOpcode::kBitcastConvert, "u16[]", {R1<uint8_t>({0x01, 0x02})}), R0<uint16_t>(0x0201));
   EXPECT_ERROR(EvalOp(HloOpcode::kBitcastConvert, "s32[4]", {Literal::CreateR2<float>({{1, 2}, {3, 4}})}),
                "bitcast-convert");
+}
+
+TEST(ConvertTest, BitcastConvertPredIsOneBit) {
+  // StableHLO's i1 has one bit: element i is bit i, least significant first
+  // (its interpret test: 64 x i1 <-> i64 0x0123456789ABCDEF).
+  const uint64_t kBits = 0x0123456789ABCDEFull;
+  std::vector<bool> bits(64);
+  for (int i = 0; i < 64; ++i) bits[i] = (kBits >> i) & 1;
+  Literal preds(ShapeUtil::MakeShape(PRED, {64}));
+  for (int i = 0; i < 64; ++i) preds.data<bool>()[i] = bits[i];
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcastConvert, "s64[]", {preds}), R0<int64_t>(static_cast<int64_t>(kBits)));
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcastConvert, "pred[64]", {R0<double>(absl::bit_cast<double>(kBits))}), preds);
+  // A wider rank: each row of 8 packs into one u8; bf16 unpacks to 16.
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcastConvert, "u8[2]",
+                        {Literal::CreateR2<bool>({{true, false, false, false, false, false, false, true},
+                                                  {false, true, false, false, false, false, false, false}})}),
+                 R1<uint8_t>({0x81, 0x02}));
+  auto unpacked = EvalOp(HloOpcode::kBitcastConvert, "pred[1,16]", {R1<bfloat16>({bfloat16(-2.0f)})});
+  ASSERT_TRUE(unpacked.ok()) << unpacked.status();
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(unpacked->data<bool>()[i], i == 14 || i == 15) << i;  // 0xC000
+  // pred to pred keeps the values.
+  EXPECT_LITERAL(EvalOp(HloOpcode::kBitcastConvert, "pred[3]", {R1<bool>({true, false, true})}),
+                 R1<bool>({true, false, true}));
+  EXPECT_ERROR(EvalOp(HloOpcode::kBitcastConvert, "s8[]", {R1<bool>({true, false})}), "bitcast-convert");
 }
 
 // --- Shape ops ---------------------------------------------------------------------------

@@ -79,10 +79,11 @@ int64_t MaxValueBytes() {
 }
 
 // Valid bitcast-convert: equal widths keep the dimensions; a wider result
-// drops a minor dimension of size ratio; a narrower one adds it.
+// drops a minor dimension of size ratio; a narrower one adds it. Widths in
+// bits: pred is one (StableHLO's i1).
 absl::Status CheckBitcastConvert(const HloInstruction& instruction, const Shape& in, const Shape& out) {
-  const int wi = primitive_util::ByteWidth(in.element_type());
-  const int wo = primitive_util::ByteWidth(out.element_type());
+  const int wi = primitive_util::BitWidth(in.element_type());
+  const int wo = primitive_util::BitWidth(out.element_type());
   std::vector<int64_t> expected = in.dimensions();
   bool ok = true;
   if (wo > wi) {

@@ -450,22 +450,27 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const
                                                                            const IrIndex& index) {
   const HloInstruction* operand = hlo->operand(0);
   const PrimitiveType from = operand->shape().element_type(), to = hlo->shape().element_type();
-  const int wi = primitive_util::ByteWidth(from), wo = primitive_util::ByteWidth(to);
+  // Widths in bits: pred is one bit (StableHLO's i1), element i of a pred
+  // side being bit i, least significant first, as in the evaluator.
+  const int wi = primitive_util::BitWidth(from), wo = primitive_util::BitWidth(to);
   // The bits of the operand at `in`: straight from its buffer when it has
   // one (exact even for NaN payloads), else from the generated value.
   auto bits_at = [&](const IrIndex& in) -> absl::StatusOr<llvm::Value*> {
     if (llvm::Value* buffer = buffers_(operand)) {
       llvm::Type* storage = IrStorageType(from, b_->getContext());
       llvm::Value* ptr = b_->CreateInBoundsGEP(storage, buffer, {LinearIndex(operand->shape(), in)});
-      return b_->CreateLoad(b_->getIntNTy(8 * wi), ptr);
+      llvm::Value* stored = b_->CreateLoad(b_->getIntNTy(8 * primitive_util::ByteWidth(from)), ptr);
+      return from == PRED ? b_->CreateICmpNE(stored, b_->getInt8(0)) : stored;
     }
     ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(operand, in));
-    return ToBits(from, v);
+    return from == PRED ? v : ToBits(from, v);
   };
-  llvm::Type* out_int = b_->getIntNTy(8 * wo);
+  // The result from its wo bits (an i1 is the pred itself).
+  auto from_bits = [&](llvm::Value* bits) { return to == PRED ? bits : FromBits(to, bits); };
+  llvm::Type* out_int = b_->getIntNTy(wo);
   if (wi == wo) {
     ASSIGN_OR_RETURN(llvm::Value * bits, bits_at(index));
-    return FromBits(to, bits);
+    return from_bits(bits);
   }
   if (wo > wi) {
     // The minor operand dimension (of size wo/wi) is gathered, little-endian.
@@ -479,10 +484,10 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const
     for (int64_t j = 0; j < k; ++j) {
       in.back() = b_->getInt64(j);
       ASSIGN_OR_RETURN(llvm::Value * bits, bits_at(in));
-      llvm::Value* part = b_->CreateShl(b_->CreateZExt(bits, out_int), 8 * wi * j);
+      llvm::Value* part = b_->CreateShl(b_->CreateZExt(bits, out_int), wi * j);
       acc = b_->CreateOr(acc, part);
     }
-    return FromBits(to, acc);
+    return from_bits(acc);
   }
   // Narrower: the result's minor dimension picks a piece, little-endian.
   if (hlo->shape().rank() != operand->shape().rank() + 1) {
@@ -490,9 +495,9 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const
   }
   IrIndex in(index.begin(), index.end() - 1);
   ASSIGN_OR_RETURN(llvm::Value * bits, bits_at(in));
-  llvm::Value* shift = b_->CreateMul(index.back(), b_->getInt64(8 * wo));
+  llvm::Value* shift = b_->CreateMul(index.back(), b_->getInt64(wo));
   llvm::Value* piece = b_->CreateLShr(bits, b_->CreateZExtOrTrunc(shift, bits->getType()));
-  return FromBits(to, b_->CreateTrunc(piece, out_int));
+  return from_bits(b_->CreateTrunc(piece, out_int));
 }
 
 }  // namespace cpu

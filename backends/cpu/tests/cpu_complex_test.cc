@@ -477,26 +477,52 @@ ENTRY e {
 })");
 }
 
-// pred has no defined bit representation: bitcasts to and from it are
-// rejected before code generation (by the verifier), not given a meaning.
-TEST(CpuComplexTest, BitcastConvertPredIsRejected) {
-  for (const char* text : {R"(HloModule m
+// pred is one bit (StableHLO's i1), element i being bit i: packed into
+// and unpacked from every width, from buffers and from fused values (a
+// compare), and back.
+TEST(CpuComplexTest, BitcastConvertPredIsOneBit) {
+  RunAndCompare(R"(HloModule m
 ENTRY e {
-  a = pred[9] parameter(0)
-  ROOT s = s8[9] bitcast-convert(a)
-})",
-                           R"(HloModule m
+  a = pred[3,8] parameter(0)
+  b = pred[2,64] parameter(1)
+  c = pred[4,32] parameter(2)
+  g = pred[4,2,16] parameter(3)
+  s = s8[3] bitcast-convert(a)
+  u = u8[3] bitcast-convert(a)
+  l = s64[2] bitcast-convert(b)
+  d = f64[2] bitcast-convert(b)
+  z = c64[2] bitcast-convert(b)
+  f = f32[4] bitcast-convert(c)
+  h = bf16[4,2] bitcast-convert(g)
+  p = pred[3,8] bitcast-convert(a)
+  ROOT r = (s8[3], u8[3], s64[2], f64[2], c64[2], f32[4], bf16[4,2], pred[3,8]) tuple(s, u, l, d, z, f, h, p)
+})");
+  RunAndCompare(R"(HloModule m
 ENTRY e {
-  a = u8[5] parameter(0)
-  ROOT p = pred[5] bitcast-convert(a)
-})"}) {
-    auto module = ParseHloModule(text);
-    ASSERT_TRUE(module.ok()) << module.status();
-    auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
-    ASSERT_FALSE(executable.ok());
-    EXPECT_NE(executable.status().message().find("pred has no defined bit representation"), std::string::npos)
-        << executable.status();
-  }
+  a = s16[5] parameter(0)
+  b = f32[5] parameter(1)
+  c = c128[2] parameter(2)
+  h = f16[5] parameter(3)
+  p = pred[5,16] bitcast-convert(a)
+  q = pred[5,32] bitcast-convert(b)
+  w = pred[2,128] bitcast-convert(c)
+  g = pred[5,16] bitcast-convert(h)
+  back = f32[5] bitcast-convert(q)
+  ROOT r = (pred[5,16], pred[5,32], pred[2,128], pred[5,16], f32[5]) tuple(p, q, w, g, back)
+})");
+  // Fused: the pred side is a compare's value, the other side a negation's.
+  RunAndCompare(R"(HloModule m
+ENTRY e {
+  a = f32[6,16] parameter(0)
+  z = f32[] constant(0)
+  zs = f32[6,16] broadcast(z), dimensions={}
+  lt = pred[6,16] compare(a, zs), direction=LT
+  u = u16[6] bitcast-convert(lt)
+  x = s32[6] parameter(1)
+  n = s32[6] negate(x)
+  bits = pred[6,32] bitcast-convert(n)
+  ROOT r = (u16[6], pred[6,32]) tuple(u, bits)
+})");
 }
 
 TEST(CpuComplexTest, ClampOnComplexIsRejected) {

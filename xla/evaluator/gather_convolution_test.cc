@@ -252,6 +252,29 @@ TEST(ScatterTest, CollisionsCombineInUpdateOrderAndOutOfRangeIsSkipped) {
       Literal::CreateR2<int32_t>({{1, 2, 3}, {-7, -16, -25}, {7, 8, 9}}));
 }
 
+TEST(ScatterTest, WindowsPartlyOutOfBoundsAreSkippedWhole) {
+  // 2x2 windows at 2-d starts, as XLA: (1,2) reaches column 3 and (-1,1)
+  // row -1, so neither applies even its in-bounds elements (the operation-
+  // semantics text would add 10 to (1,2) and (2,2), 100 to (0,1) and (0,2)).
+  Literal idx = Literal::CreateR2<int32_t>({{0, 0}, {1, 2}, {-1, 1}, {1, 1}});
+  Literal up(ShapeUtil::MakeShape(S32, {4, 2, 2}));
+  const int32_t values[] = {1, 10, 100, 1000};
+  for (int w = 0; w < 4; ++w) {
+    for (int e = 0; e < 4; ++e) up.data<int32_t>()[4 * w + e] = values[w];
+  }
+  EXPECT_LITERAL(EvalText(ScatterModule("add(a, b)", "s32[4,2]", "s32[4,2,2]",
+                                        "update_window_dims={1,2}, inserted_window_dims={}, "
+                                        "scatter_dims_to_operand_dims={0,1}, index_vector_dim=1"),
+                          {&Matrix3x3(), &idx, &up}),
+                 Literal::CreateR2<int32_t>({{2, 3, 3}, {5, 1006, 1006}, {7, 1008, 1009}}));
+  // Row windows of two columns: the column start is always 0, so only the
+  // row decides; a window as wide as the operand fits at start 0 only.
+  Literal rows = Literal::CreateR1<int32_t>({2, 3});
+  Literal two = Literal::CreateR2<int32_t>({{5, 6}, {7, 8}});
+  EXPECT_LITERAL(EvalText(ScatterModule("copy(b)", "s32[2]", "s32[2,2]", kRowScatter), {&Matrix3x3(), &rows, &two}),
+                 Literal::CreateR2<int32_t>({{1, 2, 3}, {4, 5, 6}, {5, 6, 9}}));
+}
+
 TEST(ScatterTest, ElementsByTwoDimensionalIndices) {
   // Each update is one element at (row, col); the window is empty.
   Literal idx = Literal::CreateR2<int32_t>({{0, 1}, {2, 2}, {3, 0}});

@@ -6,9 +6,10 @@
 // Scatter, gather's inverse: the result starts as the operands; then, for
 // every update element in row-major order, the operand index it maps to
 // (start from scatter_indices, not clamped, plus the window offset) is
-// combined with it, current value first: out = f(out, update). Update
-// elements that map outside the operand are skipped (the document applies
-// only valid indices).
+// combined with it, current value first: out = f(out, update). An update
+// window that lies even partly outside the operand is skipped whole, as XLA
+// does (its evaluator and backends) and the corpus expects; the operation-
+// semantics text would apply the in-bounds elements (docs/ops.md).
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -148,13 +149,20 @@ absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl:
   for (int64_t i = 0; i < 2 * n; ++i) args.emplace_back(ShapeUtil::MakeScalarShape(operands[i % n]->element_type()));
   std::vector<const Literal*> arg_ptrs;
   for (const Literal& a : args) arg_ptrs.push_back(&a);
+  // The update window's extent in each operand dimension (1 where inserted
+  // or batching).
+  std::vector<int64_t> window_size(in.rank(), 1);
+  for (int64_t d = 0; d < up.rank(); ++d) {
+    if (window_operand_dim[d] >= 0) window_size[window_operand_dim[d]] = up.dimensions(d);
+  }
   const int64_t count = ShapeUtil::ElementsIn(up);
-  std::vector<int64_t> u(up.rank(), 0), idx_index(idx.rank(), 0), target(in.rank());
+  std::vector<int64_t> u(up.rank(), 0), idx_index(idx.rank(), 0), start(in.rank()), offset(in.rank());
   for (int64_t linear = 0; linear < count; ++linear) {
-    std::fill(target.begin(), target.end(), 0);
+    std::fill(start.begin(), start.end(), 0);
+    std::fill(offset.begin(), offset.end(), 0);
     for (int64_t d = 0; d < up.rank(); ++d) {
       if (window_operand_dim[d] >= 0) {
-        target[window_operand_dim[d]] += u[d];
+        offset[window_operand_dim[d]] = u[d];
       } else {
         idx_index[scatter_index_dim[d]] = u[d];
       }
@@ -165,16 +173,17 @@ absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl:
       for (int64_t d = 0; d < idx.rank(); ++d) idx_linear += idx_index[d] * idx_strides[d];
       // Bounded so the sums cannot overflow: anything this far out is invalid.
       constexpr int64_t kFar = int64_t{1} << 62;
-      target[dnums.scatter_dims_to_operand_dims(k)] += std::clamp(IndexAt(indices, idx_linear), -kFar, kFar);
+      start[dnums.scatter_dims_to_operand_dims(k)] += std::clamp(IndexAt(indices, idx_linear), -kFar, kFar);
     }
     for (int i = 0; i < dnums.input_batching_dims_size(); ++i) {
-      target[dnums.input_batching_dims(i)] += idx_index[dnums.scatter_indices_batching_dims(i)];
+      start[dnums.input_batching_dims(i)] += idx_index[dnums.scatter_indices_batching_dims(i)];
     }
+    // The whole window must fit.
     bool valid = true;
     int64_t out_linear = 0;
     for (int64_t d = 0; d < in.rank() && valid; ++d) {
-      valid = target[d] >= 0 && target[d] < in.dimensions(d);
-      out_linear += target[d] * in_strides[d];
+      valid = start[d] >= 0 && start[d] <= in.dimensions(d) - window_size[d];
+      out_linear += (start[d] + offset[d]) * in_strides[d];
     }
     if (valid) {
       for (int64_t i = 0; i < n; ++i) {

@@ -110,6 +110,12 @@ absl::Status ScatterEmitter::EmitScatter(const HloInstruction& hlo) {
   const std::vector<int64_t>& scatter_index_dim = map.index_dim;
   const int64_t vector_size = ivd == idx.rank() ? 1 : idx.dimensions(ivd);
   const bool signed_index = primitive_util::IsSignedIntegralType(idx.element_type());
+  // An update window even partly outside the operand is skipped whole (XLA's
+  // semantics, as the evaluator): its start must lie in [0, dim - extent].
+  std::vector<int64_t> window_size(shape.rank(), 1);
+  for (int64_t d = 0; d < up.rank(); ++d) {
+    if (window_operand_dim[d] >= 0) window_size[window_operand_dim[d]] = up.dimensions(d);
+  }
   // Updates are applied in row-major order, so colliding updates combine in
   // the evaluator's order. Large scatters run on the pool in bands of the
   // operand's major dimension: each worker goes through all updates and
@@ -141,10 +147,11 @@ absl::Status ScatterEmitter::EmitScatter(const HloInstruction& hlo) {
         return EmitLoopNest(
             ctx_, std::vector<int64_t>(up.dimensions().begin(), up.dimensions().end()), row_major,
             hlo.name() + ".update", [&](const IrIndex& u) -> absl::Status {
-              IrIndex target(shape.rank(), b_.getInt64(0)), idx_index(idx.rank());
+              IrIndex start(shape.rank(), b_.getInt64(0)), offset(shape.rank(), b_.getInt64(0));
+              IrIndex idx_index(idx.rank());
               for (int64_t d = 0; d < up.rank(); ++d) {
                 if (window_operand_dim[d] >= 0) {
-                  target[window_operand_dim[d]] = u[d];
+                  offset[window_operand_dim[d]] = u[d];
                 } else {
                   idx_index[scatter_index_dim[d]] = u[d];
                 }
@@ -163,15 +170,20 @@ absl::Status ScatterEmitter::EmitScatter(const HloInstruction& hlo) {
                 v = b_.CreateSelect(b_.CreateICmpSGT(v, b_.getInt64(kFar)), b_.getInt64(kFar), v);
                 v = b_.CreateSelect(b_.CreateICmpSLT(v, b_.getInt64(-kFar)), b_.getInt64(-kFar), v);
                 const int64_t d = dnums.scatter_dims_to_operand_dims(k);
-                target[d] = b_.CreateAdd(target[d], v);
+                start[d] = b_.CreateAdd(start[d], v);
               }
               for (int i = 0; i < dnums.input_batching_dims_size(); ++i) {
                 const int64_t d = dnums.input_batching_dims(i);
-                target[d] = b_.CreateAdd(target[d], idx_index[dnums.scatter_indices_batching_dims(i)]);
+                start[d] = b_.CreateAdd(start[d], idx_index[dnums.scatter_indices_batching_dims(i)]);
               }
               llvm::Value* valid = b_.getTrue();
+              IrIndex target(shape.rank());
               for (int64_t d = 0; d < shape.rank(); ++d) {
-                valid = b_.CreateAnd(valid, b_.CreateICmpULT(target[d], b_.getInt64(shape.dimensions(d))));
+                const int64_t last_start = shape.dimensions(d) - window_size[d];
+                // Unsigned: a negative start is far out too.
+                valid = last_start < 0 ? b_.getFalse()
+                                       : b_.CreateAnd(valid, b_.CreateICmpULE(start[d], b_.getInt64(last_start)));
+                target[d] = b_.CreateAdd(start[d], offset[d]);
               }
               if (band_dim >= 0) {
                 // In range, so unsigned compares against the band's bounds.

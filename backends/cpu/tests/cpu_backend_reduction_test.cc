@@ -168,6 +168,40 @@ ENTRY e {
                 {.tol = kExact});
 }
 
+// An update window even partly outside the operand is skipped whole (XLA's
+// semantics, docs/ops.md), in every dimension, with batching dimensions,
+// and in the banded parallel path where a window spans two bands.
+TEST(CpuBackendTest, ScatterWindowsPartlyOutOfBoundsAreSkippedWhole) {
+  const std::string windows =
+      "update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1";
+  const std::string text = ScatterModule("f32", "[6,7]", "s32[7,2]", "[7,2,3]", "add(a, b)", windows);
+  // Starts: fits at the far corner (4,4); one past it in rows (5,0) or
+  // columns (0,5); negative (-1,0), (0,-1); far out; fits at (0,0).
+  Literal idx = Literal::CreateR2<int32_t>({{4, 4}, {5, 0}, {0, 5}, {-1, 0}, {0, -1}, {1000, 2}, {0, 0}});
+  std::vector<Literal> args;
+  args.push_back(Literal(ShapeUtil::MakeShape(F32, {6, 7})));
+  args.push_back(std::move(idx));
+  Literal up(ShapeUtil::MakeShape(F32, {7, 2, 3}));
+  for (int i = 0; i < 42; ++i) up.data<float>()[i] = static_cast<float>(i + 1);
+  args.push_back(std::move(up));
+  for (int i = 0; i < 42; ++i) args[0].data<float>()[i] = 0;
+  RunAndCompare(text, {.tol = kExact, .args = std::move(args)});
+  // Random starts around the edges, in a transposed operand, and windows
+  // of two rows with batching dimensions.
+  RunAndCompare(ScatterModule("s32", "[6,7]{0,1}", "s64[20,2]", "[20,2,3]", "add(a, b)", windows),
+                {.tol = kExact, .small_ints = 7});
+  RunAndCompare(ScatterModule("f32", "[3,6,4]", "s32[3,5,1]", "[3,5,2,4]", "add(a, b)",
+                              "update_window_dims={2,3}, inserted_window_dims={}, scatter_dims_to_operand_dims={1}, "
+                              "input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=2"),
+                {.tol = kExact, .small_ints = 7});
+  // Banded: windows of 3 rows at random rows of 300, the last rows' windows
+  // skipped, windows crossing band boundaries applied whole.
+  RunAndCompare(ScatterModule("f32", "[300,8]", "s32[9000]", "[9000,3,8]", "add(a, b)",
+                              "update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, "
+                              "index_vector_dim=1"),
+                {.tol = kExact, .small_ints = 310});
+}
+
 // Scatters with enough updates to run in bands of the operand's rows, one
 // worker per band: collisions still combine in the evaluator's order (float
 // sums exactly, the last of colliding replacements, argmax ties), with

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/arena_packing.h"
+#include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/transforms/emission_kinds.h"
 #include "backends/cpu/transforms/row_fusion.h"
@@ -17,38 +18,14 @@ namespace cpu {
 
 namespace {
 
-constexpr int64_t kAlignment = 64;
+using ir_emitter_internal::FlattenShape;
+using ir_emitter_internal::kAlignment;
+
 // Row-group members whose rows are at most this large live one row at a
 // time on the stack when no one outside the group reads them.
 constexpr int64_t kMaxRowScratchBytes = 64 * 1024;
 
 int64_t Aligned(int64_t bytes) { return (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment; }
-
-std::vector<Shape> LeafShapes(const ValueTree& tree) {
-  std::vector<Shape> shapes;
-  std::function<void(const ValueTree&)> walk = [&](const ValueTree& t) {
-    if (t.is_tuple) {
-      for (const auto& e : t.elements) walk(*e);
-    } else {
-      shapes.push_back(t.shape);
-    }
-  };
-  walk(tree);
-  return shapes;
-}
-
-std::vector<Shape> FlatShapes(const Shape& shape) {
-  std::vector<Shape> shapes;
-  std::function<void(const Shape&)> walk = [&](const Shape& s) {
-    if (!s.IsTuple()) {
-      shapes.push_back(s);
-      return;
-    }
-    for (const Shape& e : s.tuple_shapes()) walk(e);
-  };
-  walk(shape);
-  return shapes;
-}
 
 // The temporaries control_flow_emitter.cc takes for `hlo`, in bytes
 // (`operand_leaves(i)`: the leaf shapes of operand i's value).
@@ -58,7 +35,8 @@ int64_t ControlFlowScratchBytes(const HloInstruction& hlo,
   // Leaves in `have` layouts passed to parameter `number` of `computation`.
   auto relaid = [&](const std::vector<Shape>& have, const HloComputation& computation, int64_t number) {
     if (number >= computation.num_parameters()) return;
-    const std::vector<Shape> want = FlatShapes(computation.parameter_instruction(number)->shape());
+    std::vector<Shape> want;
+    FlattenShape(computation.parameter_instruction(number)->shape(), &want);
     for (size_t j = 0; j < have.size() && j < want.size(); ++j) {
       if (!(have[j] == want[j])) bytes += Aligned(ShapeUtil::ByteSizeOfElements(want[j]));
     }
@@ -66,9 +44,12 @@ int64_t ControlFlowScratchBytes(const HloInstruction& hlo,
   auto into_out = [&](const HloComputation& computation) {
     const Shape& root = computation.root_instruction()->shape();
     if (root == hlo.shape()) return;
-    for (const Shape& s : FlatShapes(root)) bytes += Aligned(ShapeUtil::ByteSizeOfElements(s));
+    std::vector<Shape> root_leaves;
+    FlattenShape(root, &root_leaves);
+    for (const Shape& s : root_leaves) bytes += Aligned(ShapeUtil::ByteSizeOfElements(s));
   };
-  const std::vector<Shape> out = FlatShapes(hlo.shape());
+  std::vector<Shape> out;
+  FlattenShape(hlo.shape(), &out);
   switch (hlo.opcode()) {
     case HloOpcode::kCall:
       for (int64_t k = 0; k < hlo.operand_count(); ++k) relaid(operand_leaves(k), *hlo.to_apply(), k);
@@ -113,6 +94,16 @@ std::string SlotString(const BufferSlot& slot) {
 }
 
 }  // namespace
+
+std::vector<Shape> LeafShapes(const ValueTree& tree) {
+  if (!tree.is_tuple) return {tree.shape};
+  std::vector<Shape> shapes;
+  for (const auto& e : tree.elements) {
+    std::vector<Shape> sub = LeafShapes(*e);
+    shapes.insert(shapes.end(), sub.begin(), sub.end());
+  }
+  return shapes;
+}
 
 const ComputationBuffers* BufferAssignment::ForComputation(const HloComputation& computation) const {
   auto it = by_computation_.find(&computation);

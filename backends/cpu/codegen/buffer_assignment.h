@@ -61,6 +61,9 @@ struct ValueTree {
   bool is_tuple = false;
 };
 
+// The shapes of a value's array leaves, depth-first.
+std::vector<Shape> LeafShapes(const ValueTree& tree);
+
 // A result leaf held elsewhere, copied into the result at the end.
 struct ResultCopy {
   int64_t leaf = 0;

@@ -40,19 +40,6 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
   auto operand_leaves = [&](const HloInstruction* operand) -> absl::StatusOr<std::vector<llvm::Value*>> {
     return LeafAddresses(*trees_.at(operand));
   };
-  auto tree_shapes = [&](const ValueTree& tree) {
-    std::vector<Shape> shapes;
-    std::function<void(const ValueTree&)> walk = [&](const ValueTree& t) {
-      if (t.is_tuple) {
-        for (const auto& e : t.elements) walk(*e);
-      } else {
-        shapes.push_back(t.shape);
-      }
-    };
-    walk(tree);
-    return shapes;
-  };
-
   // Copies each leaf of `from` (in `from_shapes`) into `to` (in `to_shapes`).
   auto copy_leaves = [&](const std::vector<llvm::Value*>& from, const std::vector<Shape>& from_shapes,
                          const std::vector<llvm::Value*>& to, const std::vector<Shape>& to_shapes,
@@ -89,7 +76,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
   auto argument_leaves = [&](const HloInstruction* operand, const HloComputation& computation,
                              int64_t number) -> absl::StatusOr<std::vector<llvm::Value*>> {
     ASSIGN_OR_RETURN(std::vector<llvm::Value*> leaves, operand_leaves(operand));
-    return relaid_for(std::move(leaves), tree_shapes(*trees_.at(operand)), computation, number);
+    return relaid_for(std::move(leaves), LeafShapes(*trees_.at(operand)), computation, number);
   };
   // Emits a branch or callee writing the instruction's leaves. A computation
   // writes its results in its root's layout: where that differs from the
@@ -127,7 +114,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
         b_.SetInsertPoint(blocks[i]);
         const HloInstruction* operand = hlo.operand(1 + i);
         ASSIGN_OR_RETURN(std::vector<llvm::Value*> in, operand_leaves(operand));
-        RETURN_IF_ERROR(copy_leaves(in, tree_shapes(*trees_.at(operand)), out, out_shapes, "copy"));
+        RETURN_IF_ERROR(copy_leaves(in, LeafShapes(*trees_.at(operand)), out, out_shapes, "copy"));
         b_.CreateBr(merge);
       }
       b_.SetInsertPoint(merge);
@@ -135,7 +122,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     }
     case HloOpcode::kCopy: {  // of a tuple: leaf by leaf, each into its own layout
       ASSIGN_OR_RETURN(std::vector<llvm::Value*> in, operand_leaves(hlo.operand(0)));
-      return copy_leaves(in, tree_shapes(*trees_.at(hlo.operand(0))), out, out_shapes, "leaf");
+      return copy_leaves(in, LeafShapes(*trees_.at(hlo.operand(0))), out, out_shapes, "leaf");
     }
     case HloOpcode::kCall: {
       std::vector<llvm::Value*> args;
@@ -147,7 +134,7 @@ absl::Status IrEmitter::EmitControlFlow(const HloInstruction& hlo) {
     }
     case HloOpcode::kWhile: {
       ASSIGN_OR_RETURN(std::vector<llvm::Value*> init, operand_leaves(hlo.operand(0)));
-      RETURN_IF_ERROR(copy_leaves(init, tree_shapes(*trees_.at(hlo.operand(0))), out, out_shapes, "init"));
+      RETURN_IF_ERROR(copy_leaves(init, LeafShapes(*trees_.at(hlo.operand(0))), out, out_shapes, "init"));
       std::vector<llvm::Value*> next;
       for (const Shape& s : out_shapes) {
         ASSIGN_OR_RETURN(llvm::Value * slot, NextScratchSlot(ShapeUtil::ByteSizeOfElements(s)));

@@ -251,6 +251,17 @@ XlaOp XlaBuilder::BitcastConvertType(XlaOp operand, PrimitiveType type) {
   }());
 }
 
+XlaOp XlaBuilder::ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(Shape s, GetShape(operand));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferReducePrecisionShape(s, exponent_bits, mantissa_bits));
+    HloInstructionProto proto;
+    proto.set_exponent_bits(exponent_bits);
+    proto.set_mantissa_bits(mantissa_bits);
+    return AddInstruction(proto, HloOpcode::kReducePrecision, out, {operand});
+  }());
+}
+
 XlaOp XlaBuilder::Broadcast(XlaOp operand, absl::Span<const int64_t> sizes) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     ASSIGN_OR_RETURN(Shape s, GetShape(operand));
@@ -874,6 +885,10 @@ XlaOp ConvertElementType(XlaOp operand, PrimitiveType type) {
 XlaOp BitcastConvertType(XlaOp operand, PrimitiveType type) {
   if (operand.builder() == nullptr) return XlaOp();
   return operand.builder()->BitcastConvertType(operand, type);
+}
+XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits) {
+  if (operand.builder() == nullptr) return XlaOp();
+  return operand.builder()->ReducePrecision(operand, exponent_bits, mantissa_bits);
 }
 XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> sizes) {
   if (operand.builder() == nullptr) return XlaOp();

@@ -82,6 +82,7 @@ class XlaBuilder {
   XlaOp TernaryOp(HloOpcode opcode, XlaOp a, XlaOp b, XlaOp c);
   XlaOp ConvertElementType(XlaOp operand, PrimitiveType type);
   XlaOp BitcastConvertType(XlaOp operand, PrimitiveType type);
+  XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
   XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> sizes);
   XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,
                        absl::Span<const int64_t> broadcast_dimensions);
@@ -256,6 +257,9 @@ XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false);
 XlaOp Clamp(XlaOp min, XlaOp operand, XlaOp max);
 XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type);
 XlaOp BitcastConvertType(XlaOp operand, PrimitiveType new_element_type);
+// Rounds to a float format of `exponent_bits` and `mantissa_bits` and back
+// (ties to even; out of range: signed infinity or signed zero).
+XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
 
 XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> broadcast_sizes);
 XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,

@@ -670,6 +670,33 @@ TEST_P(ElementwiseTest, ClampDocExampleAndForms) {
   ComputeAndCompare(&b5, args5, Literal::CreateR1<int32_t>({1, 1, 1}));
 }
 
+// --- ReducePrecision --------------------------------------------------------------
+
+// To IEEE half and back: ties to even, beyond 65504 infinity, below the
+// smallest normal (2^-14) zero: reduce-precision keeps no subnormals.
+TEST_P(ElementwiseTest, ReducePrecisionToHalf) {
+  const float ulp = std::ldexp(1.0f, -10);
+  CheckUnary([](XlaOp x) { return ReducePrecision(x, 5, 10); },
+             Literal::CreateR1<float>({1 + ulp / 2, 1 + 1.5f * ulp, 65504.0f, 65520.0f, -70000.0f,
+                                       std::ldexp(1.0f, -14), std::ldexp(1.0f, -15), kNaN}),
+             Literal::CreateR1<float>({1, 1 + 2 * ulp, 65504.0f, kInf, -kInf, std::ldexp(1.0f, -14), 0, kNaN}));
+  // To bfloat16's format (e8m7) on f64: 1 + 2^-8 and 1 + 3 * 2^-8 are ties.
+  CheckUnary([](XlaOp x) { return ReducePrecision(x, 8, 7); },
+             Literal::CreateR1<double>({1.00390625, 1.01171875, 1e39, -1e-39}),
+             Literal::CreateR1<double>({1.0, 1.015625, kInf, -0.0}));
+}
+
+TEST_P(ElementwiseTest, ReducePrecisionErrors) {
+  XlaBuilder b(TestName());
+  ReducePrecision(Parameter(&b, 0, ShapeUtil::MakeShape(S32, {2}), "x"), 5, 10);
+  EXPECT_FALSE(b.Build().ok());
+  XlaBuilder b2(TestName() + "_bits");
+  ReducePrecision(Parameter(&b2, 0, ShapeUtil::MakeShape(F32, {2}), "x"), 0, 10);
+  auto built = b2.Build();
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.status().message().find("exponent_bits must be at least 1"), std::string::npos) << built.status();
+}
+
 // --- Convert ----------------------------------------------------------------------
 
 TEST_P(ElementwiseTest, ConvertDocExample) {

@@ -238,7 +238,7 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kCall: case HloOpcode::kWhile: case HloOpcode::kConditional:
     case HloOpcode::kGather: case HloOpcode::kConvolution: case HloOpcode::kReduceWindow: case HloOpcode::kScatter:
     case HloOpcode::kSelectAndScatter: case HloOpcode::kBitcast: case HloOpcode::kFusion:
-    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kOptimizationBarrier: case HloOpcode::kReducePrecision:
       return true;
     default:
       return false;
@@ -772,6 +772,20 @@ absl::StatusOr<Shape> ShapeInference::InferIotaShape(const Shape& shape, int64_t
                            shape.ToString(), shape.rank());
   }
   return Validated(op, shape);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferReducePrecisionShape(const Shape& operand, int64_t exponent_bits,
+                                                                int64_t mantissa_bits) {
+  const char* op = "ReducePrecision";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  if (!IsFloatingPointType(operand.element_type())) {
+    return InvalidArgument("%s: operand must have a floating-point element type, got %s", op, operand.ToString());
+  }
+  // One exponent bit at least: without it zero and infinity are the same
+  // pattern (operation semantics).
+  if (exponent_bits < 1) return InvalidArgument("%s: exponent_bits must be at least 1, got %d", op, exponent_bits);
+  if (mantissa_bits < 0) return InvalidArgument("%s: mantissa_bits must be non-negative, got %d", op, mantissa_bits);
+  return NoLayout(operand);
 }
 
 absl::StatusOr<Shape> ShapeInference::InferDotOpShape(const Shape& lhs, const Shape& rhs,
@@ -1592,6 +1606,9 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     case HloOpcode::kBitcastConvert:
       RETURN_IF_ERROR(expect_operands(1));
       return InferBitcastConvertShape(*operands[0], declared_shape.element_type());
+    case HloOpcode::kReducePrecision:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferReducePrecisionShape(*operands[0], attrs.exponent_bits(), attrs.mantissa_bits());
     case HloOpcode::kBroadcast:
       RETURN_IF_ERROR(expect_operands(1));
       if (!declared_shape.IsArray()) {

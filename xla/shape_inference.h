@@ -82,6 +82,9 @@ class ShapeInference {
                                              const PaddingConfig& padding_config);
   static absl::StatusOr<Shape> InferTupleShape(absl::Span<const Shape* const> elements);
   static absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple, int64_t index);
+  // exponent_bits >= 1, mantissa_bits >= 0, a floating-point operand.
+  static absl::StatusOr<Shape> InferReducePrecisionShape(const Shape& operand, int64_t exponent_bits,
+                                                         int64_t mantissa_bits);
   static absl::StatusOr<Shape> InferIotaShape(const Shape& shape, int64_t iota_dimension);
   // Dot/DotGeneral. Result: batch dims, lhs free dims, rhs free dims.
   static absl::StatusOr<Shape> InferDotOpShape(const Shape& lhs, const Shape& rhs,

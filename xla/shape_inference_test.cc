@@ -769,6 +769,25 @@ TEST(InstructionTest, UnimplementedOpsSaySo) {
   }
 }
 
+TEST(InstructionTest, ReducePrecision) {
+  HloInstructionProto attrs;
+  attrs.set_exponent_bits(5);
+  attrs.set_mantissa_bits(10);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kReducePrecision, {S("f32[2,3]")}, attrs), "f32[2,3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kReducePrecision, {S("bf16[4]")}, attrs), "bf16[4]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReducePrecision, {S("s32[4]")}, attrs),
+                      {"ReducePrecision", "floating-point", "s32[4]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReducePrecision, {S("c64[4]")}, attrs), {"ReducePrecision", "floating-point"}));
+  attrs.set_exponent_bits(0);
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReducePrecision, {S("f32[4]")}, attrs),
+                      {"ReducePrecision", "exponent_bits must be at least 1, got 0"}));
+  attrs.set_exponent_bits(8);
+  attrs.set_mantissa_bits(-1);
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReducePrecision, {S("f32[4]")}, attrs),
+                      {"ReducePrecision", "mantissa_bits must be non-negative, got -1"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReducePrecision, {S("f32[4]"), S("f32[4]")}, attrs), {"expects 1 operands"}));
+}
+
 TEST(InstructionTest, CalledComputationCounts) {
   EXPECT_TRUE(IsError(Infer(HloOpcode::kAdd, {S("f32[]"), S("f32[]")}, {}, {PS({}, "f32[]")}),
                       {"Add", "expects 0 called computations, got 1"}));

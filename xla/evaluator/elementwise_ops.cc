@@ -10,6 +10,7 @@
 
 #include "xla/evaluator/elementwise_kernels.h"
 #include "xla/evaluator/evaluator_internal.h"
+#include "xla/evaluator/reduce_precision.h"
 #include "xla/evaluator/reference_math.h"
 #include "xla/status_macros.h"
 
@@ -476,6 +477,42 @@ absl::StatusOr<Literal> EvaluateClamp(const HloInstruction& instruction, const L
   });
   RETURN_IF_ERROR(status);
   return out;
+}
+
+absl::StatusOr<Literal> EvaluateReducePrecision(const HloInstruction& instruction, const Literal& operand) {
+  const Shape& shape = instruction.shape();
+  RETURN_IF_ERROR(ExpectArray(instruction, shape, "result"));
+  RETURN_IF_ERROR(ExpectArray(instruction, operand.shape(), "operand"));
+  RETURN_IF_ERROR(ExpectSameDims(instruction, operand.shape(), shape, "operand"));
+  const int exponent_bits = instruction.attributes().exponent_bits();
+  const int mantissa_bits = instruction.attributes().mantissa_bits();
+  if (operand.element_type() != shape.element_type() || exponent_bits < 1 || mantissa_bits < 0) {
+    return InvalidArgument("HloEvaluator: %s: needs a float operand of the result's type, exponent_bits >= 1 and "
+                           "mantissa_bits >= 0 (got %s, e%d m%d)",
+                           InstrLabel(instruction), operand.shape().ToString(), exponent_bits, mantissa_bits);
+  }
+  std::optional<Literal> result;
+  absl::Status status = ArrayTypeSwitch(shape.element_type(), [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    if constexpr (is_float_v<T>) {
+      using Uint = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+      const int src_mantissa = std::numeric_limits<T>::digits - 1;
+      const int src_exponent = static_cast<int>(sizeof(T) * 8) - 1 - src_mantissa;
+      result = MapUnaryTyped<T, T>(operand, RowMajorShape(shape), [&](T x) {
+        Uint bits;
+        std::memcpy(&bits, &x, sizeof(T));
+        bits = ReducePrecisionBits<Uint>(bits, src_exponent, src_mantissa, exponent_bits, mantissa_bits);
+        T out;
+        std::memcpy(&out, &bits, sizeof(T));
+        return out;
+      });
+      return absl::OkStatus();
+    }
+    return InvalidArgument("HloEvaluator: %s: reduce-precision needs a floating-point operand, got %s",
+                           InstrLabel(instruction), operand.shape().ToString());
+  });
+  RETURN_IF_ERROR(status);
+  return *std::move(result);
 }
 
 }  // namespace evaluator_internal

@@ -64,6 +64,8 @@ absl::StatusOr<Literal> EvaluateCompare(const HloInstruction& instruction, const
                                         const Literal& rhs);
 absl::StatusOr<Literal> EvaluateSelect(const HloInstruction& instruction, const Literal& pred,
                                        const Literal& on_true, const Literal& on_false);
+// Rounds each element to exponent_bits/mantissa_bits (reduce_precision.h).
+absl::StatusOr<Literal> EvaluateReducePrecision(const HloInstruction& instruction, const Literal& operand);
 absl::StatusOr<Literal> EvaluateClamp(const HloInstruction& instruction, const Literal& min,
                                       const Literal& operand, const Literal& max);
 

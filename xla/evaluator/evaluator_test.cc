@@ -177,6 +177,58 @@ TEST(UnaryTest, FloatRounding) {
   EXPECT_LITERAL(EvalOp(HloOpcode::kFloor, "f32[8]", {x}), R1<float>({-3, -2, -1, -1, 0, 1, 2, 2}));
 }
 
+// The operation-semantics rules with XLA's choices: ties to even on the
+// mantissa, overflow to signed infinity, everything at or below the reduced
+// format's smallest normal exponent to signed zero, NaN kept (inf when no
+// mantissa bits are left).
+TEST(UnaryTest, ReducePrecision) {
+  HloInstructionProto e5m10;
+  e5m10.set_exponent_bits(5);
+  e5m10.set_mantissa_bits(10);
+  const double nan_bits = absl::bit_cast<double>(uint64_t{0x7FFFFFFFFFFFFFFF});
+  auto f64 = EvalOp(HloOpcode::kReducePrecision, "f64[6]",
+                    {R1<double>({std::numeric_limits<double>::infinity(), nan_bits, 4.9e-324, 0.0, 65505.0, 65520.0})},
+                    e5m10);
+  ASSERT_TRUE(f64.ok()) << f64.status();
+  EXPECT_EQ(f64->data<double>()[0], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(absl::bit_cast<uint64_t>(f64->data<double>()[1]), uint64_t{0x7FFFFFFFFFFFFFFF});  // the input NaN
+  EXPECT_EQ(f64->data<double>()[2], 0.0);
+  EXPECT_EQ(f64->data<double>()[4], 65504.0);
+  EXPECT_EQ(f64->data<double>()[5], std::numeric_limits<double>::infinity());
+
+  const float ulp = std::ldexp(1.0f, -10);
+  EXPECT_LITERAL(
+      EvalOp(HloOpcode::kReducePrecision, "f32[8]",
+             {R1<float>({1 + ulp / 2, 1 + 1.5f * ulp, 1 + 0.75f * ulp, std::ldexp(1.0f, -14),
+                         std::ldexp(1.5f, -15), -65520.0f, -1e-6f, 65504.0f})},
+             e5m10),
+      R1<float>({1, 1 + 2 * ulp, 1 + ulp, std::ldexp(1.0f, -14), 0, -kInf, -0.0f, 65504.0f}));
+  auto neg_zero = EvalOp(HloOpcode::kReducePrecision, "f32[1]", {R1<float>({-1e-6f})}, e5m10);
+  ASSERT_TRUE(neg_zero.ok());
+  EXPECT_TRUE(std::signbit(neg_zero->data<float>()[0]));
+
+  HloInstructionProto e5m0;
+  e5m0.set_exponent_bits(5);
+  e5m0.set_mantissa_bits(0);
+  EXPECT_LITERAL(EvalOp(HloOpcode::kReducePrecision, "f32[4]", {R1<float>({kNaN, 1.4f, 1.5f, 3.0f})}, e5m0),  // 3: the tie goes to the even exponent
+                 R1<float>({kInf, 1, 2, 2}));
+
+  HloInstructionProto e5m2;
+  e5m2.set_exponent_bits(5);
+  e5m2.set_mantissa_bits(2);
+  EXPECT_LITERAL(EvalOp(HloOpcode::kReducePrecision, "bf16[3]",
+                        {R1<bfloat16>({bfloat16(1.75f), bfloat16(1.875f), bfloat16(1.625f)})}, e5m2),
+                 R1<bfloat16>({bfloat16(1.75f), bfloat16(2.0f), bfloat16(1.5f)}));
+  // Wider than the source: a no-op.
+  HloInstructionProto e11m52;
+  e11m52.set_exponent_bits(11);
+  e11m52.set_mantissa_bits(52);
+  EXPECT_LITERAL(EvalOp(HloOpcode::kReducePrecision, "f16[3]", {R1<half>({half(0.1f), half(-6e-8f), half(65504)})},
+                        e11m52),
+                 R1<half>({half(0.1f), half(-6e-8f), half(65504)}));
+  EXPECT_FALSE(EvalOp(HloOpcode::kReducePrecision, "s32[1]", {R1<int32_t>({1})}, e5m10).ok());
+}
+
 TEST(UnaryTest, FloatSignAbsNegate) {
   Literal x = R1<float>({-3.0f, -0.0f, 0.0f, 2.0f, kNaN, -kInf});
   auto sign = EvalOp(HloOpcode::kSign, "f32[6]", {x});

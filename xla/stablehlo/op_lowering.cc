@@ -82,7 +82,6 @@ const absl::flat_hash_map<std::string, std::string>& MissingOps() {
       {"rng", "rng needs shape inference and evaluator support"},
       {"triangular_solve", "triangular-solve needs shape inference and evaluator support"},
       {"cholesky", "cholesky needs shape inference and evaluator support"},
-      {"reduce_precision", "reduce-precision needs shape inference and evaluator support"},
       {"after_all", "tokens (after-all) need shape inference and evaluator support"},
       {"create_token", "tokens need shape inference and evaluator support"},
       {"infeed", "infeed needs a token and an infeed queue in the runtime"},
@@ -347,6 +346,34 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
       if (type->text != "NOTYPE") attrs.set_comparison_type(type->text);
     }
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kCompare, operands, attrs));
+    return Values{r};
+  }
+  if (name == "reduce_precision") {
+    RETURN_IF_ERROR(ExpectOperands(op, 1));
+    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
+    HloInstructionProto attrs;
+    if (const Attr* format = FindAttr(op, {"format"})) {
+      // Pretty form: format = e5m10.
+      int32_t exponent_bits = 0, mantissa_bits = 0;
+      absl::string_view text = format->text;
+      const size_t m = text.find('m');
+      if (format->kind != Attr::kEnum || !absl::ConsumePrefix(&text, "e") || m == absl::string_view::npos ||
+          !absl::SimpleAtoi(text.substr(0, m - 1), &exponent_bits) ||
+          !absl::SimpleAtoi(text.substr(m), &mantissa_bits)) {
+        return Error(format->loc, absl::StrCat("expected a format eXmY, got '", format->text, "'"));
+      }
+      attrs.set_exponent_bits(exponent_bits);
+      attrs.set_mantissa_bits(mantissa_bits);
+    } else {
+      ASSIGN_OR_RETURN(int64_t exponent_bits, IntAttr(op, {"exponent_bits"}));
+      ASSIGN_OR_RETURN(int64_t mantissa_bits, IntAttr(op, {"mantissa_bits"}));
+      if (exponent_bits > 1024 || mantissa_bits > 1024 || exponent_bits < -1024 || mantissa_bits < -1024) {
+        return OpError(op, "exponent_bits and mantissa_bits must fit the format (at most 1024)");
+      }
+      attrs.set_exponent_bits(static_cast<int32_t>(exponent_bits));
+      attrs.set_mantissa_bits(static_cast<int32_t>(mantissa_bits));
+    }
+    ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kReducePrecision, operands, attrs));
     return Values{r};
   }
   if (name == "select" || name == "clamp") {

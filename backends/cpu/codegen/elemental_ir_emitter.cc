@@ -212,6 +212,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::GenerateUnrounded(const HloInst
     case HloOpcode::kGather: return EmitGatherElement(hlo, index);
     case HloOpcode::kDynamicSlice: return EmitDynamicSliceElement(hlo, index);
     case HloOpcode::kBitcastConvert: return EmitBitcastConvertElement(hlo, index);
+    case HloOpcode::kReducePrecision: return EmitReducePrecisionElement(hlo, index);
     case HloOpcode::kMap: return EmitMapElement(hlo, index);
     default: break;  // elementwise unary and binary ops below
   }

@@ -179,6 +179,7 @@ class ElementalIrEmitter {
   // and safe to read at any in-range index.
   bool ReadsOnlyBuffers(const HloInstruction* hlo);
   absl::StatusOr<llvm::Value*> EmitBitcastConvertElement(const HloInstruction* hlo, const IrIndex& index);
+  absl::StatusOr<llvm::Value*> EmitReducePrecisionElement(const HloInstruction* hlo, const IrIndex& index);
   // A register value as the integer of its storage bits, and back.
   llvm::Value* ToBits(PrimitiveType type, llvm::Value* v);
   llvm::Value* FromBits(PrimitiveType type, llvm::Value* bits);

@@ -422,6 +422,49 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitClampElement(const HloInstr
   return b_->CreateSelect(s ? b_->CreateICmpSLT(v, hi) : b_->CreateICmpULT(v, hi), v, hi);
 }
 
+// The evaluator's ReducePrecisionBits (xla/evaluator/reduce_precision.h) on
+// the element's storage bits, branch-free so loops over it vectorize.
+absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitReducePrecisionElement(const HloInstruction* hlo,
+                                                                            const IrIndex& index) {
+  const PrimitiveType type = hlo->shape().element_type();
+  const int exponent_bits = hlo->attributes().exponent_bits();
+  const int mantissa_bits = hlo->attributes().mantissa_bits();
+  if (!primitive_util::IsFloatingPointType(type) || hlo->operand(0)->shape().element_type() != type ||
+      exponent_bits < 1 || mantissa_bits < 0) {
+    return NotImplemented(*hlo, "reduce-precision of this type or with these bit counts");
+  }
+  ASSIGN_OR_RETURN(llvm::Value * x, EmitElement(hlo->operand(0), index));
+  const int width = primitive_util::BitWidth(type);
+  const int src_mantissa = type == F16 ? 10 : type == BF16 ? 7 : type == F32 ? 23 : 52;
+  const int src_exponent = width - 1 - src_mantissa;
+  llvm::Value* v = ToBits(type, x);
+  llvm::Type* int_type = v->getType();
+  auto c = [&](uint64_t value) { return llvm::ConstantInt::get(int_type, value); };
+  if (mantissa_bits < src_mantissa) {
+    const int dropped = src_mantissa - mantissa_bits;
+    const uint64_t last_kept_bit = uint64_t{1} << dropped;
+    llvm::Value* odd = b_->CreateAnd(b_->CreateLShr(v, c(dropped)), c(1));
+    llvm::Value* bias = b_->CreateAdd(c((last_kept_bit >> 1) - 1), odd);
+    v = b_->CreateAnd(b_->CreateAdd(v, bias), c(~(last_kept_bit - 1)));
+  }
+  if (exponent_bits < src_exponent) {
+    const uint64_t exponent_mask = ((uint64_t{1} << src_exponent) - 1) << src_mantissa;
+    const uint64_t src_bias = (uint64_t{1} << (src_exponent - 1)) - 1;
+    const uint64_t reduced_bias = (uint64_t{1} << (exponent_bits - 1)) - 1;
+    llvm::Value* exponent = b_->CreateAnd(v, c(exponent_mask));
+    llvm::Value* sign = b_->CreateAnd(v, c(uint64_t{1} << (width - 1)));
+    llvm::Value* overflows = b_->CreateICmpUGT(exponent, c((src_bias + reduced_bias) << src_mantissa));
+    llvm::Value* underflows = b_->CreateICmpULE(exponent, c((src_bias - reduced_bias) << src_mantissa));
+    v = b_->CreateSelect(overflows, b_->CreateOr(sign, c(exponent_mask)), v);
+    v = b_->CreateSelect(underflows, sign, v);
+  }
+  llvm::Value* result = FromBits(type, v);
+  // NaN keeps its value; with no mantissa bits left it reads as +infinity.
+  llvm::Value* nan_result =
+      mantissa_bits > 0 ? x : llvm::ConstantFP::getInfinity(x->getType(), /*Negative=*/false);
+  return b_->CreateSelect(b_->CreateFCmpUNO(x, x), nan_result, result);
+}
+
 llvm::Value* ElementalIrEmitter::ToBits(PrimitiveType type, llvm::Value* v) {
   if (IsComplex(type)) return ComplexIrEmitter(b_, module_).ToBits(v);
   switch (type) {

@@ -15,6 +15,7 @@
 #include "backends/cpu/tests/cpu_backend_test_helpers.h"
 #include "backends/cpu/tests/cpu_test_util.h"
 #include "gtest/gtest.h"
+#include "xla/evaluator/reduce_precision.h"
 #include "xla/literal.h"
 
 namespace xla {
@@ -293,6 +294,56 @@ TEST(CpuBackendTest, ConvertAllPairs) {
       RunAndCompare(text, {.range = 1e20, .seed = 7});
     }
   }
+}
+
+// Random bit patterns (every exponent, subnormals, infinities, NaNs) through
+// reduce-precision on each float type and several formats, fused after an
+// add of zero so the operand is a generated value as well as a buffer load:
+// bit for bit the evaluator's ReducePrecisionBits, but that NaNs may differ
+// in payload.
+template <typename Uint>
+void CheckReducePrecision(const std::string& type, int src_exponent, int src_mantissa) {
+  std::mt19937_64 rng(42);
+  constexpr int kCount = 4096;
+  for (auto [e, m] : std::vector<std::pair<int, int>>{{5, 10}, {8, 7}, {4, 3}, {5, 2}, {2, 0}, {1, 1}, {11, 52}, {6, 30}}) {
+    for (bool fused : {false, true}) {
+      const std::string root = fused ? "  z = " + type + "[] constant(0)\n  bz = " + type +
+                                           "[4096] broadcast(z), dimensions={}\n  s = " + type +
+                                           "[4096] add(a, bz)\n  ROOT r = " + type + "[4096] reduce-precision(s)"
+                                     : "  ROOT r = " + type + "[4096] reduce-precision(a)";
+      const std::string text = absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, "[4096] parameter(0)\n", root,
+                                            ", exponent_bits=", e, ", mantissa_bits=", m, "\n}\n");
+      Literal input(ShapeUtil::MakeShape(type == "f16" ? F16 : type == "bf16" ? BF16 : type == "f32" ? F32 : F64,
+                                         {kCount}));
+      Uint* in = static_cast<Uint*>(input.untyped_data());
+      for (int i = 0; i < kCount; ++i) in[i] = static_cast<Uint>(rng());
+      absl::StatusOr<Literal> out = cpu_test::RunOnCpu(text, std::vector<Literal>{input});
+      ASSERT_TRUE(out.ok()) << out.status() << "\n" << text;
+      const Uint* got = static_cast<const Uint*>(out->untyped_data());
+      const Uint exponent_mask = static_cast<Uint>(((Uint{1} << src_exponent) - 1) << src_mantissa);
+      const Uint mantissa_mask = static_cast<Uint>((Uint{1} << src_mantissa) - 1);
+      auto is_nan = [&](Uint b) { return (b & exponent_mask) == exponent_mask && (b & mantissa_mask) != 0; };
+      int mismatches = 0;
+      for (int i = 0; i < kCount; ++i) {
+        Uint x = in[i];
+        // x + 0 turns -0 into +0.
+        if (fused && (x & static_cast<Uint>(~(Uint{1} << (sizeof(Uint) * 8 - 1)))) == 0) x = 0;
+        const Uint want = ReducePrecisionBits<Uint>(x, src_exponent, src_mantissa, e, m);
+        if (want == got[i] || (is_nan(want) && is_nan(got[i]))) continue;
+        if (++mismatches <= 5) {
+          ADD_FAILURE() << type << " e" << e << "m" << m << (fused ? " fused" : "") << ": input 0x" << std::hex
+                        << uint64_t{in[i]} << " gives 0x" << uint64_t{got[i]} << ", want 0x" << uint64_t{want};
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuBackendTest, ReducePrecisionBitForBit) {
+  CheckReducePrecision<uint16_t>("f16", 5, 10);
+  CheckReducePrecision<uint16_t>("bf16", 8, 7);
+  CheckReducePrecision<uint32_t>("f32", 8, 23);
+  CheckReducePrecision<uint64_t>("f64", 11, 52);
 }
 
 TEST(CpuBackendTest, SelectAndClamp) {

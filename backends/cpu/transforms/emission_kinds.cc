@@ -13,7 +13,7 @@ bool IsFusibleOpcode(HloOpcode opcode) {
     case HloOpcode::kConvert: case HloOpcode::kCopy: case HloOpcode::kSelect:
     case HloOpcode::kClamp: case HloOpcode::kCompare:
     case HloOpcode::kDynamicSlice: case HloOpcode::kBitcastConvert: case HloOpcode::kMap:
-    case HloOpcode::kGather:
+    case HloOpcode::kGather: case HloOpcode::kReducePrecision:
       return true;
     default:
       return IsElementwiseUnary(opcode) || IsElementwiseBinary(opcode);

@@ -262,6 +262,16 @@ XlaOp XlaBuilder::ReducePrecision(XlaOp operand, int exponent_bits, int mantissa
   }());
 }
 
+XlaOp XlaBuilder::RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state, const Shape& shape) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(Shape state, GetShape(initial_state));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferRngBitGeneratorShape(state, algorithm, shape));
+    HloInstructionProto proto;
+    proto.set_rng_algorithm(algorithm);
+    return AddInstruction(proto, HloOpcode::kRngBitGenerator, out, {initial_state});
+  }());
+}
+
 XlaOp XlaBuilder::Broadcast(XlaOp operand, absl::Span<const int64_t> sizes) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     ASSIGN_OR_RETURN(Shape s, GetShape(operand));
@@ -889,6 +899,10 @@ XlaOp BitcastConvertType(XlaOp operand, PrimitiveType type) {
 XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits) {
   if (operand.builder() == nullptr) return XlaOp();
   return operand.builder()->ReducePrecision(operand, exponent_bits, mantissa_bits);
+}
+XlaOp RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state, const Shape& shape) {
+  if (initial_state.builder() == nullptr) return XlaOp();
+  return initial_state.builder()->RngBitGenerator(algorithm, initial_state, shape);
 }
 XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> sizes) {
   if (operand.builder() == nullptr) return XlaOp();

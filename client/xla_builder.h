@@ -83,6 +83,7 @@ class XlaBuilder {
   XlaOp ConvertElementType(XlaOp operand, PrimitiveType type);
   XlaOp BitcastConvertType(XlaOp operand, PrimitiveType type);
   XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
+  XlaOp RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state, const Shape& shape);
   XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> sizes);
   XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,
                        absl::Span<const int64_t> broadcast_dimensions);
@@ -260,6 +261,10 @@ XlaOp BitcastConvertType(XlaOp operand, PrimitiveType new_element_type);
 // Rounds to a float format of `exponent_bits` and `mantissa_bits` and back
 // (ties to even; out of range: signed infinity or signed zero).
 XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
+// Random bits of `shape` from `initial_state` (u64[2] for THREE_FRY, u64[2]
+// or u64[3] for PHILOX): a tuple (new state, bits), XLA's bit streams
+// (xla/random_bits.h).
+XlaOp RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state, const Shape& shape);
 
 XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> broadcast_sizes);
 XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,

@@ -697,6 +697,22 @@ TEST_P(ElementwiseTest, ReducePrecisionErrors) {
   EXPECT_NE(built.status().message().find("exponent_bits must be at least 1"), std::string::npos) << built.status();
 }
 
+// --- RngBitGenerator -------------------------------------------------------------
+
+// The 64-bit THREE_FRY stream of the conformance corpus's
+// rng_bit_generator_uint64_2.mlir (values from XLA): state [3, 3] gives 3349939604322698703
+// and the state [3, 4].
+TEST_P(ElementwiseTest, RngBitGeneratorThreeFryMatchesXla) {
+  XlaBuilder b(TestName());
+  std::vector<Literal> args;
+  XlaOp state = AddParam(&b, Literal::CreateR1<uint64_t>({3, 3}), &args);
+  RngBitGenerator(RNG_THREE_FRY, state, ShapeUtil::MakeShape(U64, {}));
+  std::vector<Literal> expected;
+  expected.push_back(Literal::CreateR1<uint64_t>({3, 4}));
+  expected.push_back(Literal::CreateR0<uint64_t>(3349939604322698703ULL));
+  ComputeAndCompare(&b, args, Literal::MakeTuple(std::move(expected)));
+}
+
 // --- Convert ----------------------------------------------------------------------
 
 TEST_P(ElementwiseTest, ConvertDocExample) {

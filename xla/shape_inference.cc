@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "xla/hlo/comparison.h"
 #include "xla/primitive_util.h"
+#include "xla/random_bits.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -239,6 +240,7 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kGather: case HloOpcode::kConvolution: case HloOpcode::kReduceWindow: case HloOpcode::kScatter:
     case HloOpcode::kSelectAndScatter: case HloOpcode::kBitcast: case HloOpcode::kFusion:
     case HloOpcode::kOptimizationBarrier: case HloOpcode::kReducePrecision:
+    case HloOpcode::kRngBitGenerator:
       return true;
     default:
       return false;
@@ -786,6 +788,25 @@ absl::StatusOr<Shape> ShapeInference::InferReducePrecisionShape(const Shape& ope
   if (exponent_bits < 1) return InvalidArgument("%s: exponent_bits must be at least 1, got %d", op, exponent_bits);
   if (mantissa_bits < 0) return InvalidArgument("%s: mantissa_bits must be non-negative, got %d", op, mantissa_bits);
   return NoLayout(operand);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferRngBitGeneratorShape(const Shape& state, RandomAlgorithm algorithm,
+                                                                const Shape& output) {
+  const char* op = "RngBitGenerator";
+  RETURN_IF_ERROR(ExpectArray(op, "initial state", state));
+  if (state.element_type() != U64 || state.rank() != 1) {
+    return InvalidArgument("%s: the initial state must be a u64 vector, got %s", op, state.ToString());
+  }
+  RETURN_IF_ERROR(ExpectArray(op, "output", output));
+  const PrimitiveType type = output.element_type();
+  if (type == PRED || primitive_util::IsComplexType(type)) {
+    return InvalidArgument("%s: the output must have an integer or floating-point element type, got %s", op,
+                           output.ToString());
+  }
+  absl::Status s = CheckRandomBitsArguments(algorithm, state.dimensions(0), primitive_util::BitWidth(type));
+  if (!s.ok()) return InvalidArgument("%s: %s (state %s, output %s)", op, s.message(), state.ToString(), output.ToString());
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(output));
+  return ShapeUtil::MakeTupleShape({NoLayout(state), NoLayout(output)});
 }
 
 absl::StatusOr<Shape> ShapeInference::InferDotOpShape(const Shape& lhs, const Shape& rhs,
@@ -1606,6 +1627,13 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     case HloOpcode::kBitcastConvert:
       RETURN_IF_ERROR(expect_operands(1));
       return InferBitcastConvertShape(*operands[0], declared_shape.element_type());
+    case HloOpcode::kRngBitGenerator:
+      RETURN_IF_ERROR(expect_operands(1));
+      if (!declared_shape.IsTuple() || declared_shape.tuple_shapes().size() != 2) {
+        return InvalidArgument("%s: declared shape must be a (state, output) tuple, got %s", op,
+                               declared_shape.ToString());
+      }
+      return InferRngBitGeneratorShape(*operands[0], attrs.rng_algorithm(), declared_shape.tuple_shapes()[1]);
     case HloOpcode::kReducePrecision:
       RETURN_IF_ERROR(expect_operands(1));
       return InferReducePrecisionShape(*operands[0], attrs.exponent_bits(), attrs.mantissa_bits());

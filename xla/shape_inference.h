@@ -82,6 +82,10 @@ class ShapeInference {
                                              const PaddingConfig& padding_config);
   static absl::StatusOr<Shape> InferTupleShape(absl::Span<const Shape* const> elements);
   static absl::StatusOr<Shape> InferGetTupleElementShape(const Shape& tuple, int64_t index);
+  // (state, output): a u64[2] state for THREE_FRY, u64[2] or u64[3] for
+  // PHILOX/DEFAULT; an integer or float output of 8 to 64 bits.
+  static absl::StatusOr<Shape> InferRngBitGeneratorShape(const Shape& state, RandomAlgorithm algorithm,
+                                                         const Shape& output);
   // exponent_bits >= 1, mantissa_bits >= 0, a floating-point operand.
   static absl::StatusOr<Shape> InferReducePrecisionShape(const Shape& operand, int64_t exponent_bits,
                                                          int64_t mantissa_bits);

@@ -788,6 +788,26 @@ TEST(InstructionTest, ReducePrecision) {
   EXPECT_TRUE(IsError(Infer(HloOpcode::kReducePrecision, {S("f32[4]"), S("f32[4]")}, attrs), {"expects 1 operands"}));
 }
 
+TEST(InstructionTest, RngBitGenerator) {
+  HloInstructionProto attrs;
+  attrs.set_rng_algorithm(RNG_THREE_FRY);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kRngBitGenerator, {S("u64[2]")}, attrs, {}, S("(u64[2], u32[3,4])")),
+                      "(u64[2], u32[3,4])"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRngBitGenerator, {S("u64[3]")}, attrs, {}, S("(u64[3], u32[4])")),
+                      {"RngBitGenerator", "THREE_FRY needs a u64[2] state, got 3"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRngBitGenerator, {S("s64[2]")}, attrs, {}, S("(s64[2], u32[4])")),
+                      {"RngBitGenerator", "must be a u64 vector"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRngBitGenerator, {S("u64[2]")}, attrs, {}, S("(u64[2], pred[4])")),
+                      {"RngBitGenerator", "integer or floating-point"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRngBitGenerator, {S("u64[2]")}, attrs, {}, S("u32[4]")),
+                      {"RngBitGenerator", "(state, output) tuple"}));
+  attrs.set_rng_algorithm(RNG_PHILOX);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kRngBitGenerator, {S("u64[3]")}, attrs, {}, S("(u64[3], f64[5])")),
+                      "(u64[3], f64[5])"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRngBitGenerator, {S("u64[4]")}, attrs, {}, S("(u64[4], u8[5])")),
+                      {"RngBitGenerator", "PHILOX needs a u64[2] or u64[3] state, got 4"}));
+}
+
 TEST(InstructionTest, CalledComputationCounts) {
   EXPECT_TRUE(IsError(Infer(HloOpcode::kAdd, {S("f32[]"), S("f32[]")}, {}, {PS({}, "f32[]")}),
                       {"Add", "expects 0 called computations, got 1"}));

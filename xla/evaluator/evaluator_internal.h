@@ -97,6 +97,9 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instruction, c
 absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
                                         const ComputationRunner& run);
 
+// --- rng-bit-generator (rng_bit_generator_op.cc) -------------------------------
+absl::StatusOr<Literal> EvaluateRngBitGenerator(const HloInstruction& instruction, const Literal& state);
+
 // --- Reduce and map (reduce_op.cc) ---------------------------------------------
 absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction,
                                        absl::Span<const Literal* const> operands,

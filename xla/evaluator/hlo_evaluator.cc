@@ -309,6 +309,8 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
     case HloOpcode::kShiftRightArithmetic: case HloOpcode::kShiftRightLogical: case HloOpcode::kAtan2:
     case HloOpcode::kComplex:
       return ei::EvaluateBinary(instruction, *operands[0], *operands[1]);
+    case HloOpcode::kRngBitGenerator:
+      return ei::EvaluateRngBitGenerator(instruction, *operands[0]);
     case HloOpcode::kReducePrecision:
       return ei::EvaluateReducePrecision(instruction, *operands[0]);
     case HloOpcode::kSelect:

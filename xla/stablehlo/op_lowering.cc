@@ -78,7 +78,6 @@ const absl::flat_hash_map<std::string, HloOpcode>& BinaryOps() {
 const absl::flat_hash_map<std::string, std::string>& MissingOps() {
   static const auto* ops = new absl::flat_hash_map<std::string, std::string>{
       {"fft", "FFT needs shape inference and evaluator support"},
-      {"rng_bit_generator", "rng-bit-generator (THREE_FRY/PHILOX) needs shape inference and evaluator support"},
       {"rng", "rng needs shape inference and evaluator support"},
       {"triangular_solve", "triangular-solve needs shape inference and evaluator support"},
       {"cholesky", "cholesky needs shape inference and evaluator support"},
@@ -347,6 +346,24 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     }
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kCompare, operands, attrs));
     return Values{r};
+  }
+  if (name == "rng_bit_generator") {
+    RETURN_IF_ERROR(ExpectOperands(op, 1));
+    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
+    ASSIGN_OR_RETURN(std::string algorithm, EnumAttr(op, {"rng_algorithm", "algorithm"}, "DEFAULT"));
+    HloInstructionProto attrs;
+    if (algorithm == "THREE_FRY") {
+      attrs.set_rng_algorithm(RNG_THREE_FRY);
+    } else if (algorithm == "PHILOX") {
+      attrs.set_rng_algorithm(RNG_PHILOX);
+    } else if (algorithm != "DEFAULT") {
+      return OpError(op, absl::StrCat("unknown rng algorithm '", algorithm, "' (DEFAULT, THREE_FRY or PHILOX)"));
+    }
+    ASSIGN_OR_RETURN(Shape state, RequiredResultShape(op, 0));
+    ASSIGN_OR_RETURN(Shape bits, RequiredResultShape(op, 1));
+    ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kRngBitGenerator, operands, attrs, {},
+                                              ShapeUtil::MakeTupleShape({state, bits})));
+    return Untuple(scope, r);
   }
   if (name == "reduce_precision") {
     RETURN_IF_ERROR(ExpectOperands(op, 1));

@@ -10,6 +10,7 @@
 #include "backends/cpu/codegen/alias_analysis.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/dot_emitter.h"
+#include "backends/cpu/codegen/random_bits_emitter.h"
 #include "backends/cpu/codegen/scatter_emitter.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
@@ -46,7 +47,7 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
     }
     return absl::OkStatus();
   }
-  if (IsTupleReduce(hlo)) {
+  if (WritesTupleOfArrays(hlo)) {
     for (const Shape& s : hlo.shape().tuple_shapes()) {
       if (!s.IsArray()) return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " with a nested tuple result"));
       RETURN_IF_ERROR(CheckSupportedElementType(s.element_type(), hlo));
@@ -173,7 +174,7 @@ bool IrEmitter::HasEmitter(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kFusion: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kReduceWindow:
     case HloOpcode::kConvolution: case HloOpcode::kScatter: case HloOpcode::kSelectAndScatter:
-    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kRngBitGenerator:
       return true;
     default:
       return false;
@@ -218,6 +219,8 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
       return ScatterEmitter(ctx_, *this).EmitDynamicUpdateSlice(hlo, elemental);
     case HloOpcode::kConvolution:
       return EmitElementLoop(hlo, elemental);
+    case HloOpcode::kRngBitGenerator:
+      return RandomBitsEmitter(ctx_, *this).EmitRngBitGenerator(hlo);
     default:
       if (IsFusibleOpcode(hlo.opcode())) return EmitElementLoop(hlo, elemental);
       return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));

@@ -435,3 +435,59 @@ TEST(CpuOpsTest, UnimplementedNamesTheOp) {
 }  // namespace
 }  // namespace cpu
 }  // namespace xla
+
+namespace xla {
+namespace {
+
+// rng-bit-generator: the runtime writes both result leaves; the state feeds
+// a second generator, the bits feed fused consumers (uniform floats in
+// [0, 1) from the top mantissa bits), every type width and both algorithms.
+TEST(CpuOpsTest, RngBitGeneratorMatchesEvaluator) {
+  for (const char* algorithm : {"rng_three_fry", "rng_philox", "rng_default"}) {
+    for (const char* type : {"u64[3,5]", "u32[4,3]", "s32[7]", "u16[2,3,5]", "u8[9]", "f32[6]", "f64[2,2]", "u32[]"}) {
+      const std::string state = std::string(algorithm) == "rng_three_fry" ? "u64[2]" : "u64[3]";
+      const std::string text = absl::StrCat(
+          "HloModule m\nENTRY e {\n  s = ", state, " parameter(0)\n  g = (", state, ", ", type,
+          ") rng-bit-generator(s), algorithm=", algorithm, "\n  s1 = ", state,
+          " get-tuple-element(g), index=0\n  b = ", type, " get-tuple-element(g), index=1\n  g2 = (", state, ", ", type,
+          ") rng-bit-generator(s1), algorithm=", algorithm, "\n  b2 = ", type,
+          " get-tuple-element(g2), index=1\n  s2 = ", state, " get-tuple-element(g2), index=0\n  ROOT t = (", type, ", ",
+          type, ", ", state, ") tuple(b, b2, s2)\n}\n");
+      std::vector<Literal> args;
+      args.push_back(std::string(state) == "u64[2]" ? Literal::CreateR1<uint64_t>({0x0123456789abcdefULL, 41})
+                                                    : Literal::CreateR1<uint64_t>({7, ~uint64_t{0} - 3, 2}));
+      cpu_test::CompareWithEvaluator(text, args, ErrorSpec{});
+    }
+  }
+  const std::string uniform = R"(HloModule m
+ENTRY e {
+  s = u64[2] parameter(0)
+  g = (u64[2], u32[1000]) rng-bit-generator(s), algorithm=rng_three_fry
+  b = u32[1000] get-tuple-element(g), index=1
+  nine = u32[] constant(9)
+  nines = u32[1000] broadcast(nine), dimensions={}
+  m = u32[1000] shift-right-logical(b, nines)
+  one = u32[] constant(1065353216)
+  ones = u32[1000] broadcast(one), dimensions={}
+  x = u32[1000] or(m, ones)
+  f = f32[1000] bitcast-convert(x)
+  c1 = f32[] constant(1)
+  c1s = f32[1000] broadcast(c1), dimensions={}
+  ROOT r = f32[1000] subtract(f, c1s)
+})";
+  std::vector<Literal> args;
+  args.push_back(Literal::CreateR1<uint64_t>({1, 2}));
+  cpu_test::CompareWithEvaluator(uniform, args, ErrorSpec{});
+  absl::StatusOr<Literal> values = cpu_test::RunOnCpu(uniform, args);
+  ASSERT_TRUE(values.ok()) << values.status();
+  double sum = 0;
+  for (float v : values->data<float>()) {
+    ASSERT_GE(v, 0.0f);
+    ASSERT_LT(v, 1.0f);
+    sum += v;
+  }
+  EXPECT_NEAR(sum / 1000, 0.5, 0.05);  // 1000 uniform draws: mean 0.5, sd 0.009
+}
+
+}  // namespace
+}  // namespace xla

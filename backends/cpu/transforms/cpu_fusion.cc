@@ -164,7 +164,7 @@ void DecideRowGroups(const std::vector<HloInstruction*>& order, Decisions& d) {
   std::vector<const HloInstruction*> emitted;
   for (const HloInstruction* h : order) {
     if (!d.reachable.contains(h)) continue;
-    if (IsControlFlow(*h) || IsTupleReduce(*h) || d.Materialized(h)) emitted.push_back(h);
+    if (IsControlFlow(*h) || WritesTupleOfArrays(*h) || d.Materialized(h)) emitted.push_back(h);
   }
   d.row_groups = FindRowGroups(
       emitted, [&](const HloInstruction* h) { return IsLoopEmitted(*h, d); },
@@ -271,7 +271,7 @@ absl::StatusOr<bool> FuseComputation(HloModule* module, HloComputation* computat
   // generates inline.
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> fused_as;
   for (HloInstruction* h : order) {
-    if (!d.reachable.contains(h) || !(d.Materialized(h) || IsTupleReduce(*h))) continue;
+    if (!d.reachable.contains(h) || !(d.Materialized(h) || WritesTupleOfArrays(*h))) continue;
     absl::flat_hash_set<const HloInstruction*> inside;
     std::vector<const HloInstruction*> members;  // operands first
     std::function<void(const HloInstruction*)> collect = [&](const HloInstruction* x) {

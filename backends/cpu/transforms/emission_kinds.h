@@ -39,6 +39,12 @@ inline bool IsTupleReduce(const HloInstruction& hlo) {
          hlo.shape().IsTuple();
 }
 
+// An op with an emitter of its own that writes a tuple of arrays, one
+// buffer per leaf: a tuple reduce, or rng-bit-generator's (state, bits).
+inline bool WritesTupleOfArrays(const HloInstruction& hlo) {
+  return IsTupleReduce(hlo) || hlo.opcode() == HloOpcode::kRngBitGenerator;
+}
+
 // Ops whose element at an index can be generated inline in a consumer's
 // loop (ElementalIrEmitter).
 bool IsFusibleOpcode(HloOpcode opcode);

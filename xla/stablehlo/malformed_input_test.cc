@@ -84,6 +84,17 @@ TEST(MalformedInputTest, SpecificMistakes) {
       {"huge constant", "func.func @main() {\n  %a = stablehlo.constant dense<1.0> : tensor<99999999999xf32>\n"
                         "  return\n}"},
       {"dynamic shape", "func.func @main(%a: tensor<?xf32>) {\n  return\n}"},
+      {"scan dimension out of range",
+       "func.func @main() {\n  %a = stablehlo.constant dense<1> : tensor<4xi32>\n"
+       "  %i = stablehlo.constant dense<0> : tensor<i32>\n"
+       "  %0:2 = chlo.scan(%a) inits(%i) dimension=3 {\n  ^bb0(%x: tensor<i32>, %c: tensor<i32>):\n"
+       "    stablehlo.return %x, %c : tensor<i32>, tensor<i32>\n  } : (tensor<4xi32>, tensor<i32>) -> "
+       "(tensor<4xi32>, tensor<i32>)\n  return\n}"},
+      {"scan body arity", "func.func @main() {\n  %a = stablehlo.constant dense<1> : tensor<4xi32>\n"
+                          "  %i = stablehlo.constant dense<0> : tensor<i32>\n"
+                          "  %0:2 = chlo.scan(%a) inits(%i) dimension=0 {\n  ^bb0(%x: tensor<i32>):\n"
+                          "    stablehlo.return %x, %x : tensor<i32>, tensor<i32>\n  } : (tensor<4xi32>, tensor<i32>) "
+                          "-> (tensor<4xi32>, tensor<i32>)\n  return\n}"},
       {"deep nesting", "func.func @main() {\n  %a = stablehlo.constant dense<" + std::string(100000, '[') +
                            "> : tensor<f32>\n  return\n}"},
   };

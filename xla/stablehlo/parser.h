@@ -77,6 +77,7 @@ class Parser {
   absl::Status ParseTrailingSignature(Op* op);
   absl::Status ParseReduce(Op* op);
   absl::Status ParseWhile(Op* op);
+  absl::Status ParseScan(Op* op);
   absl::Status ParseConvolution(Op* op);
   absl::Status ParseWindow(Op* op);
   absl::Status ParseSliceSpec(Op* op);

@@ -314,6 +314,45 @@ absl::Status Parser::ParseWhile(Op* op) {
   return absl::OkStatus();
 }
 
+absl::Status Parser::ParseScan(Op* op) {
+  // chlo.scan(%x, ...) inits(%c, ...) dimension=D [attributes {...}]
+  //   { ^bb0(...): ... } : (types) -> (types)
+  auto value_list = [&]() -> absl::StatusOr<std::vector<ValueRef>> {
+    RETURN_IF_ERROR(lex_.Expect("("));
+    std::vector<ValueRef> values;
+    if (lex_.Consume(")")) return values;
+    do {
+      ASSIGN_OR_RETURN(ValueRef v, ParseValueRef());
+      values.push_back(std::move(v));
+    } while (lex_.Consume(","));
+    RETURN_IF_ERROR(lex_.Expect(")"));
+    return values;
+  };
+  lex_.SkipSpace();
+  const size_t loc = lex_.offset();
+  ASSIGN_OR_RETURN(std::vector<ValueRef> inputs, value_list());
+  if (!lex_.ConsumeWord("inits")) return lex_.ErrorHere("expected 'inits(...)'");
+  ASSIGN_OR_RETURN(std::vector<ValueRef> inits, value_list());
+  Attr num_inputs;
+  num_inputs.kind = Attr::kNumber;
+  num_inputs.loc = loc;
+  num_inputs.text = absl::StrCat(inputs.size());
+  op->attrs.emplace_back("num_inputs", std::move(num_inputs));
+  op->operands = std::move(inputs);
+  op->operands.insert(op->operands.end(), inits.begin(), inits.end());
+  if (!lex_.ConsumeWord("dimension")) return lex_.ErrorHere("expected 'dimension = D'");
+  RETURN_IF_ERROR(lex_.Expect("="));
+  ASSIGN_OR_RETURN(Attr dimension, ParsePrettyValue("dimension"));
+  op->attrs.emplace_back("dimension", std::move(dimension));
+  if (lex_.ConsumeWord("attributes")) {
+    ASSIGN_OR_RETURN(AttrDict attrs, ParseAttrDict());
+    for (auto& kv : attrs) op->attrs.push_back(std::move(kv));
+  }
+  ASSIGN_OR_RETURN(Region body, ParseRegion());
+  op->regions.push_back(std::move(body));
+  return ParseTrailingSignature(op);
+}
+
 absl::Status Parser::ParseWindow(Op* op) {
   // window = {stride = [..], pad = [[l, h], ..], lhs_dilate = [..],
   //           rhs_dilate = [..], reverse = [..]}
@@ -368,6 +407,7 @@ absl::Status Parser::ParsePrettyOp(Op* op) {
   if (name == "stablehlo.reduce") return ParseReduce(op);
   if (name == "stablehlo.while") return ParseWhile(op);
   if (name == "stablehlo.convolution") return ParseConvolution(op);
+  if (name == "chlo.scan") return ParseScan(op);
   if (IsReturn(name)) {
     RETURN_IF_ERROR(ParsePrettyItems(op));
     if (lex_.Consume(":")) {
@@ -387,9 +427,8 @@ absl::Status Parser::ParsePrettyOp(Op* op) {
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(ParsePrettyItems(op));
-  // Ops whose regions follow the signature in pretty form (chlo.scan) are
-  // rare; regions in braces right after the items are taken as regions.
-  if (name == "chlo.scan" || name == "stablehlo.case" || name == "stablehlo.if") {
+  // Regions in braces right after the items (case, if).
+  if (name == "stablehlo.case" || name == "stablehlo.if") {
     while (lex_.Peek() == '{' && lex_.LooksAt("{") && !lex_.LooksAt("{}")) {
       size_t save = lex_.offset();
       // A region starts with `{` followed by `^` or `%` or an op name.

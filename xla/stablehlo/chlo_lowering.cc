@@ -172,6 +172,7 @@ H Digamma(ExpressionBuilder& b, H x) {
 absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
   const std::string name = op.name.substr(5);
   if (name == "scan") return LowerScan(op, scope);
+  if (name == "ragged_dot") return LowerRaggedDot(op, scope);
   ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
   if (name == "tan" || name == "erf") {
     RETURN_IF_ERROR(ExpectOperands(op, 1));

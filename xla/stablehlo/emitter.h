@@ -79,7 +79,8 @@ class Emitter {
   absl::StatusOr<HloComputation*> LowerReducerRegion(const Op& op, const Region& region, Scope& outer,
                                                      const std::string& what);
   absl::StatusOr<Values> LowerWhile(const Op& op, Scope& scope);
-  absl::StatusOr<Values> LowerScan(const Op& op, Scope& scope);  // chlo.scan (chlo_scan.cc)
+  absl::StatusOr<Values> LowerScan(const Op& op, Scope& scope);        // chlo.scan (chlo_scan.cc)
+  absl::StatusOr<Values> LowerRaggedDot(const Op& op, Scope& scope);  // chlo.ragged_dot (chlo_ragged_dot.cc)
   absl::StatusOr<Values> LowerConditional(const Op& op, Scope& scope, HloInstruction* index);
   absl::StatusOr<Values> LowerCall(const Op& op, Scope& scope, const std::string& callee);
   absl::StatusOr<Values> LowerCheck(const Op& op, Scope& scope);

@@ -95,6 +95,14 @@ TEST(MalformedInputTest, SpecificMistakes) {
                           "  %0:2 = chlo.scan(%a) inits(%i) dimension=0 {\n  ^bb0(%x: tensor<i32>):\n"
                           "    stablehlo.return %x, %x : tensor<i32>, tensor<i32>\n  } : (tensor<4xi32>, tensor<i32>) "
                           "-> (tensor<4xi32>, tensor<i32>)\n  return\n}"},
+      {"ragged dot with a ragged contracting dimension",
+       "func.func @main() {\n  %a = stablehlo.constant dense<1.0> : tensor<4x6xf32>\n"
+       "  %b = stablehlo.constant dense<1.0> : tensor<6x3xf32>\n"
+       "  %g = stablehlo.constant dense<[2, 4]> : tensor<2xi64>\n"
+       "  %r = \"chlo.ragged_dot\"(%a, %b, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<"
+       "lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], "
+       "rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []>} : "
+       "(tensor<4x6xf32>, tensor<6x3xf32>, tensor<2xi64>) -> tensor<2x4x3xf32>\n  return\n}"},
       {"deep nesting", "func.func @main() {\n  %a = stablehlo.constant dense<" + std::string(100000, '[') +
                            "> : tensor<f32>\n  return\n}"},
   };

@@ -257,6 +257,20 @@ TEST(CpuSortTest, ManySlicesRunInParallel) {
   ExpectSameAsEvaluator(columns, TiedArguments(columns, 32));
 }
 
+TEST(CpuSortTest, ARuntimeCallPerSliceAndSlicesOnThePool) {
+  // One comparator function; the runtime sorts; with two threads the slices
+  // go to the pool.
+  const std::string text = SortHlo({"f32", "s32"}, "256,64", {}, 1, Less("f32"), false);
+  const std::string ir = OptimizedIr(text, /*threads=*/2);
+  EXPECT_GE(CountOccurrences(ir, "call void @__xla_cpu_runtime_SortSlice("), 1) << ir;
+  EXPECT_EQ(CountOccurrences(ir, "define private void @s.comparator("), 1) << ir;
+  EXPECT_GE(CountOccurrences(ir, "@__xla_cpu_runtime_ParallelFor("), 1) << ir;
+  // TopK goes the same way (TopkDecomposer).
+  const std::string topk = OptimizedIr(
+      "HloModule t\nENTRY e {\n  x = f32[4,9] parameter(0)\n  ROOT t = (f32[4,3], s32[4,3]) topk(x), k=3\n}\n", 1);
+  EXPECT_GE(CountOccurrences(topk, "call void @__xla_cpu_runtime_SortSlice("), 1) << topk;
+}
+
 TEST(CpuSortTest, HandComputedValues) {
   const std::string text = SortHlo({"s32", "f32"}, "2,3", {}, 0, Less("s32", "GT"), true);
   std::vector<Literal> args;

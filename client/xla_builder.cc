@@ -593,6 +593,33 @@ XlaOp XlaBuilder::SelectAndScatter(XlaOp operand, const XlaComputation& select, 
   }());
 }
 
+XlaOp XlaBuilder::Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator, int64_t dimension,
+                       bool is_stable) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(operands));
+    std::vector<const Shape*> ptrs = Pointers(shapes);
+    if (dimension == -1 && !shapes.empty()) dimension = shapes[0].rank() - 1;
+    HloInstructionProto proto;
+    ProgramShape ps;
+    RETURN_IF_ERROR(AddCalledComputation(comparator, &proto, &ps));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferSortShape(ptrs, dimension, ps));
+    proto.add_dimensions(dimension);
+    proto.set_is_stable(is_stable);
+    return AddInstruction(proto, HloOpcode::kSort, out, operands);
+  }());
+}
+
+XlaOp XlaBuilder::TopK(XlaOp operand, int64_t k, bool largest) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes({operand}));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferTopKShape(shapes[0], k));
+    HloInstructionProto proto;
+    proto.set_k(k);
+    proto.set_largest(largest);
+    return AddInstruction(proto, HloOpcode::kTopK, out, {operand});
+  }());
+}
+
 XlaOp XlaBuilder::Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
                       absl::Span<const int64_t> dimensions) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
@@ -1266,6 +1293,15 @@ XlaOp ReduceAll(XlaOp operand, XlaOp init_value, const XlaComputation& computati
 XlaOp Map(XlaBuilder* b, absl::Span<const XlaOp> operands, const XlaComputation& computation,
           absl::Span<const int64_t> dimensions) {
   return b->Map(operands, computation, dimensions);
+}
+XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator, int64_t dimension,
+           bool is_stable) {
+  if (operands.empty() || operands[0].builder() == nullptr) return XlaOp();
+  return operands[0].builder()->Sort(operands, comparator, dimension, is_stable);
+}
+XlaOp TopK(XlaOp operand, int64_t k, bool largest) {
+  if (operand.builder() == nullptr) return XlaOp();
+  return operand.builder()->TopK(operand, k, largest);
 }
 XlaOp Call(XlaBuilder* b, const XlaComputation& computation, absl::Span<const XlaOp> operands) {
   return b->Call(computation, operands);

@@ -123,6 +123,9 @@ class XlaBuilder {
                          XlaOp init_value, const XlaComputation& scatter);
   XlaOp Map(absl::Span<const XlaOp> operands, const XlaComputation& computation,
             absl::Span<const int64_t> dimensions);
+  XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator, int64_t dimension,
+             bool is_stable);
+  XlaOp TopK(XlaOp operand, int64_t k, bool largest);
   XlaOp Call(const XlaComputation& computation, absl::Span<const XlaOp> operands);
   XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
   XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branches,
@@ -368,6 +371,18 @@ XlaOp Reduce(XlaBuilder* builder, absl::Span<const XlaOp> operands, absl::Span<c
 XlaOp ReduceAll(XlaOp operand, XlaOp init_value, const XlaComputation& computation);
 XlaOp Map(XlaBuilder* builder, absl::Span<const XlaOp> operands, const XlaComputation& computation,
           absl::Span<const int64_t> dimensions);
+// Sort (see the operation-semantics document): sorts the operands (of one
+// set of dimensions) together along `dimension` (-1: the last). `comparator`
+// takes 2N scalars, lhs and rhs of operand 0, then of operand 1, ..., and
+// returns pred[], whether lhs goes before rhs. The result is the operand, or
+// a tuple of the sorted operands.
+XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator, int64_t dimension = -1,
+           bool is_stable = false);
+// TopK: the tuple (values, s32 indices) of the k largest (`largest`) or
+// smallest elements of each row along the last dimension, in that order;
+// floats in the IEEE total order (-NaN < -inf < ... < -0 < +0 < ... < +NaN),
+// equal values by position.
+XlaOp TopK(XlaOp operand, int64_t k, bool largest = true);
 XlaOp Call(XlaBuilder* builder, const XlaComputation& computation, absl::Span<const XlaOp> operands);
 XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
 XlaOp Conditional(XlaOp predicate, XlaOp true_operand, const XlaComputation& true_computation,

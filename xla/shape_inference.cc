@@ -241,6 +241,7 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kSelectAndScatter: case HloOpcode::kBitcast: case HloOpcode::kFusion:
     case HloOpcode::kOptimizationBarrier: case HloOpcode::kReducePrecision:
     case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kSort: case HloOpcode::kTopK:
       return true;
     default:
       return false;
@@ -1410,6 +1411,66 @@ absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(const Shape& op
   return NoLayout(operand);
 }
 
+absl::StatusOr<Shape> ShapeInference::InferSortShape(absl::Span<const Shape* const> operands, int64_t dimension,
+                                                     const ProgramShape& comparator) {
+  const char* op = "Sort";
+  RETURN_IF_ERROR(ExpectNonNull(op, operands));
+  if (operands.empty()) return InvalidArgument("%s: needs at least one operand", op);
+  const Shape& first = *operands[0];
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("operand ", i), *operands[i]));
+    if (!ShapeUtil::SameDimensions(*operands[i], first)) {
+      return InvalidArgument("%s: all operands must have the same dimensions: operand 0 %s, operand %d %s", op,
+                             first.ToString(), i, operands[i]->ToString());
+    }
+  }
+  if (dimension < 0 || dimension >= first.rank()) {
+    return InvalidArgument("%s: dimension %d is out of range for operand %s of rank %d", op, dimension,
+                           first.ToString(), first.rank());
+  }
+  const size_t n = operands.size();
+  if (comparator.parameters().size() != 2 * n) {
+    return InvalidArgument("%s: comparator must take %d parameters (2 per operand) but takes %d: %s", op, 2 * n,
+                           comparator.parameters().size(), ParamListStr(comparator));
+  }
+  for (size_t p = 0; p < 2 * n; ++p) {
+    const Shape expected = ShapeUtil::MakeScalarShape(operands[p / 2]->element_type());
+    if (!comparator.parameters()[p].Compatible(expected)) {
+      return InvalidArgument("%s: comparator parameter %d has shape %s but must be %s (the %s of operand %d %s; "
+                             "comparator %s)",
+                             op, p, comparator.parameters()[p].ToString(), expected.ToString(),
+                             p % 2 == 0 ? "lhs" : "rhs", p / 2, operands[p / 2]->ToString(),
+                             ParamListStr(comparator));
+    }
+  }
+  if (!comparator.result().Compatible(ShapeUtil::MakeScalarShape(PRED))) {
+    return InvalidArgument("%s: comparator must return pred[] but returns %s (comparator %s)", op,
+                           comparator.result().ToString(), ParamListStr(comparator));
+  }
+  if (n == 1) return NoLayout(first);
+  std::vector<Shape> results;
+  for (const Shape* s : operands) results.push_back(NoLayout(*s));
+  return ShapeUtil::MakeTupleShape(std::move(results));
+}
+
+absl::StatusOr<Shape> ShapeInference::InferTopKShape(const Shape& operand, int64_t k) {
+  const char* op = "TopK";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  if (operand.rank() < 1) return InvalidArgument("%s: operand must have rank at least 1, got %s", op, operand.ToString());
+  if (IsComplexType(operand.element_type())) {
+    return InvalidArgument("%s: complex elements have no order (operand %s)", op, operand.ToString());
+  }
+  const int64_t last = operand.dimensions(operand.rank() - 1);
+  if (k < 0 || k > last) {
+    return InvalidArgument("%s: k = %d must be in [0, %d], the size of the last dimension of operand %s", op, k, last,
+                           operand.ToString());
+  }
+  std::vector<int64_t> dims(operand.dimensions().begin(), operand.dimensions().end());
+  dims.back() = k;
+  return ShapeUtil::MakeTupleShape(
+      {ShapeUtil::MakeShape(operand.element_type(), dims), ShapeUtil::MakeShape(S32, dims)});
+}
+
 absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* const> operands,
                                                     const ProgramShape& to_apply,
                                                     absl::Span<const int64_t> dimensions) {
@@ -1564,7 +1625,8 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     size_t want_called = 0;
     if (opcode == HloOpcode::kWhile || opcode == HloOpcode::kSelectAndScatter) want_called = 2;
     if (opcode == HloOpcode::kReduce || opcode == HloOpcode::kMap || opcode == HloOpcode::kCall ||
-        opcode == HloOpcode::kReduceWindow || opcode == HloOpcode::kScatter || opcode == HloOpcode::kFusion) {
+        opcode == HloOpcode::kReduceWindow || opcode == HloOpcode::kScatter || opcode == HloOpcode::kFusion ||
+        opcode == HloOpcode::kSort) {
       want_called = 1;
     }
     if (called.size() != want_called) {
@@ -1727,6 +1789,15 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
       RETURN_IF_ERROR(expect_operands(3));
       return InferSelectAndScatterShape(*operands[0], *called[0], attrs.window(), *operands[1], *operands[2],
                                         *called[1]);
+    case HloOpcode::kSort:
+      if (attrs.dimensions_size() != 1) {
+        return InvalidArgument("%s: needs exactly one sort dimension in dimensions, got %s", op,
+                               ListStr(attrs.dimensions()));
+      }
+      return InferSortShape(operands, attrs.dimensions(0), *called[0]);
+    case HloOpcode::kTopK:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferTopKShape(*operands[0], attrs.k());
     case HloOpcode::kMap:
       return InferMapShape(operands, *called[0], attrs.dimensions());
     case HloOpcode::kCall:

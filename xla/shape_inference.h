@@ -145,6 +145,15 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferSelectAndScatterShape(const Shape& operand, const ProgramShape& select,
                                                           const Window& window, const Shape& source,
                                                           const Shape& init_value, const ProgramShape& scatter);
+  // Sort of N operands of one set of dimensions along `dimension`; the
+  // comparator takes 2N scalars (lhs and rhs of operand 0, then of operand
+  // 1, ...) and returns pred[]. Result: the operand's shape, or a tuple of
+  // the operands' shapes when N > 1.
+  static absl::StatusOr<Shape> InferSortShape(absl::Span<const Shape* const> operands, int64_t dimension,
+                                              const ProgramShape& comparator);
+  // TopK: the k largest (or smallest) elements of each row along the last
+  // dimension and their s32 positions: (T[..., k], s32[..., k]).
+  static absl::StatusOr<Shape> InferTopKShape(const Shape& operand, int64_t k);
   static absl::StatusOr<Shape> InferMapShape(absl::Span<const Shape* const> operands,
                                              const ProgramShape& to_apply,
                                              absl::Span<const int64_t> dimensions);

@@ -760,7 +760,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 }
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
-  for (HloOpcode op : {HloOpcode::kSort, HloOpcode::kTopK, HloOpcode::kAllToAll, HloOpcode::kFft,
+  for (HloOpcode op : {HloOpcode::kAllToAll, HloOpcode::kFft,
                        HloOpcode::kRng, HloOpcode::kCustomCall}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
@@ -1026,6 +1026,61 @@ TEST(ScatterTest, ShapesAndErrors) {
                       {"operand rank 2 must equal the update window dimensions (1) plus the inserted (0)"}));
   EXPECT_TRUE(IsError(ShapeInference::InferScatterShape({&operand, &ids, &updates}, d, PS({"f32[]"}, "f32[]")),
                       {"update computation must take 2 parameters"}));
+}
+
+TEST(SortTest, ShapesAndErrors) {
+  const ProgramShape less = PS({"f32[]", "f32[]"}, "pred[]");
+  const ProgramShape less2 = PS({"f32[]", "f32[]", "s32[]", "s32[]"}, "pred[]");
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSort, {S("f32[3,4]")}, Dims({1}), {less}), "f32[3,4]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSort, {S("f32[3,4]")}, Dims({0}), {less}), "f32[3,4]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSort, {S("f32[3,4]"), S("s32[3,4]")}, Dims({0}), {less2}),
+                      "(f32[3,4], s32[3,4])"));
+  const Shape pred5 = S("pred[5]");
+  const std::vector<const Shape*> pred_operands = {&pred5};
+  EXPECT_TRUE(IsShape(SI::InferSortShape(pred_operands, 0, PS({"pred[]", "pred[]"}, "pred[]")), "pred[5]"));
+  // Dimension out of range, missing, or several.
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3,4]")}, Dims({2}), {less}),
+                      {"Sort", "dimension 2 is out of range", "rank 2"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3,4]")}, Dims({-1}), {less}), {"dimension -1"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[]")}, Dims({0}), {less}), {"out of range"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]")}, Dims({}), {less}), {"exactly one sort dimension"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]")}, Dims({0, 0}), {less}), {"exactly one sort dimension"}));
+  // Operands of different dimensions; no operand; a tuple operand.
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3,4]"), S("s32[4,3]")}, Dims({0}), {less2}),
+                      {"same dimensions", "f32[3,4]", "s32[4,3]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {}, Dims({0}), {less}), {"at least one operand"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("(f32[3])")}, Dims({0}), {less}), {"operand 0"}));
+  // Comparator arity, parameter types, result.
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]"), S("s32[3]")}, Dims({0}), {less}),
+                      {"comparator must take 4 parameters", "takes 2"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]")}, Dims({0}), {PS({"f32[]"}, "pred[]")}),
+                      {"must take 2 parameters"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]"), S("s32[3]")}, Dims({0}),
+                            {PS({"f32[]", "f32[]", "f32[]", "s32[]"}, "pred[]")}),
+                      {"comparator parameter 2 has shape f32[] but must be s32[]", "lhs of operand 1"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]")}, Dims({0}), {PS({"f32[]", "f32[3]"}, "pred[]")}),
+                      {"parameter 1", "rhs of operand 0"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]")}, Dims({0}), {PS({"f32[]", "f32[]"}, "f32[]")}),
+                      {"comparator must return pred[] but returns f32[]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]")}, Dims({0}), {PS({"f32[]", "f32[]"}, "pred[1]")}),
+                      {"must return pred[]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSort, {S("f32[3]")}, Dims({0}), {}), {"expects 1 called computations"}));
+}
+
+TEST(TopKTest, ShapesAndErrors) {
+  HloInstructionProto k2;
+  k2.set_k(2);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTopK, {S("f32[5,3]")}, k2), "(f32[5,2], s32[5,2])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTopK, {S("u8[2]")}, k2), "(u8[2], s32[2])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTopK, {S("pred[2,3,4]")}, k2), "(pred[2,3,2], s32[2,3,2])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTopK, {S("bf16[4]")}, {}), "(bf16[0], s32[0])"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kTopK, {S("f32[5,1]")}, k2), {"TopK", "k = 2 must be in [0, 1]"}));
+  HloInstructionProto negative;
+  negative.set_k(-1);
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kTopK, {S("f32[5]")}, negative), {"k = -1"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kTopK, {S("f32[]")}, {}), {"rank at least 1"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kTopK, {S("c64[3]")}, k2), {"complex elements have no order"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kTopK, {S("f32[3]"), S("f32[3]")}, k2), {"expects 1 operands"}));
 }
 
 TEST(WindowTest, SizesThatWouldOverflowAreRejected) {

@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -29,6 +30,16 @@
 
 namespace xla {
 namespace evaluator_internal {
+
+// Maps a float's bits to a signed integer whose order is the IEEE total order:
+// -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN (compare TOTALORDER, TopK).
+template <typename T> auto TotalOrderKey(T v) {
+  using S = std::conditional_t<sizeof(T) == 2, int16_t, std::conditional_t<sizeof(T) == 4, int32_t, int64_t>>;
+  S bits;
+  std::memcpy(&bits, &v, sizeof(T));
+  if (bits < 0) bits = static_cast<S>(bits ^ std::numeric_limits<S>::max());
+  return bits;
+}
 
 template <typename T>
 inline constexpr bool is_small_float_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;

@@ -271,16 +271,6 @@ absl::StatusOr<Literal> EvaluateBinary(const HloInstruction& instruction, const 
 
 namespace {
 
-// Maps a float's bits to a signed integer whose order is the IEEE total order:
-// -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN.
-template <typename T> auto TotalOrderKey(T v) {
-  using S = std::conditional_t<sizeof(T) == 2, int16_t, std::conditional_t<sizeof(T) == 4, int32_t, int64_t>>;
-  S bits;
-  std::memcpy(&bits, &v, sizeof(T));
-  if (bits < 0) bits = static_cast<S>(bits ^ std::numeric_limits<S>::max());
-  return bits;
-}
-
 template <typename V> bool CompareValues(ComparisonDirection dir, const V& a, const V& b) {
   switch (dir) {
     case ComparisonDirection::kEq: return a == b;

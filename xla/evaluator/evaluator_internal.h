@@ -114,6 +114,11 @@ absl::StatusOr<Literal> EvaluateMap(const HloInstruction& instruction,
                                     absl::Span<const Literal* const> operands,
                                     const ComputationRunner& run);
 
+// --- Sort and top-k (sort_op.cc) -----------------------------------------------
+absl::StatusOr<Literal> EvaluateSort(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
+                                     const ComputationRunner& run);
+absl::StatusOr<Literal> EvaluateTopK(const HloInstruction& instruction, const Literal& operand);
+
 }  // namespace evaluator_internal
 }  // namespace xla
 

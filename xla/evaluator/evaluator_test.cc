@@ -1392,7 +1392,7 @@ TEST(EvaluatorTest, ArgumentErrorsNameTheParameter) {
 
 TEST(EvaluatorTest, UnimplementedOpcodeIsNamed) {
   EXPECT_ERROR(EvalOp(HloOpcode::kFft, "c64[1]", {R1<float>({1})}), "opcode 'fft' is not implemented");
-  auto r = EvalOp(HloOpcode::kSort, "f32[1]", {R1<float>({1})});
+  auto r = EvalOp(HloOpcode::kCholesky, "f32[1]", {R1<float>({1})});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
 }
@@ -1401,7 +1401,7 @@ TEST(EvaluatorTest, DeadCodeIsNotEvaluated) {
   HloModule module("m");
   Builder b("entry");
   HloInstruction* p = b.Param(0, "f32[1]");
-  b.Op(HloOpcode::kSort, "f32[1]", {p});  // unimplemented, but unused
+  b.Op(HloOpcode::kFft, "f32[1]", {p});  // unimplemented, but unused
   module.AddEntryComputation(b.Build(b.Op(HloOpcode::kNegate, "f32[1]", {p})));
   Literal x = R1<float>({2});
   EXPECT_LITERAL(HloEvaluator().Evaluate(module, {&x}), R1<float>({-2}));

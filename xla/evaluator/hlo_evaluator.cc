@@ -388,6 +388,11 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
     case HloOpcode::kReduceWindow:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateReduceWindow(instruction, operands, run);
+    case HloOpcode::kSort:
+      RETURN_IF_ERROR(need_called(1));
+      return ei::EvaluateSort(instruction, operands, run);
+    case HloOpcode::kTopK:
+      return ei::EvaluateTopK(instruction, *operands[0]);
     case HloOpcode::kMap:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateMap(instruction, operands, run);

@@ -179,6 +179,17 @@ absl::StatusOr<Values> Emitter::LowerChloOp(const Op& op, Scope& scope) {
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, name == "tan" ? HloOpcode::kTan : HloOpcode::kErf, operands));
     return Values{r};
   }
+  if (name == "top_k") {
+    // The k largest of each row along the last dimension, largest first;
+    // XLA's order: floats by total order, equal values by position (topk).
+    RETURN_IF_ERROR(ExpectOperands(op, 1));
+    ASSIGN_OR_RETURN(int64_t k, IntAttr(op, {"k"}));
+    HloInstructionProto attrs;
+    attrs.set_k(k);
+    attrs.set_largest(true);
+    ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kTopK, operands, attrs));
+    return Untuple(scope, r);
+  }
   ExpressionBuilder b(this, &op, &scope);
   if (name == "next_after") {
     RETURN_IF_ERROR(ExpectOperands(op, 2));

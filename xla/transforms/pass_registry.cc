@@ -8,6 +8,7 @@
 #include "xla/transforms/common_subexpression_elimination.h"
 #include "xla/transforms/constant_folding.h"
 #include "xla/transforms/dead_code_elimination.h"
+#include "xla/transforms/topk_decomposer.h"
 #include "xla/transforms/transpose_folding.h"
 #include "xla/transforms/tuple_simplifier.h"
 #include "xla/transforms/while_loop_invariant_code_motion.h"
@@ -34,6 +35,7 @@ const std::vector<HloPassInfo>& RegisteredHloPasses() {
       Info<WhileLoopInvariantCodeMotion>("hoist loop-invariant work out of while bodies"),
       Info<CommonSubexpressionElimination>("merge identical instructions"),
       Info<DeadCodeElimination>("remove unused instructions and computations"),
+      Info<TopkDecomposer>("topk as a stable sort of (values, iota) and slices of its first k"),
       Info<TransposeFolding>("dots read transposed operands in place (dot(transpose(a), b) -> dot(a, b))"),
   };
   return *passes;

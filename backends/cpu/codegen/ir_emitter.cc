@@ -12,6 +12,7 @@
 #include "backends/cpu/codegen/dot_emitter.h"
 #include "backends/cpu/codegen/random_bits_emitter.h"
 #include "backends/cpu/codegen/scatter_emitter.h"
+#include "backends/cpu/codegen/sort_emitter.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "backends/cpu/transforms/matmul_plan.h"
@@ -174,7 +175,7 @@ bool IrEmitter::HasEmitter(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kFusion: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kReduceWindow:
     case HloOpcode::kConvolution: case HloOpcode::kScatter: case HloOpcode::kSelectAndScatter:
-    case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kRngBitGenerator: case HloOpcode::kSort:
       return true;
     default:
       return false;
@@ -217,6 +218,8 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
       return ScatterEmitter(ctx_, *this).EmitSelectAndScatter(hlo);
     case HloOpcode::kDynamicUpdateSlice:
       return ScatterEmitter(ctx_, *this).EmitDynamicUpdateSlice(hlo, elemental);
+    case HloOpcode::kSort:
+      return SortEmitter(ctx_, *this).EmitSort(hlo);
     case HloOpcode::kConvolution:
       return EmitElementLoop(hlo, elemental);
     case HloOpcode::kRngBitGenerator:

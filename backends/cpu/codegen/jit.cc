@@ -13,6 +13,7 @@
 #include "backends/cpu/codegen/streaming_stores.h"
 #include "backends/cpu/runtime/runtime_parallel.h"
 #include "backends/cpu/runtime/runtime_random.h"
+#include "backends/cpu/runtime/runtime_sort.h"
 #include "backends/execution_control.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -88,6 +89,7 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   add("__xla_cpu_runtime_PowS64", &__xla_cpu_runtime_PowS64);
   add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);
   add("__xla_cpu_runtime_RngBitGenerator", &__xla_cpu_runtime_RngBitGenerator);
+  add("__xla_cpu_runtime_SortSlice", &__xla_cpu_runtime_SortSlice);
   for (const RuntimeSymbol& s : ComplexRuntimeSymbols()) add(s.name, s.address);
   add("memcpy", static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy));
   add("memmove", static_cast<void* (*)(void*, const void*, size_t)>(&std::memmove));

@@ -19,6 +19,7 @@
 #include "xla/transforms/constant_folding.h"
 #include "xla/transforms/dead_code_elimination.h"
 #include "xla/transforms/hlo_pass_pipeline.h"
+#include "xla/transforms/topk_decomposer.h"
 #include "xla/transforms/transpose_folding.h"
 #include "xla/transforms/tuple_simplifier.h"
 #include "xla/transforms/while_loop_invariant_code_motion.h"
@@ -32,6 +33,8 @@ namespace {
 // The pipeline, top to bottom.
 void BuildPipeline(HloPassPipeline& pipeline) {
   pipeline.AddPass<CallInliner>();
+  // TopK has no emitter: a stable sort of (values, indices) and slices.
+  pipeline.AddPass<TopkDecomposer>();
   // Float convolutions become dots (im2col) or fused elementwise sums
   // (depthwise) first, so simplification folds their constant kernels.
   pipeline.AddPass<ConvolutionLowering>();

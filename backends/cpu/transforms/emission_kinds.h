@@ -31,11 +31,11 @@ inline bool IsControlFlow(const HloInstruction& hlo) {
          ((hlo.opcode() == HloOpcode::kSelect || hlo.opcode() == HloOpcode::kCopy) && hlo.shape().IsTuple());
 }
 
-// A variadic reduce, reduce-window or scatter: its result is a tuple with
-// one array per operand.
+// A variadic reduce, reduce-window, scatter or sort: its result is a tuple
+// with one array per operand.
 inline bool IsTupleReduce(const HloInstruction& hlo) {
   return (hlo.opcode() == HloOpcode::kReduce || hlo.opcode() == HloOpcode::kReduceWindow ||
-          hlo.opcode() == HloOpcode::kScatter) &&
+          hlo.opcode() == HloOpcode::kScatter || hlo.opcode() == HloOpcode::kSort) &&
          hlo.shape().IsTuple();
 }
 

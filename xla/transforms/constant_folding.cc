@@ -1,6 +1,7 @@
 #include "xla/transforms/constant_folding.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "xla/evaluator/hlo_evaluator.h"
@@ -20,10 +21,20 @@ bool ContainsToken(const Shape& shape) {
 }
 
 // Work of a dot (result elements times the contracted size), a convolution
-// (result elements times the kernel elements per output feature) or a
-// reduce-window (result elements times the window's positions): what
-// evaluating it at compile time costs.
+// (result elements times the kernel elements per output feature), a
+// reduce-window (result elements times the window's positions) or a sort
+// (its comparisons): what evaluating it at compile time costs.
 double MultiplyAdds(const HloInstruction* i) {
+  if (i->opcode() == HloOpcode::kSort) {
+    // About n log2(slice) comparator calls, each a computation the evaluator
+    // runs on scalar literals: counted as kMultiplyAddsPerComparison.
+    constexpr double kMultiplyAddsPerComparison = 64;
+    const Shape& s = i->operand(0)->shape();
+    if (!s.IsArray() || i->dimensions().size() != 1 || i->dimensions(0) < 0 || i->dimensions(0) >= s.rank()) return 0;
+    const double size = static_cast<double>(s.dimensions(static_cast<int>(i->dimensions(0))));
+    return static_cast<double>(ShapeUtil::ElementsIn(s)) * std::ceil(std::log2(std::max(size, 2.0))) *
+           kMultiplyAddsPerComparison;
+  }
   if (i->opcode() == HloOpcode::kReduceWindow) {
     double positions = 1;
     for (const WindowDimension& w : i->attributes().window().dimensions()) positions *= static_cast<double>(w.size());
@@ -72,7 +83,7 @@ bool ShouldFold(const HloInstruction* i, const ConstantFoldingOptions& options) 
   if (ContainsToken(i->shape())) return false;
   if (TotalElementCount(i->shape()) > options.max_result_elements) return false;
   if ((i->opcode() == HloOpcode::kDot || i->opcode() == HloOpcode::kConvolution ||
-       i->opcode() == HloOpcode::kReduceWindow) &&
+       i->opcode() == HloOpcode::kReduceWindow || i->opcode() == HloOpcode::kSort) &&
       MultiplyAdds(i) > static_cast<double>(options.max_multiply_adds)) {
     return false;
   }

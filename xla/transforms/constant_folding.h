@@ -8,8 +8,10 @@
 // the constant it would become), tuples, while loops (could run for ever),
 // side-effecting instructions, tokens, instructions with an elided operand
 // (`constant({...})`: value unknown), results of more than
-// `max_result_elements` elements, and dots/convolutions over more than
-// `max_multiply_adds` multiply-adds (the evaluator is slow on purpose).
+// `max_result_elements` elements, and dots/convolutions/reduce-windows over
+// more than `max_multiply_adds` multiply-adds, sorts whose comparisons
+// (n log2 of the sorted dimension, 64 multiply-adds each) exceed it (the
+// evaluator is slow on purpose).
 // Instructions the evaluator cannot evaluate are left alone.
 #ifndef XLA_TRANSFORMS_CONSTANT_FOLDING_H_
 #define XLA_TRANSFORMS_CONSTANT_FOLDING_H_

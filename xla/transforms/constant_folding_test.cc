@@ -110,6 +110,30 @@ ENTRY main {
   EXPECT_FALSE(run.changed);  // 2*2 results times 2 = 8 multiply-adds
 }
 
+TEST(ConstantFoldingTest, FoldsSmallSortsAndRespectsTheSortCostLimit) {
+  const char* text = R"(
+HloModule m
+less {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  c = s32[4] constant({3, 1, 4, 2})
+  ROOT s = s32[4] sort(c), dimensions={0}, to_apply=less
+})";
+  testing::PassRun run = RunPass<ConstantFolding>(text);
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_TRUE(run.changed);
+  EXPECT_EQ(RootExpr(*run.module), "constant({1, 2, 3, 4})");
+  ConstantFoldingOptions options;
+  options.max_multiply_adds = 4 * 2 * 64 - 1;  // 4 elements x log2(4) comparisons
+  ConstantFolding limited(options);
+  run = RunPass(limited, text);
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_FALSE(run.changed);
+}
+
 TEST(ConstantFoldingTest, ElidedConstantsAreNotFolded) {
   testing::PassRun run = RunPass<ConstantFolding>(R"(
 HloModule m

@@ -95,6 +95,12 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instruction, c
 absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
                                         const ComputationRunner& run);
 
+// --- Fft (fft_op.cc), TriangularSolve and Cholesky (linalg_ops.cc) ------------
+absl::StatusOr<Literal> EvaluateFft(const HloInstruction& instruction, const Literal& operand);
+absl::StatusOr<Literal> EvaluateTriangularSolve(const HloInstruction& instruction, const Literal& a,
+                                                const Literal& b);
+absl::StatusOr<Literal> EvaluateCholesky(const HloInstruction& instruction, const Literal& a);
+
 // --- Reduce and map (reduce_op.cc) ---------------------------------------------
 absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction,
                                        absl::Span<const Literal* const> operands,

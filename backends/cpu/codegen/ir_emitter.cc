@@ -10,6 +10,7 @@
 #include "backends/cpu/codegen/alias_analysis.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/dot_emitter.h"
+#include "backends/cpu/codegen/linalg_emitter.h"
 #include "backends/cpu/codegen/scatter_emitter.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
@@ -173,7 +174,8 @@ bool IrEmitter::HasEmitter(HloOpcode opcode) {
   switch (opcode) {
     case HloOpcode::kFusion: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kReduceWindow:
     case HloOpcode::kConvolution: case HloOpcode::kScatter: case HloOpcode::kSelectAndScatter:
-    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kFft: case HloOpcode::kTriangularSolve:
+    case HloOpcode::kCholesky:
       return true;
     default:
       return false;
@@ -218,6 +220,12 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
       return ScatterEmitter(ctx_, *this).EmitDynamicUpdateSlice(hlo, elemental);
     case HloOpcode::kConvolution:
       return EmitElementLoop(hlo, elemental);
+    case HloOpcode::kFft:
+      return LinalgEmitter(ctx_, *this).EmitFft(hlo);
+    case HloOpcode::kTriangularSolve:
+      return LinalgEmitter(ctx_, *this).EmitTriangularSolve(hlo);
+    case HloOpcode::kCholesky:
+      return LinalgEmitter(ctx_, *this).EmitCholesky(hlo);
     default:
       if (IsFusibleOpcode(hlo.opcode())) return EmitElementLoop(hlo, elemental);
       return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));

@@ -86,7 +86,7 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   add("__xla_cpu_runtime_MatMulF64", &__xla_cpu_runtime_MatMulF64);
   add("__xla_cpu_runtime_ParallelFor", &__xla_cpu_runtime_ParallelFor);
   add("__xla_cpu_runtime_Fft", &__xla_cpu_runtime_Fft);
-#define XLA_CPU_ADD_LINALG(T)                                                    \
+#define XLA_CPU_ADD_LINALG(T)                                                         \
   add("__xla_cpu_runtime_TriangularSolve" #T, &__xla_cpu_runtime_TriangularSolve##T); \
   add("__xla_cpu_runtime_Cholesky" #T, &__xla_cpu_runtime_Cholesky##T);
   XLA_CPU_ADD_LINALG(F32) XLA_CPU_ADD_LINALG(F64) XLA_CPU_ADD_LINALG(C64) XLA_CPU_ADD_LINALG(C128)

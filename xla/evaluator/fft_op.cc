@@ -39,6 +39,13 @@ void TransformDimension(std::vector<Wide>& data, absl::Span<const int64_t> dims,
   const long double two_pi = 2.0L * 3.141592653589793238462643383279502884L;
   std::vector<Wide> twiddle(n);
   for (int64_t j = 0; j < n; ++j) {
+    if ((4 * j) % n == 0) {
+      // Quarter turns exactly (sinl(pi) is not 0): 1, i, -1, -i.
+      static const long double kQuarter[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+      const int64_t q = 4 * j / n;
+      twiddle[j] = Wide(kQuarter[q][0], sign * kQuarter[q][1]);
+      continue;
+    }
     const long double angle = two_pi * static_cast<long double>(j) / static_cast<long double>(n);
     twiddle[j] = Wide(std::cos(angle), sign * std::sin(angle));
   }

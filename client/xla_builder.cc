@@ -634,6 +634,37 @@ XlaOp XlaBuilder::Map(absl::Span<const XlaOp> operands, const XlaComputation& co
   }());
 }
 
+XlaOp XlaBuilder::Fft(XlaOp operand, FftType fft_type, absl::Span<const int64_t> fft_length) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(Shape shape, GetShape(operand));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferFftShape(shape, fft_type, fft_length));
+    HloInstructionProto proto;
+    proto.set_fft_type(fft_type);
+    for (int64_t l : fft_length) proto.add_fft_length(l);
+    return AddInstruction(proto, HloOpcode::kFft, out, {operand});
+  }());
+}
+
+XlaOp XlaBuilder::TriangularSolve(XlaOp a, XlaOp b, const TriangularSolveOptions& options) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes({a, b}));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferTriangularSolveShape(shapes[0], shapes[1], options));
+    HloInstructionProto proto;
+    *proto.mutable_triangular_solve_options() = options;
+    return AddInstruction(proto, HloOpcode::kTriangularSolve, out, {a, b});
+  }());
+}
+
+XlaOp XlaBuilder::Cholesky(XlaOp a, bool lower) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(Shape shape, GetShape(a));
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferCholeskyShape(shape));
+    HloInstructionProto proto;
+    proto.mutable_cholesky_options()->set_lower(lower);
+    return AddInstruction(proto, HloOpcode::kCholesky, out, {a});
+  }());
+}
+
 XlaOp XlaBuilder::Call(const XlaComputation& computation, absl::Span<const XlaOp> operands) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(operands));
@@ -1264,6 +1295,28 @@ XlaOp ReduceWindowWithGeneralPadding(absl::Span<const XlaOp> operands, absl::Spa
     w->set_padding_high(padding.empty() ? 0 : padding[i].second);
   }
   return b->ReduceWindow(operands, init_values, computation, window);
+}
+
+XlaOp Fft(XlaOp operand, FftType fft_type, absl::Span<const int64_t> fft_length) {
+  if (operand.builder() == nullptr) return XlaOp();
+  return operand.builder()->Fft(operand, fft_type, fft_length);
+}
+
+XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower, bool unit_diagonal,
+                      TriangularSolveOptions::Transpose transpose_a) {
+  XlaBuilder* builder = BuilderOf({a, b});
+  if (builder == nullptr) return XlaOp();
+  TriangularSolveOptions options;
+  options.set_left_side(left_side);
+  options.set_lower(lower);
+  options.set_unit_diagonal(unit_diagonal);
+  options.set_transpose_a(transpose_a);
+  return builder->TriangularSolve(a, b, options);
+}
+
+XlaOp Cholesky(XlaOp a, bool lower) {
+  if (a.builder() == nullptr) return XlaOp();
+  return a.builder()->Cholesky(a, lower);
 }
 
 XlaOp Gather(XlaOp input, XlaOp start_indices, const GatherDimensionNumbers& dimension_numbers,

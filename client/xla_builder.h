@@ -126,6 +126,9 @@ class XlaBuilder {
   XlaOp Sort(absl::Span<const XlaOp> operands, const XlaComputation& comparator, int64_t dimension,
              bool is_stable);
   XlaOp TopK(XlaOp operand, int64_t k, bool largest);
+  XlaOp Fft(XlaOp operand, FftType fft_type, absl::Span<const int64_t> fft_length);
+  XlaOp TriangularSolve(XlaOp a, XlaOp b, const TriangularSolveOptions& options);
+  XlaOp Cholesky(XlaOp a, bool lower);
   XlaOp Call(const XlaComputation& computation, absl::Span<const XlaOp> operands);
   XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
   XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branches,
@@ -389,6 +392,21 @@ XlaOp Conditional(XlaOp predicate, XlaOp true_operand, const XlaComputation& tru
                   XlaOp false_operand, const XlaComputation& false_computation);
 XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branch_computations,
                   absl::Span<const XlaOp> branch_operands);
+
+// Fft (see the operation-semantics document): FFT/IFFT (complex to complex,
+// IFFT scaled by 1/N), RFFT (real to the half spectrum, innermost dimension
+// fft_length/2+1) and IRFFT (back) over the innermost size(fft_length)
+// dimensions, 1 to 3 of them.
+XlaOp Fft(XlaOp operand, FftType fft_type, absl::Span<const int64_t> fft_length);
+// TriangularSolve: x with op(a) x = b (left_side) or x op(a) = b, reading
+// only the `lower` or upper triangle of a (not its diagonal when
+// unit_diagonal); op(a) is a, its transpose or its adjoint.
+XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower, bool unit_diagonal,
+                      TriangularSolveOptions::Transpose transpose_a);
+// Cholesky: l with a = l l^H (lower) or u with a = u^H u, from that triangle
+// of a; the other triangle of the result is zero, and a matrix that is not
+// positive definite (a pivot whose square root is NaN) gives all NaNs.
+XlaOp Cholesky(XlaOp a, bool lower);
 
 // Operators for readable client code.
 XlaOp operator+(XlaOp x, XlaOp y);

@@ -242,6 +242,7 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kOptimizationBarrier: case HloOpcode::kReducePrecision:
     case HloOpcode::kRngBitGenerator:
     case HloOpcode::kSort: case HloOpcode::kTopK:
+    case HloOpcode::kFft: case HloOpcode::kTriangularSolve: case HloOpcode::kCholesky:
       return true;
     default:
       return false;
@@ -1471,6 +1472,147 @@ absl::StatusOr<Shape> ShapeInference::InferTopKShape(const Shape& operand, int64
       {ShapeUtil::MakeShape(operand.element_type(), dims), ShapeUtil::MakeShape(S32, dims)});
 }
 
+// --- Fft, TriangularSolve, Cholesky ---------------------------------------------
+
+absl::StatusOr<Shape> ShapeInference::InferFftShape(const Shape& operand, FftType fft_type,
+                                                    absl::Span<const int64_t> fft_length) {
+  const std::string op = "Fft";
+  RETURN_IF_ERROR(ExpectArray(op, "operand", operand));
+  if (!FftType_IsValid(fft_type)) {
+    return InvalidArgument("%s: fft_type %d is not FFT, IFFT, RFFT or IRFFT", op, static_cast<int>(fft_type));
+  }
+  const std::string type_name = FftType_Name(fft_type);
+  const int64_t fft_rank = static_cast<int64_t>(fft_length.size());
+  if (fft_rank < 1 || fft_rank > 3) {
+    return InvalidArgument("%s: %s transforms 1 to 3 dimensions, but fft_length %s has %d entries", op, type_name,
+                           ListStr(fft_length), fft_rank);
+  }
+  for (int64_t length : fft_length) {
+    if (length < 0) return InvalidArgument("%s: fft_length %s has a negative entry", op, ListStr(fft_length));
+  }
+  if (operand.rank() < fft_rank) {
+    return InvalidArgument("%s: %s of fft_length %s needs an operand of rank at least %d, got %s", op, type_name,
+                           ListStr(fft_length), fft_rank, operand.ToString());
+  }
+  const PrimitiveType t = operand.element_type();
+  const int64_t first = operand.rank() - fft_rank;  // the first transformed dimension
+  const int64_t last_length = fft_length[fft_rank - 1];
+  const int64_t half_length = last_length == 0 ? 0 : last_length / 2 + 1;
+  // The transformed dimensions equal fft_length, except IRFFT's innermost
+  // (the half spectrum, fft_length/2+1).
+  auto check_lengths = [&](int64_t count) -> absl::Status {
+    for (int64_t i = 0; i < count; ++i) {
+      if (operand.dimensions(first + i) != fft_length[i]) {
+        return InvalidArgument(
+            "%s: %s needs the operand's innermost dimensions to equal fft_length %s, but dimension %d of %s is %d",
+            op, type_name, ListStr(fft_length), first + i, operand.ToString(), operand.dimensions(first + i));
+      }
+    }
+    return absl::OkStatus();
+  };
+  Shape result = NoLayout(operand);
+  switch (fft_type) {
+    case FFT:
+    case IFFT:
+      if (!IsComplexType(t)) {
+        return InvalidArgument("%s: %s needs a complex (c64 or c128) operand, got %s", op, type_name,
+                               operand.ToString());
+      }
+      RETURN_IF_ERROR(check_lengths(fft_rank));
+      return result;
+    case RFFT:
+      if (t != F32 && t != F64) {
+        return InvalidArgument("%s: RFFT needs an f32 or f64 operand, got %s", op, operand.ToString());
+      }
+      RETURN_IF_ERROR(check_lengths(fft_rank));
+      result.set_element_type(t == F32 ? C64 : C128);
+      (*result.mutable_dimensions())[operand.rank() - 1] = half_length;
+      return result;
+    case IRFFT:
+      if (!IsComplexType(t)) {
+        return InvalidArgument("%s: IRFFT needs a complex (c64 or c128) operand, got %s", op, operand.ToString());
+      }
+      RETURN_IF_ERROR(check_lengths(fft_rank - 1));
+      if (operand.dimensions(operand.rank() - 1) != half_length) {
+        return InvalidArgument(
+            "%s: IRFFT needs the operand's innermost dimension to be fft_length/2+1 = %d (fft_length %s), got %s",
+            op, half_length, ListStr(fft_length), operand.ToString());
+      }
+      result.set_element_type(primitive_util::ComplexComponentType(t));
+      (*result.mutable_dimensions())[operand.rank() - 1] = last_length;
+      return result;
+    default:
+      break;
+  }
+  return InvalidArgument("%s: unknown fft_type %d", op, static_cast<int>(fft_type));
+}
+
+namespace {
+
+// TriangularSolve's and Cholesky's element types: floating-point or complex.
+bool IsLinalgType(PrimitiveType t) { return IsFloatingPointType(t) || IsComplexType(t); }
+
+}  // namespace
+
+absl::StatusOr<Shape> ShapeInference::InferTriangularSolveShape(const Shape& a, const Shape& b,
+                                                                const TriangularSolveOptions& options) {
+  const std::string op = "TriangularSolve";
+  RETURN_IF_ERROR(ExpectArray(op, "a", a));
+  RETURN_IF_ERROR(ExpectArray(op, "b", b));
+  if (!IsLinalgType(a.element_type())) {
+    return InvalidArgument("%s: a must have a floating-point or complex element type, got %s", op, a.ToString());
+  }
+  if (a.element_type() != b.element_type()) {
+    return InvalidArgument("%s: a and b must have the same element type (a %s, b %s)", op, a.ToString(),
+                           b.ToString());
+  }
+  if (a.rank() < 2 || a.rank() != b.rank()) {
+    return InvalidArgument("%s: a and b must have the same rank, at least 2 (a %s, b %s)", op, a.ToString(),
+                           b.ToString());
+  }
+  const int64_t rank = a.rank();
+  const int64_t m = a.dimensions(rank - 1);
+  if (a.dimensions(rank - 2) != m) {
+    return InvalidArgument("%s: a must be a batch of square matrices [..., M, M], got %s", op, a.ToString());
+  }
+  for (int64_t i = 0; i + 2 < rank; ++i) {
+    if (a.dimensions(i) != b.dimensions(i)) {
+      return InvalidArgument("%s: a and b must have the same batch dimensions, but dimension %d differs (a %s, b %s)",
+                             op, i, a.ToString(), b.ToString());
+    }
+  }
+  const int64_t solved = options.left_side() ? rank - 2 : rank - 1;
+  if (b.dimensions(solved) != m) {
+    return InvalidArgument(
+        "%s: with left_side=%s, b must be [..., %s] for a %s, but dimension %d of b %s is %d", op,
+        options.left_side() ? "true" : "false", options.left_side() ? "M, K" : "K, M", a.ToString(), solved,
+        b.ToString(), b.dimensions(solved));
+  }
+  switch (options.transpose_a()) {
+    case TriangularSolveOptions::NO_TRANSPOSE:
+    case TriangularSolveOptions::TRANSPOSE:
+    case TriangularSolveOptions::ADJOINT:
+      break;
+    default:
+      return InvalidArgument("%s: transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT, got %d", op,
+                             static_cast<int>(options.transpose_a()));
+  }
+  return NoLayout(b);
+}
+
+absl::StatusOr<Shape> ShapeInference::InferCholeskyShape(const Shape& a) {
+  const std::string op = "Cholesky";
+  RETURN_IF_ERROR(ExpectArray(op, "a", a));
+  if (!IsLinalgType(a.element_type())) {
+    return InvalidArgument("%s: a must have a floating-point or complex element type, got %s", op, a.ToString());
+  }
+  if (a.rank() < 2) return InvalidArgument("%s: a must have rank at least 2, got %s", op, a.ToString());
+  if (a.dimensions(a.rank() - 2) != a.dimensions(a.rank() - 1)) {
+    return InvalidArgument("%s: a must be a batch of square matrices [..., N, N], got %s", op, a.ToString());
+  }
+  return NoLayout(a);
+}
+
 absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* const> operands,
                                                     const ProgramShape& to_apply,
                                                     absl::Span<const int64_t> dimensions) {
@@ -1798,6 +1940,15 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     case HloOpcode::kTopK:
       RETURN_IF_ERROR(expect_operands(1));
       return InferTopKShape(*operands[0], attrs.k());
+    case HloOpcode::kFft:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferFftShape(*operands[0], attrs.fft_type(), attrs.fft_length());
+    case HloOpcode::kTriangularSolve:
+      RETURN_IF_ERROR(expect_operands(2));
+      return InferTriangularSolveShape(*operands[0], *operands[1], attrs.triangular_solve_options());
+    case HloOpcode::kCholesky:
+      RETURN_IF_ERROR(expect_operands(1));
+      return InferCholeskyShape(*operands[0]);
     case HloOpcode::kMap:
       return InferMapShape(operands, *called[0], attrs.dimensions());
     case HloOpcode::kCall:

@@ -154,6 +154,20 @@ class ShapeInference {
   // TopK: the k largest (or smallest) elements of each row along the last
   // dimension and their s32 positions: (T[..., k], s32[..., k]).
   static absl::StatusOr<Shape> InferTopKShape(const Shape& operand, int64_t k);
+  // Fft: FFT/IFFT keep a complex operand's shape; RFFT takes f32/f64 to
+  // c64/c128 with the innermost dimension fft_length/2+1; IRFFT takes that
+  // half spectrum back to a real innermost dimension of fft_length. The
+  // operand's innermost size(fft_length) (1 to 3) dimensions are the
+  // transformed ones and equal fft_length (IRFFT's innermost: the half).
+  static absl::StatusOr<Shape> InferFftShape(const Shape& operand, FftType fft_type,
+                                             absl::Span<const int64_t> fft_length);
+  // TriangularSolve: a [..., M, M] and b [..., M, K] (left_side) or
+  // [..., K, M] of one floating-point or complex type and equal batch
+  // dimensions; the result is b's shape.
+  static absl::StatusOr<Shape> InferTriangularSolveShape(const Shape& a, const Shape& b,
+                                                         const TriangularSolveOptions& options);
+  // Cholesky: a batch of square floating-point or complex matrices; same shape.
+  static absl::StatusOr<Shape> InferCholeskyShape(const Shape& a);
   static absl::StatusOr<Shape> InferMapShape(absl::Span<const Shape* const> operands,
                                              const ProgramShape& to_apply,
                                              absl::Span<const int64_t> dimensions);

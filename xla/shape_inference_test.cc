@@ -760,7 +760,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 }
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
-  for (HloOpcode op : {HloOpcode::kAllToAll, HloOpcode::kFft,
+  for (HloOpcode op : {HloOpcode::kAllToAll, HloOpcode::kReplicaId,
                        HloOpcode::kRng, HloOpcode::kCustomCall}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
@@ -1111,6 +1111,98 @@ TEST(WindowTest, SizesThatWouldOverflowAreRejected) {
   EXPECT_TRUE(IsError(ShapeInference::InferReduceWindowShape(
                           {&one, &init}, window(int64_t{1} << 48, 1, 1, int64_t{1} << 47), add),
                       {"the window has more than"}));
+}
+
+// --- Fft, TriangularSolve, Cholesky -------------------------------------------
+
+HloInstructionProto FftAttrs(FftType type, std::vector<int64_t> lengths) {
+  HloInstructionProto attrs;
+  attrs.set_fft_type(type);
+  for (int64_t l : lengths) attrs.add_fft_length(l);
+  return attrs;
+}
+
+TEST(FftTest, ResultShapes) {
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("c64[3,8]")}, FftAttrs(FFT, {8})), "c64[3,8]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("c128[2,4,5]")}, FftAttrs(IFFT, {2, 4, 5})), "c128[2,4,5]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("f32[14,15,16,17]")}, FftAttrs(RFFT, {17})), "c64[14,15,16,9]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("f64[4,16]")}, FftAttrs(RFFT, {4, 16})), "c128[4,9]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("c64[14,15,16,17]")}, FftAttrs(IRFFT, {15, 16, 32})),
+                      "f32[14,15,16,32]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("c128[3]")}, FftAttrs(IRFFT, {5})), "f64[5]"));
+  // Zero lengths keep zero sizes.
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("f32[2,0]")}, FftAttrs(RFFT, {0})), "c64[2,0]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("c64[2,0]")}, FftAttrs(IRFFT, {0})), "f32[2,0]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kFft, {S("c64[14,15,0,17]")}, FftAttrs(IRFFT, {33})), "f32[14,15,0,33]"));
+}
+
+TEST(FftTest, EveryConstraintHasItsError) {
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[8]")}, FftAttrs(FFT, {})), {"Fft", "1 to 3", "0 entries"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[2,2,2,2]")}, FftAttrs(FFT, {2, 2, 2, 2})), {"1 to 3"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[8]")}, FftAttrs(FFT, {4, 2})), {"rank at least 2", "c64[8]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[8]")}, FftAttrs(FFT, {-8})), {"negative"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("f32[8]")}, FftAttrs(FFT, {8})), {"FFT needs a complex", "f32[8]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("f32[8]")}, FftAttrs(IFFT, {8})), {"IFFT needs a complex"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[8]")}, FftAttrs(FFT, {4})),
+                      {"FFT", "equal fft_length {4}", "dimension 0 of c64[8] is 8"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[8]")}, FftAttrs(RFFT, {8})), {"RFFT needs an f32 or f64"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("f16[8]")}, FftAttrs(RFFT, {8})), {"RFFT needs an f32 or f64"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("f32[3,8]")}, FftAttrs(RFFT, {4, 8})),
+                      {"RFFT", "dimension 0 of f32[3,8] is 3"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("f32[9]")}, FftAttrs(IRFFT, {16})), {"IRFFT needs a complex"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[8]")}, FftAttrs(IRFFT, {8})),
+                      {"IRFFT", "fft_length/2+1 = 5", "c64[8]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[3,5]")}, FftAttrs(IRFFT, {4, 8})),
+                      {"IRFFT", "dimension 0 of c64[3,5] is 3"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("(c64[8])")}, FftAttrs(FFT, {8})), {"must be an array"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[8]")}, FftAttrs(static_cast<FftType>(7), {8})),
+                      {"fft_type 7 is not"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kFft, {S("c64[8]"), S("c64[8]")}, FftAttrs(FFT, {8})), {"expects 1 operands"}));
+}
+
+HloInstructionProto SolveAttrs(bool left_side, TriangularSolveOptions::Transpose transpose =
+                                                   TriangularSolveOptions::NO_TRANSPOSE) {
+  HloInstructionProto attrs;
+  attrs.mutable_triangular_solve_options()->set_left_side(left_side);
+  attrs.mutable_triangular_solve_options()->set_transpose_a(transpose);
+  return attrs;
+}
+
+TEST(TriangularSolveTest, ResultIsB) {
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTriangularSolve, {S("f32[3,3]"), S("f32[3,1]")}, SolveAttrs(true)),
+                      "f32[3,1]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTriangularSolve, {S("c64[2,4,4]"), S("c64[2,5,4]")},
+                            SolveAttrs(false, TriangularSolveOptions::ADJOINT)),
+                      "c64[2,5,4]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kTriangularSolve, {S("bf16[4,4]"), S("bf16[4,1]")}, SolveAttrs(true)),
+                      "bf16[4,1]"));
+}
+
+TEST(TriangularSolveTest, EveryConstraintHasItsError) {
+  auto solve = [](const char* a, const char* b, HloInstructionProto attrs = SolveAttrs(true)) {
+    return Infer(HloOpcode::kTriangularSolve, {S(a), S(b)}, attrs);
+  };
+  EXPECT_TRUE(IsError(solve("s32[2,2]", "s32[2,2]"), {"TriangularSolve", "floating-point or complex", "s32[2,2]"}));
+  EXPECT_TRUE(IsError(solve("f32[2,2]", "f64[2,2]"), {"same element type", "f64[2,2]"}));
+  EXPECT_TRUE(IsError(solve("f32[2]", "f32[2]"), {"same rank, at least 2"}));
+  EXPECT_TRUE(IsError(solve("f32[2,2]", "f32[1,2,2]"), {"same rank, at least 2"}));
+  EXPECT_TRUE(IsError(solve("f32[2,3]", "f32[2,2]"), {"square matrices", "f32[2,3]"}));
+  EXPECT_TRUE(IsError(solve("f32[2,3,3]", "f32[4,3,1]"), {"same batch dimensions", "dimension 0 differs"}));
+  EXPECT_TRUE(IsError(solve("f32[3,3]", "f32[1,3]"), {"left_side=true", "[..., M, K]", "dimension 0 of b f32[1,3] is 1"}));
+  EXPECT_TRUE(IsError(solve("f32[3,3]", "f32[3,1]", SolveAttrs(false)),
+                      {"left_side=false", "[..., K, M]", "dimension 1 of b f32[3,1] is 1"}));
+  EXPECT_TRUE(IsError(solve("f32[3,3]", "f32[3,1]", SolveAttrs(true, TriangularSolveOptions::TRANSPOSE_INVALID)),
+                      {"transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kTriangularSolve, {S("f32[3,3]")}, SolveAttrs(true)), {"expects 2 operands"}));
+}
+
+TEST(CholeskyTest, ShapesAndErrors) {
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCholesky, {S("f32[3,3]")}), "f32[3,3]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCholesky, {S("c128[2,5,4,4]")}), "c128[2,5,4,4]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("s32[2,2]")}), {"Cholesky", "floating-point or complex"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("f32[4]")}), {"rank at least 2", "f32[4]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("f32[2,3,4]")}), {"square matrices", "f32[2,3,4]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("(f32[2,2])")}), {"must be an array"}));
 }
 
 }  // namespace

@@ -99,6 +99,11 @@ absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl:
 
 // --- rng-bit-generator (rng_bit_generator_op.cc) -------------------------------
 absl::StatusOr<Literal> EvaluateRngBitGenerator(const HloInstruction& instruction, const Literal& state);
+// --- Fft (fft_op.cc), TriangularSolve and Cholesky (linalg_ops.cc) ------------
+absl::StatusOr<Literal> EvaluateFft(const HloInstruction& instruction, const Literal& operand);
+absl::StatusOr<Literal> EvaluateTriangularSolve(const HloInstruction& instruction, const Literal& a,
+                                                const Literal& b);
+absl::StatusOr<Literal> EvaluateCholesky(const HloInstruction& instruction, const Literal& a);
 
 // --- Reduce and map (reduce_op.cc) ---------------------------------------------
 absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction,

@@ -376,6 +376,12 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
       return ei::EvaluateGather(instruction, *operands[0], *operands[1]);
     case HloOpcode::kConvolution:
       return ei::EvaluateConvolution(instruction, *operands[0], *operands[1]);
+    case HloOpcode::kFft:
+      return ei::EvaluateFft(instruction, *operands[0]);
+    case HloOpcode::kTriangularSolve:
+      return ei::EvaluateTriangularSolve(instruction, *operands[0], *operands[1]);
+    case HloOpcode::kCholesky:
+      return ei::EvaluateCholesky(instruction, *operands[0]);
     case HloOpcode::kReduce:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateReduce(instruction, operands, run);

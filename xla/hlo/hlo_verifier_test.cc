@@ -382,10 +382,10 @@ TEST(HloVerifierTest, UnimplementedOpsAreRejected) {
   auto module = std::make_unique<HloModule>("m");
   Comp main("main");
   HloInstruction* x = main.Param(0, "f32[4]", "x");
-  main.Op(HloOpcode::kFft, "c64[4]", {x}, "fft");
+  main.Op(HloOpcode::kCustomCall, "f32[4]", {x}, "cc");
   main.Finish(module.get(), true);
   EXPECT_TRUE(FailsWith(VerifyHloModule(*module),
-                        {"instruction 'fft' in computation 'main': fft: shape inference is not implemented yet"},
+                        {"instruction 'cc' in computation 'main': custom-call: shape inference is not implemented yet"},
                         absl::StatusCode::kUnimplemented));
 }
 
@@ -511,6 +511,53 @@ TEST(HloVerifierTest, ParsedModuleWithBadShapeFails) {
   ASSERT_TRUE(module.ok()) << module.status();
   EXPECT_TRUE(FailsWith(VerifyHloModule(**module), {"instruction 'dot' in computation 'main'", "declared shape f32[6,5]",
                                                     "inferred shape f32[6,6]"}));
+}
+
+// Fft, triangular-solve and cholesky in XLA's HLO text spellings.
+constexpr char kLinalgModule[] = R"(
+HloModule linalg
+
+ENTRY %main (x: f32[3,16,17], a: c64[2,4,4], b: c64[2,4,3]) -> (c64[3,16,9], f32[3,16,17], c64[2,4,3], c64[2,4,4]) {
+  %x = f32[3,16,17]{2,1,0} parameter(0)
+  %a = c64[2,4,4]{2,1,0} parameter(1)
+  %b = c64[2,4,3]{2,1,0} parameter(2)
+  %rfft = c64[3,16,9]{2,1,0} fft(%x), fft_type=RFFT, fft_length={16,17}
+  %irfft = f32[3,16,17]{2,1,0} fft(%rfft), fft_type=IRFFT, fft_length={16,17}
+  %solve = c64[2,4,3]{2,1,0} triangular-solve(%a, %b), left_side=true, lower=true, unit_diagonal=false, transpose_a=ADJOINT
+  %chol = c64[2,4,4]{2,1,0} cholesky(%a), lower=true
+  ROOT %t = (c64[3,16,9]{2,1,0}, f32[3,16,17]{2,1,0}, c64[2,4,3]{2,1,0}, c64[2,4,4]{2,1,0}) tuple(%rfft, %irfft, %solve, %chol)
+}
+)";
+
+TEST(HloVerifierTest, LinalgModuleVerifiesAndRoundTrips) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(kLinalgModule);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(VerifyHloModule(**module).ok()) << VerifyHloModule(**module);
+  const std::string printed = (*module)->ToString();
+  EXPECT_TRUE(absl::StrContains(printed, "fft_type=RFFT, fft_length={16,17}")) << printed;
+  EXPECT_TRUE(absl::StrContains(printed, "fft_type=IRFFT, fft_length={16,17}")) << printed;
+  EXPECT_TRUE(absl::StrContains(printed, "left_side=true, lower=true, transpose_a=ADJOINT")) << printed;
+  EXPECT_TRUE(absl::StrContains(printed, "cholesky(%a), lower=true")) << printed;
+  absl::StatusOr<std::unique_ptr<HloModule>> reparsed = ParseHloModule(printed);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_EQ((*reparsed)->ToString(), printed);
+  EXPECT_TRUE(VerifyHloModule(**reparsed).ok());
+}
+
+TEST(HloVerifierTest, LinalgShapeErrorsNameTheInstruction) {
+  std::string text = kLinalgModule;
+  const std::string from = "%rfft = c64[3,16,9]{2,1,0} fft(%x), fft_type=RFFT, fft_length={16,17}";
+  text.replace(text.find(from), from.size(), "%rfft = c64[3,16,9]{2,1,0} fft(%x), fft_type=RFFT, fft_length={15,17}");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(FailsWith(VerifyHloModule(**module), {"instruction 'rfft' in computation 'main'", "RFFT",
+                                                    "dimension 1 of f32[3,16,17] is 16"}));
+  text = kLinalgModule;
+  const std::string solve = "%solve = c64[2,4,3]{2,1,0} triangular-solve(%a, %b), left_side=true";
+  text.replace(text.find(solve), solve.size(), "%solve = c64[2,4,3]{2,1,0} triangular-solve(%a, %b), left_side=false");
+  module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(FailsWith(VerifyHloModule(**module), {"instruction 'solve'", "left_side=false", "[..., K, M]"}));
 }
 
 // A fusion (its fused computation called through calls=), a bitcast and an

@@ -198,6 +198,37 @@ func.func @main() -> (tensor<2x2xf32>, tensor<1x1x2x2xf32>) {
   EXPECT_EQ(out[1].data<float>()[0], 4.0f);
 }
 
+TEST(ImporterTest, FftTriangularSolveAndCholeskyForms) {
+  // Pretty and generic forms of each; the spec's Cholesky example.
+  std::vector<Literal> out = ImportAndRun(R"(
+func.func @main() -> (tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x1xf32>, tensor<3xcomplex<f32>>, tensor<4xf32>) {
+  %a = stablehlo.constant dense<[[1.0, 2.0, 3.0], [2.0, 20.0, 26.0], [3.0, 26.0, 70.0]]> : tensor<3x3xf32>
+  %l = "stablehlo.cholesky"(%a) {lower = true} : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  %u = stablehlo.cholesky %a, lower = false : tensor<3x3xf32>
+  %b = stablehlo.constant dense<[[1.0], [6.0], [14.0]]> : tensor<3x1xf32>
+  %x = "stablehlo.triangular_solve"(%l, %b) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<3x3xf32>, tensor<3x1xf32>) -> tensor<3x1xf32>
+  %s = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %f = "stablehlo.fft"(%s) {fft_type = #stablehlo<fft_type RFFT>, fft_length = array<i64: 4>} : (tensor<4xf32>) -> tensor<3xcomplex<f32>>
+  %i = stablehlo.fft %f, type = IRFFT, length = [4] : (tensor<3xcomplex<f32>>) -> tensor<4xf32>
+  return %l, %u, %x, %f, %i : tensor<3x3xf32>, tensor<3x3xf32>, tensor<3x1xf32>, tensor<3xcomplex<f32>>, tensor<4xf32>
+}
+)");
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[0], Literal::CreateR2<float>({{1, 0, 0}, {2, 4, 0}, {3, 5, 6}}));
+  EXPECT_EQ(out[1], Literal::CreateR2<float>({{1, 2, 3}, {0, 4, 5}, {0, 0, 6}}));
+  // l x = b: x0 = 1, x1 = (6 - 2) / 4 = 1, x2 = (14 - 3 - 5) / 6 = 1.
+  EXPECT_EQ(out[2], Literal::CreateR2<float>({{1}, {1}, {1}}));
+  EXPECT_EQ(out[3], Literal::CreateR1<complex64>({10, complex64(-2, 2), -2}));
+  EXPECT_EQ(out[4], Literal::CreateR1<float>({1, 2, 3, 4}));
+  EXPECT_NE(ImportError(R"(
+func.func @main() -> tensor<4xcomplex<f32>> {
+  %s = stablehlo.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %f = stablehlo.fft %s, type = FFT, length = [4] : (tensor<4xf32>) -> tensor<4xcomplex<f32>>
+  return %f : tensor<4xcomplex<f32>>
+}
+)").find("FFT needs a complex"), std::string::npos);
+}
+
 TEST(ImporterTest, SplitInputFileAndEntryPoints) {
   const std::string text = "func.func @a() {\n  func.return\n}\n// -----\n\n// -----\nfunc.func @b() {\n  return\n}\n"
                            "func.func @c() {\n  return\n}\n";

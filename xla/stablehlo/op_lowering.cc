@@ -77,10 +77,7 @@ const absl::flat_hash_map<std::string, HloOpcode>& BinaryOps() {
 // or evaluator do not implement yet, with what is missing.
 const absl::flat_hash_map<std::string, std::string>& MissingOps() {
   static const auto* ops = new absl::flat_hash_map<std::string, std::string>{
-      {"fft", "FFT needs shape inference and evaluator support"},
       {"rng", "rng needs shape inference and evaluator support"},
-      {"triangular_solve", "triangular-solve needs shape inference and evaluator support"},
-      {"cholesky", "cholesky needs shape inference and evaluator support"},
       {"after_all", "tokens (after-all) need shape inference and evaluator support"},
       {"create_token", "tokens need shape inference and evaluator support"},
       {"infeed", "infeed needs a token and an infeed queue in the runtime"},
@@ -761,6 +758,53 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     HloInstructionProto attrs;
     for (int64_t d : dims) attrs.add_dimensions(d);
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kMap, operands, attrs, {fn}));
+    return Values{r};
+  }
+  if (name == "fft") {
+    RETURN_IF_ERROR(ExpectOperands(op, 1));
+    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
+    ASSIGN_OR_RETURN(std::string type, EnumAttr(op, {"fft_type", "type"}));
+    FftType fft_type;
+    if (!FftType_Parse(type, &fft_type)) {
+      return OpError(op, absl::StrCat("unknown fft_type '", type, "' (expected FFT, IFFT, RFFT or IRFFT)"));
+    }
+    ASSIGN_OR_RETURN(auto lengths, IntListAttr(op, {"fft_length", "length"}));
+    HloInstructionProto attrs;
+    attrs.set_fft_type(fft_type);
+    for (int64_t l : lengths) attrs.add_fft_length(l);
+    ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kFft, operands, attrs, {}, declared));
+    return Values{r};
+  }
+  if (name == "triangular_solve") {
+    RETURN_IF_ERROR(ExpectOperands(op, 2));
+    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
+    HloInstructionProto attrs;
+    TriangularSolveOptions* options = attrs.mutable_triangular_solve_options();
+    ASSIGN_OR_RETURN(bool left_side, BoolAttr(op, "left_side", false));
+    ASSIGN_OR_RETURN(bool lower, BoolAttr(op, "lower", false));
+    ASSIGN_OR_RETURN(bool unit_diagonal, BoolAttr(op, "unit_diagonal", false));
+    ASSIGN_OR_RETURN(std::string transpose, EnumAttr(op, {"transpose_a"}));
+    TriangularSolveOptions::Transpose transpose_a;
+    if (!TriangularSolveOptions::Transpose_Parse(transpose, &transpose_a) ||
+        transpose_a == TriangularSolveOptions::TRANSPOSE_INVALID) {
+      return OpError(op, absl::StrCat("unknown transpose_a '", transpose,
+                                      "' (expected NO_TRANSPOSE, TRANSPOSE or ADJOINT)"));
+    }
+    options->set_left_side(left_side);
+    options->set_lower(lower);
+    options->set_unit_diagonal(unit_diagonal);
+    options->set_transpose_a(transpose_a);
+    ASSIGN_OR_RETURN(HloInstruction * r,
+                     Emit(op, scope, HloOpcode::kTriangularSolve, operands, attrs, {}, declared));
+    return Values{r};
+  }
+  if (name == "cholesky") {
+    RETURN_IF_ERROR(ExpectOperands(op, 1));
+    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
+    HloInstructionProto attrs;
+    ASSIGN_OR_RETURN(bool lower, BoolAttr(op, "lower", false));
+    attrs.mutable_cholesky_options()->set_lower(lower);
+    ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kCholesky, operands, attrs, {}, declared));
     return Values{r};
   }
   if (name == "while") return LowerWhile(op, scope);

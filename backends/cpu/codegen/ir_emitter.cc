@@ -11,6 +11,7 @@
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/dot_emitter.h"
 #include "backends/cpu/codegen/random_bits_emitter.h"
+#include "backends/cpu/codegen/linalg_emitter.h"
 #include "backends/cpu/codegen/scatter_emitter.h"
 #include "backends/cpu/codegen/sort_emitter.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
@@ -176,6 +177,7 @@ bool IrEmitter::HasEmitter(HloOpcode opcode) {
     case HloOpcode::kFusion: case HloOpcode::kDot: case HloOpcode::kReduce: case HloOpcode::kReduceWindow:
     case HloOpcode::kConvolution: case HloOpcode::kScatter: case HloOpcode::kSelectAndScatter:
     case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kRngBitGenerator: case HloOpcode::kSort:
+    case HloOpcode::kFft: case HloOpcode::kTriangularSolve: case HloOpcode::kCholesky:
       return true;
     default:
       return false;
@@ -224,6 +226,12 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
       return EmitElementLoop(hlo, elemental);
     case HloOpcode::kRngBitGenerator:
       return RandomBitsEmitter(ctx_, *this).EmitRngBitGenerator(hlo);
+    case HloOpcode::kFft:
+      return LinalgEmitter(ctx_, *this).EmitFft(hlo);
+    case HloOpcode::kTriangularSolve:
+      return LinalgEmitter(ctx_, *this).EmitTriangularSolve(hlo);
+    case HloOpcode::kCholesky:
+      return LinalgEmitter(ctx_, *this).EmitCholesky(hlo);
     default:
       if (IsFusibleOpcode(hlo.opcode())) return EmitElementLoop(hlo, elemental);
       return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));

@@ -8,6 +8,8 @@
 #include "backends/cpu/codegen/invariant_select_versioning.h"
 #include "backends/cpu/codegen/perf_map.h"
 #include "backends/cpu/runtime/runtime_complex.h"
+#include "backends/cpu/runtime/runtime_fft.h"
+#include "backends/cpu/runtime/runtime_linalg.h"
 #include "backends/cpu/runtime/runtime_math.h"
 #include "backends/cpu/runtime/runtime_matmul.h"
 #include "backends/cpu/codegen/streaming_stores.h"
@@ -85,6 +87,12 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   add("__xla_cpu_runtime_MatMulF32", &__xla_cpu_runtime_MatMulF32);
   add("__xla_cpu_runtime_MatMulF64", &__xla_cpu_runtime_MatMulF64);
   add("__xla_cpu_runtime_ParallelFor", &__xla_cpu_runtime_ParallelFor);
+  add("__xla_cpu_runtime_Fft", &__xla_cpu_runtime_Fft);
+#define XLA_CPU_ADD_LINALG(T)                                                         \
+  add("__xla_cpu_runtime_TriangularSolve" #T, &__xla_cpu_runtime_TriangularSolve##T); \
+  add("__xla_cpu_runtime_Cholesky" #T, &__xla_cpu_runtime_Cholesky##T);
+  XLA_CPU_ADD_LINALG(F32) XLA_CPU_ADD_LINALG(F64) XLA_CPU_ADD_LINALG(C64) XLA_CPU_ADD_LINALG(C128)
+#undef XLA_CPU_ADD_LINALG
   add("__xla_runtime_ShouldStop", &__xla_runtime_ShouldStop);
   add("__xla_cpu_runtime_PowS64", &__xla_cpu_runtime_PowS64);
   add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);

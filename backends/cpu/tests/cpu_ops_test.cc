@@ -419,8 +419,8 @@ TEST(CpuOpsTest, VariadicReduceSumMaxPairAndThree) {
 
 TEST(CpuOpsTest, UnimplementedNamesTheOp) {
   const std::vector<std::pair<std::string, std::string>> modules = {
-      {"HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT r = c64[4] fft(a), fft_type=FFT, fft_length={4}\n}\n",
-       "fft"},
+      {"HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT r = c64[4] custom-call(a), custom_call_target=\"foo\"\n}\n",
+       "custom-call"},
   };
   for (const auto& [text, op] : modules) {
     auto module = ParseHloModule(text);

@@ -90,11 +90,12 @@ void DecideMaterialized(const HloComputation& computation, const std::vector<Hlo
     if (!d.reachable.contains(h)) continue;
     // Tuple elements need a buffer; dot, convolution, reduce-window and
     // scatter operands are read many times each (and by the runtime for
-    // f32/f64 dots), so they are not recomputed inline.
+    // f32/f64 dots), so they are not recomputed inline; the runtime reads
+    // fft, triangular-solve and cholesky operands from buffers.
     if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot ||
         h->opcode() == HloOpcode::kConvolution || h->opcode() == HloOpcode::kReduceWindow ||
         h->opcode() == HloOpcode::kScatter || h->opcode() == HloOpcode::kSelectAndScatter ||
-        h->opcode() == HloOpcode::kFusion || IsControlFlow(*h)) {
+        h->opcode() == HloOpcode::kFusion || IsControlFlow(*h) || IsLinalgRuntimeCall(*h)) {
       for (const HloInstruction* o : h->operands()) {
         if (d.materialize.contains(o)) d.materialize[o] = true;
       }
@@ -156,7 +157,7 @@ bool IsLoopEmitted(const HloInstruction& hlo, const Decisions& d) {
   return d.Materialized(&hlo) && !IsControlFlow(hlo) && !PlanRuntimeMatMul(hlo).has_value() &&
          !d.epilogue_dot.contains(&hlo) && hlo.opcode() != HloOpcode::kDynamicUpdateSlice &&
          hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kSelectAndScatter &&
-         hlo.opcode() != HloOpcode::kSort && hlo.opcode() != HloOpcode::kFusion && !KeepsMinorDimension(hlo) &&
+         hlo.opcode() != HloOpcode::kSort && hlo.opcode() != HloOpcode::kFusion && !IsLinalgRuntimeCall(hlo) && !KeepsMinorDimension(hlo) &&
          !ShapeUtil::HasZeroElements(hlo.shape());
 }
 

@@ -10,6 +10,7 @@
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/transforms/dot_canonicalization.h"
 #include "backends/cpu/transforms/foreign_op_lowering.h"
+#include "backends/cpu/transforms/linalg_canonicalization.h"
 #include "backends/cpu/transforms/reduction_splitting.h"
 #include "xla/hlo/hlo_verifier.h"
 #include "xla/status_macros.h"
@@ -54,6 +55,9 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   // cannot read in place get their operands rearranged once.
   pipeline.AddPass<TransposeFolding>();
   pipeline.AddPass<DotCanonicalization>();
+  // Fft, triangular-solve and cholesky run in the runtime on row-major
+  // f32/f64/c64/c128 buffers.
+  pipeline.AddPass<LinalgCanonicalization>();
   // Large reductions into small results get a partition dimension threads
   // can split the work by.
   pipeline.AddPass<ReductionSplitting>();

@@ -45,6 +45,14 @@ inline bool WritesTupleOfArrays(const HloInstruction& hlo) {
   return IsTupleReduce(hlo) || hlo.opcode() == HloOpcode::kRngBitGenerator;
 }
 
+// Fft, triangular-solve and cholesky: one call into the runtime
+// (linalg_emitter.h) that reads its operands' buffers and writes its own;
+// never fused, never part of a loop.
+inline bool IsLinalgRuntimeCall(const HloInstruction& hlo) {
+  return hlo.opcode() == HloOpcode::kFft || hlo.opcode() == HloOpcode::kTriangularSolve ||
+         hlo.opcode() == HloOpcode::kCholesky;
+}
+
 // Ops whose element at an index can be generated inline in a consumer's
 // loop (ElementalIrEmitter).
 bool IsFusibleOpcode(HloOpcode opcode);

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "xla/collectives/replica_context.h"
 #include "xla/hlo/hlo_computation.h"
 #include "xla/hlo/hlo_instruction.h"
 #include "xla/literal.h"
@@ -113,6 +114,15 @@ absl::StatusOr<Literal> EvaluateSelectAndScatter(const HloInstruction& instructi
 absl::StatusOr<Literal> EvaluateMap(const HloInstruction& instruction,
                                     absl::Span<const Literal* const> operands,
                                     const ComputationRunner& run);
+
+// --- Tokens, I/O and collectives (distributed_ops.cc) ----------------------------
+// after-all, replica-id, partition-id, infeed, outfeed, all-reduce,
+// all-gather, collective-permute, collective-broadcast.
+bool IsDistributedOpcode(HloOpcode opcode);
+// `context` may be null (process (0, 0) of a 1 x 1 run, no feed queues).
+absl::StatusOr<Literal> EvaluateDistributed(const HloInstruction& instruction,
+                                            absl::Span<const Literal* const> operands,
+                                            collectives::ReplicaContext* context, const ComputationRunner& run);
 
 }  // namespace evaluator_internal
 }  // namespace xla

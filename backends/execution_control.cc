@@ -22,6 +22,16 @@ absl::Status ExecutionControl::StopStatus() const {
   return absl::DeadlineExceededError("the run did not finish before its deadline");
 }
 
+void ExecutionControl::SetError(const absl::Status& status) const {
+  absl::MutexLock lock(&error_mu_);
+  if (error_.ok()) error_ = status;
+}
+
+absl::Status ExecutionControl::error() const {
+  absl::MutexLock lock(&error_mu_);
+  return error_;
+}
+
 }  // namespace xla
 
 extern "C" bool __xla_runtime_ShouldStop(const void* control) {

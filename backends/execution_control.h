@@ -2,6 +2,11 @@
 // check it at loop back-edges (every While iteration in the interpreter,
 // every 1024th in CPU code), so a runaway loop ends with DEADLINE_EXCEEDED
 // (or CANCELLED) instead of holding a thread forever. Thread-safe.
+//
+// It also carries the run's execution context: which process of a
+// replicated/partitioned run this execution is (replica-id, partition-id,
+// the collectives' rendezvous, infeed/outfeed queues). Without one the run
+// is process (0, 0) of a 1 x 1 run.
 #ifndef BACKENDS_EXECUTION_CONTROL_H_
 #define BACKENDS_EXECUTION_CONTROL_H_
 
@@ -10,7 +15,9 @@
 #include <functional>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "xla/collectives/replica_context.h"
 
 namespace xla {
 
@@ -33,12 +40,24 @@ class ExecutionControl {
   // The status of a stopped run: CANCELLED or DEADLINE_EXCEEDED.
   absl::Status StopStatus() const;
 
+  // The process this run is (not owned; may be null). Set before the run.
+  void set_replica_context(collectives::ReplicaContext* context) { replica_context_ = context; }
+  collectives::ReplicaContext* replica_context() const { return replica_context_; }
+
+  // A runtime call of JIT code that fails records its status here (the
+  // first wins) and the code returns early; the executable reports it.
+  void SetError(const absl::Status& status) const;
+  absl::Status error() const;
+
  private:
   const absl::Time deadline_;
   const std::function<bool()> cancelled_probe_;
   mutable std::atomic<bool> cancelled_{false};
   mutable std::atomic<int64_t> next_probe_ns_{0};  // when the probe may be asked again
   mutable std::atomic<bool> stopped_{false};
+  collectives::ReplicaContext* replica_context_ = nullptr;
+  mutable absl::Mutex error_mu_;
+  mutable absl::Status error_ ABSL_GUARDED_BY(error_mu_);
 };
 
 }  // namespace xla

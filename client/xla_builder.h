@@ -133,6 +133,12 @@ class XlaBuilder {
   XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
   XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branches,
                     absl::Span<const XlaOp> operands);
+  // Tokens, I/O and collectives (xla_builder_distributed.cc): `opcode` on
+  // `operands` with `attrs`, the optional `reducer` and the result shape of
+  // ShapeInference::InferInstructionShape (`declared`: infeed's and
+  // all-gather's result).
+  XlaOp DistributedOp(HloOpcode opcode, absl::Span<const XlaOp> operands, HloInstructionProto attrs,
+                      const XlaComputation* reducer = nullptr, const Shape& declared = Shape());
 
  private:
   struct InstructionRecord {
@@ -407,6 +413,33 @@ XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower, bool unit_di
 // of a; the other triangle of the result is zero, and a matrix that is not
 // positive definite (a pivot whose square root is NaN) gives all NaNs.
 XlaOp Cholesky(XlaOp a, bool lower);
+// --- Tokens, side effects and collectives (xla_builder_distributed.cc) ----------
+// A token joining `tokens` (none: a fresh token, as CreateToken).
+XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens);
+XlaOp CreateToken(XlaBuilder* builder);
+// (value of `shape`, token): the next value of this device's infeed queue.
+XlaOp InfeedWithToken(XlaOp token, const Shape& shape, const std::string& config = "");
+// Appends `operand` to this device's outfeed queue; returns a token.
+XlaOp OutfeedWithToken(XlaOp operand, XlaOp token, const Shape& shape_with_layout, const std::string& config = "");
+// This process's replica / partition id (u32 scalar).
+XlaOp ReplicaId(XlaBuilder* builder);
+XlaOp PartitionId(XlaBuilder* builder);
+// Collectives between the processes of a replicated run. `replica_groups`
+// empty: one group of every replica; `channel_id` > 0 with
+// `use_global_device_ids` reads the groups as flattened process ids (see
+// xla/collectives/process_groups.h).
+XlaOp AllReduce(XlaOp operand, const XlaComputation& computation, absl::Span<const ReplicaGroup> replica_groups = {},
+                int64_t channel_id = 0, bool use_global_device_ids = false);
+// Sum over the replicas (AllReduce with an add).
+XlaOp CrossReplicaSum(XlaOp operand, absl::Span<const ReplicaGroup> replica_groups = {});
+// Concatenates the group's operands along `all_gather_dimension`;
+// `shard_count` is the group size.
+XlaOp AllGather(XlaOp operand, int64_t all_gather_dimension, int64_t shard_count,
+                absl::Span<const ReplicaGroup> replica_groups = {}, int64_t channel_id = 0,
+                bool use_global_device_ids = false);
+XlaOp CollectivePermute(XlaOp operand, absl::Span<const std::pair<int64_t, int64_t>> source_target_pairs,
+                        int64_t channel_id = 0);
+XlaOp CollectiveBroadcast(XlaOp operand, absl::Span<const ReplicaGroup> replica_groups, int64_t channel_id = 0);
 
 // Operators for readable client code.
 XlaOp operator+(XlaOp x, XlaOp y);

@@ -1756,6 +1756,7 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     if (operands.size() >= n) return absl::OkStatus();
     return InvalidArgument("%s: expects at least %d operands, got %d", op, n, operands.size());
   };
+  if (IsDistributedOpcode(opcode)) return InferDistributedShape(opcode, attrs, operands, called, declared_shape);
   if (!InShapeInferenceSlice(opcode)) {
     return Unimplemented("%s: shape inference is not implemented yet", HloOpcodeString(opcode));
   }

@@ -180,6 +180,17 @@ class ShapeInference {
   static absl::StatusOr<Shape> InferConditionalShape(const Shape& branch_index,
                                                      absl::Span<const ProgramShape> branches,
                                                      absl::Span<const Shape> branch_operands);
+
+  // --- Tokens, side effects and collectives (shape_inference_distributed.cc) --
+  // after-all (tokens -> token), replica-id and partition-id (u32[]),
+  // infeed (token -> declared (value, token)), outfeed ((value, token) ->
+  // token), all-reduce, all-gather, collective-permute and
+  // collective-broadcast; any other opcode is an internal error.
+  static bool IsDistributedOpcode(HloOpcode opcode);
+  static absl::StatusOr<Shape> InferDistributedShape(HloOpcode opcode, const HloInstructionProto& attrs,
+                                                     absl::Span<const Shape* const> operands,
+                                                     absl::Span<const ProgramShape* const> called,
+                                                     const Shape& declared_shape);
 };
 
 }  // namespace xla

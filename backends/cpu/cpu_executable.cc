@@ -83,8 +83,12 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   auto free_arena = [&pool, arena_size](char* p) { pool.Free(p, arena_size); };
   std::unique_ptr<char, decltype(free_arena)> arena(static_cast<char*>(pool.Allocate(arena_size)), free_arena);
   if (arena == nullptr) return ResourceExhausted("CPU backend: could not allocate a %d-byte arena", arena_size);
+  // Runtime calls (collectives, feeds) report failures through the control.
+  ExecutionControl local_control;
+  if (control == nullptr) control = &local_control;
   entry_(params.data(), results.data(), arena.get(), device_, control);
-  if (control != nullptr && control->stopped()) return control->StopStatus();
+  RETURN_IF_ERROR(control->error());
+  if (control->stopped()) return control->StopStatus();
   return result;
 }
 

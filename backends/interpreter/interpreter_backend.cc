@@ -15,7 +15,10 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> InterpreterExecutable::Execute(
   // A fresh evaluator per run keeps concurrent runs independent. The loop
   // bound turns a runaway While into an error instead of a hung service.
   HloEvaluator evaluator(/*max_loop_iterations=*/int64_t{1} << 24);
-  if (control != nullptr) evaluator.set_should_stop([control] { return control->ShouldStop(); });
+  if (control != nullptr) {
+    evaluator.set_should_stop([control] { return control->ShouldStop(); });
+    evaluator.set_replica_context(control->replica_context());
+  }
   absl::StatusOr<Literal> result = evaluator.Evaluate(module(), ptrs);
   if (control != nullptr && control->stopped()) return control->StopStatus();
   if (!result.ok()) return result.status();

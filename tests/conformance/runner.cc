@@ -4,6 +4,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "absl/time/time.h"
 #include "backends/backend.h"
 #include "backends/execution_control.h"
+#include "backends/replicated_execution.h"
 #include "tests/conformance/check_evaluation.h"
 #include "tests/conformance/interpreter_printing.h"
 #include "xla/hlo/hlo_verifier.h"
@@ -56,16 +58,17 @@ std::vector<Literal> ArgumentsFor(const std::string& relative) {
   return args;
 }
 
-// Runs one entry point; returns its outputs (the elements of the result
-// tuple).
-absl::StatusOr<std::vector<Literal>> RunEntry(Backend* backend, EntryPoint& entry, const std::vector<Literal>& args,
-                                              const RunOptions& options) {
-  RETURN_IF_ERROR(VerifyHloModule(*entry.module));
+// Compiles and runs one module; returns its outputs (the elements of the
+// result tuple).
+absl::StatusOr<std::vector<Literal>> RunModule(Backend* backend, std::unique_ptr<HloModule> module,
+                                               const std::string& name, const std::vector<Literal>& args,
+                                               const RunOptions& options) {
+  RETURN_IF_ERROR(VerifyHloModule(*module));
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
-                   backend->compiler()->Compile(std::move(entry.module), DebugOptions()));
+                   backend->compiler()->Compile(std::move(module), DebugOptions()));
   const ProgramShape program = executable->program_shape();
   if (program.parameters().size() != args.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("@", entry.name, " takes ", program.parameters().size(),
+    return absl::InvalidArgumentError(absl::StrCat("@", name, " takes ", program.parameters().size(),
                                                    " arguments; the corpus calls entry points with ", args.size()));
   }
   std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
@@ -78,6 +81,65 @@ absl::StatusOr<std::vector<Literal>> RunEntry(Backend* backend, EntryPoint& entr
   ASSIGN_OR_RETURN(Literal literal, backend->transfer_manager()->TransferLiteralFromDevice(*result));
   if (!literal.shape().IsTuple()) return absl::InternalError("the entry's result is not a tuple");
   return std::move(literal).DecomposeTuple();
+}
+
+// One interpreter.run_parallel: the programs of the grid run concurrently,
+// one thread per process, on the operands in row-major process order; the
+// processes' results are concatenated in the same order.
+absl::StatusOr<std::vector<Literal>> RunStage(Backend* backend, stablehlo::ParallelStage& stage,
+                                              std::vector<Literal> operands, const RunOptions& options) {
+  std::vector<Literal> infeed;
+  for (std::unique_ptr<HloModule>& m : stage.infeed) {
+    const std::string name = m->name();
+    ASSIGN_OR_RETURN(std::vector<Literal> value, RunModule(backend, std::move(m), name, {}, options));
+    if (value.size() != 1) return absl::InternalError(absl::StrCat("infeed function @", name, " returned no value"));
+    infeed.push_back(std::move(value[0]));
+  }
+  std::map<std::string, std::unique_ptr<Executable>> executables;
+  for (auto& [name, module] : stage.modules) {
+    RETURN_IF_ERROR(VerifyHloModule(*module));
+    ASSIGN_OR_RETURN(executables[name], backend->compiler()->Compile(std::move(module), DebugOptions()));
+  }
+  std::vector<ProcessRun> runs(stage.programs.size());
+  size_t next = 0;
+  for (size_t p = 0; p < runs.size(); ++p) {
+    runs[p].executable = executables.at(stage.programs[p]).get();
+    const size_t n = runs[p].executable->program_shape().parameters().size();
+    if (next + n > operands.size()) return absl::InternalError("run_parallel: too few operands");
+    for (size_t k = 0; k < n; ++k) runs[p].arguments.push_back(std::move(operands[next++]));
+    for (const Literal& v : infeed) runs[p].infeed.push_back(v);
+  }
+  ReplicatedRunOptions run_options;
+  run_options.num_replicas = stage.num_replicas;
+  run_options.num_partitions = stage.num_partitions;
+  run_options.timeout = absl::Seconds(options.timeout_seconds);
+  ASSIGN_OR_RETURN(std::vector<ProcessResult> results, ExecuteReplicated(*backend, std::move(runs), run_options));
+  std::vector<Literal> out;
+  for (ProcessResult& r : results) {
+    if (!r.result.shape().IsTuple()) return absl::InternalError("a program's result is not a tuple");
+    for (Literal& v : std::move(r.result).DecomposeTuple()) out.push_back(std::move(v));
+  }
+  if (static_cast<int64_t>(out.size()) != stage.num_results) {
+    return absl::InternalError(absl::StrCat("run_parallel: ", out.size(), " results, expected ", stage.num_results));
+  }
+  return out;
+}
+
+// Runs one entry point (and its run_parallel stages); returns its outputs.
+absl::StatusOr<std::vector<Literal>> RunEntry(Backend* backend, EntryPoint& entry, const std::vector<Literal>& args,
+                                              const RunOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<Literal> outputs, RunModule(backend, std::move(entry.module), entry.name, args, options));
+  for (stablehlo::ParallelStage& stage : entry.stages) {
+    if (static_cast<int64_t>(outputs.size()) < stage.num_operands) {
+      return absl::InternalError("run_parallel: its operands are missing");
+    }
+    std::vector<Literal> operands(std::make_move_iterator(outputs.begin()),
+                                  std::make_move_iterator(outputs.begin() + stage.num_operands));
+    ASSIGN_OR_RETURN(std::vector<Literal> next, RunStage(backend, stage, std::move(operands), options));
+    for (size_t k = stage.num_operands; k < outputs.size(); ++k) next.push_back(std::move(outputs[k]));
+    ASSIGN_OR_RETURN(outputs, RunModule(backend, std::move(stage.continuation), entry.name, next, options));
+  }
+  return outputs;
 }
 
 absl::Status RunFileOrError(const std::string& root, const std::string& relative, Backend* backend,

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "xla/collectives/replica_context.h"
 #include "xla/hlo/hlo_computation.h"
 #include "xla/hlo/hlo_instruction.h"
 #include "xla/literal.h"
@@ -123,6 +124,14 @@ absl::StatusOr<Literal> EvaluateMap(const HloInstruction& instruction,
 absl::StatusOr<Literal> EvaluateSort(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
                                      const ComputationRunner& run);
 absl::StatusOr<Literal> EvaluateTopK(const HloInstruction& instruction, const Literal& operand);
+// --- Tokens, I/O and collectives (distributed_ops.cc) ----------------------------
+// after-all, replica-id, partition-id, infeed, outfeed, all-reduce,
+// all-gather, collective-permute, collective-broadcast.
+bool IsDistributedOpcode(HloOpcode opcode);
+// `context` may be null (process (0, 0) of a 1 x 1 run, no feed queues).
+absl::StatusOr<Literal> EvaluateDistributed(const HloInstruction& instruction,
+                                            absl::Span<const Literal* const> operands,
+                                            collectives::ReplicaContext* context, const ComputationRunner& run);
 
 }  // namespace evaluator_internal
 }  // namespace xla

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "xla/evaluator/evaluator_internal.h"
 #include "xla/status_macros.h"
@@ -156,9 +157,12 @@ absl::StatusOr<Literal> HloEvaluator::EvaluateInstruction(const HloInstruction& 
 }
 
 struct HloEvaluator::Plan {
-  std::vector<const HloInstruction*> order;      // reachable from the root, ending with it
+  // What the root depends on and every side-effecting instruction with what
+  // it depends on, in post order (side effects in definition order).
+  std::vector<const HloInstruction*> order;
   std::vector<std::vector<int32_t>> operands;    // positions (in order) of each step's operands
   std::vector<std::vector<int32_t>> frees;       // positions whose last use is this step
+  int32_t root = 0;                              // position of the root
 };
 
 absl::StatusOr<const HloEvaluator::Plan*> HloEvaluator::GetPlan(const HloComputation& computation) {
@@ -167,15 +171,25 @@ absl::StatusOr<const HloEvaluator::Plan*> HloEvaluator::GetPlan(const HloComputa
   const HloInstruction* root = computation.root_instruction();
   if (root == nullptr) return InvalidArgument("HloEvaluator: computation '%s' has no root", computation.name());
   auto plan = std::make_shared<Plan>();
-  // Only what the root depends on is evaluated: the post order lists the
-  // instructions reachable from the root first, ending with the root.
   std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
-  size_t end = 0;
-  while (end < order.size() && order[end] != root) ++end;
-  if (end == order.size()) return Internal("HloEvaluator: root of '%s' not in post order", computation.name());
-  plan->order.assign(order.begin(), order.begin() + end + 1);
+  absl::flat_hash_set<const HloInstruction*> needed;
+  std::vector<const HloInstruction*> stack = {root};
+  for (const HloInstruction* i : order) {
+    if (i->HasSideEffect()) stack.push_back(i);
+  }
+  while (!stack.empty()) {
+    const HloInstruction* i = stack.back();
+    stack.pop_back();
+    if (!needed.insert(i).second) continue;
+    for (const HloInstruction* op : i->operands()) stack.push_back(op);
+  }
+  for (const HloInstruction* i : order) {
+    if (needed.contains(i)) plan->order.push_back(i);
+  }
   absl::flat_hash_map<const HloInstruction*, int32_t> position;
   for (size_t i = 0; i < plan->order.size(); ++i) position[plan->order[i]] = static_cast<int32_t>(i);
+  if (!position.contains(root)) return Internal("HloEvaluator: root of '%s' not in post order", computation.name());
+  plan->root = position.at(root);
   const size_t n = plan->order.size();
   plan->operands.resize(n);
   plan->frees.resize(n);
@@ -191,8 +205,8 @@ absl::StatusOr<const HloEvaluator::Plan*> HloEvaluator::GetPlan(const HloComputa
       last_use[pos->second] = static_cast<int32_t>(i);
     }
   }
-  for (size_t v = 0; v + 1 < n; ++v) {  // the root (last) is never freed
-    if (last_use[v] >= 0) plan->frees[last_use[v]].push_back(static_cast<int32_t>(v));
+  for (size_t v = 0; v < n; ++v) {  // the root is never freed
+    if (last_use[v] >= 0 && static_cast<int32_t>(v) != plan->root) plan->frees[last_use[v]].push_back(static_cast<int32_t>(v));
   }
   const Plan* raw = plan.get();
   plans_[&computation] = std::move(plan);
@@ -265,8 +279,8 @@ absl::StatusOr<Literal> HloEvaluator::EvaluateSteps(const HloComputation& comput
       owned[pos].reset();
     }
   }
-  if (owned[n - 1].has_value()) return std::move(*owned[n - 1]);
-  return *values[n - 1];
+  if (owned[plan->root].has_value()) return std::move(*owned[plan->root]);
+  return *values[plan->root];
 }
 
 absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction,
@@ -297,6 +311,7 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
   };
 
   if (IsElementwiseUnary(opcode)) return ei::EvaluateUnary(instruction, *operands[0]);
+  if (ei::IsDistributedOpcode(opcode)) return ei::EvaluateDistributed(instruction, operands, replica_context_, run);
   switch (opcode) {
     case HloOpcode::kConstant:
       if (!instruction.has_literal()) return InvalidArgument("HloEvaluator: %s has no literal", InstrLabel(instruction));

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "xla/collectives/replica_context.h"
 #include "xla/hlo/hlo_computation.h"
 #include "xla/hlo/hlo_module.h"
 #include "xla/literal.h"
@@ -25,6 +26,10 @@ class HloEvaluator {
   explicit HloEvaluator(int64_t max_loop_iterations = -1) : max_loop_iterations_(max_loop_iterations) {}
   // Asked before every While iteration; true ends the evaluation (ABORTED).
   void set_should_stop(std::function<bool()> should_stop) { should_stop_ = std::move(should_stop); }
+  // The process this evaluation runs as (replica and partition ids, feed
+  // queues, the rendezvous of the collectives); null: process (0, 0) of a
+  // 1 x 1 run without feed queues. Not owned.
+  void set_replica_context(collectives::ReplicaContext* context) { replica_context_ = context; }
 
   // Runs the entry computation. Arguments must match the parameter shapes
   // (layouts may differ); the result is in the root's layout.
@@ -57,6 +62,7 @@ class HloEvaluator {
 
   int64_t max_loop_iterations_;
   std::function<bool()> should_stop_;
+  collectives::ReplicaContext* replica_context_ = nullptr;
   absl::flat_hash_map<const HloComputation*, std::shared_ptr<const Plan>> plans_;
   // Nesting of called computations; bounded so a cyclic hand-built module
   // gives an error instead of a stack overflow.

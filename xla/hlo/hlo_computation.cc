@@ -101,9 +101,20 @@ std::vector<HloInstruction*> HloComputation::instructions() const {
 }
 
 std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
+  // Side-effecting instructions run in definition order: each one is
+  // ordered after the previous one as if that were an extra operand (the
+  // order the program states, e.g. two infeeds on the same token).
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> previous_effect;
+  HloInstruction* last_effect = nullptr;
+  for (const auto& i : instructions_) {
+    if (i == nullptr || !i->HasSideEffect()) continue;
+    if (last_effect != nullptr) previous_effect[i.get()] = last_effect;
+    last_effect = i.get();
+  }
   std::vector<HloInstruction*> order;
   absl::flat_hash_set<const HloInstruction*> visited;
-  // Iterative DFS so deep graphs cannot overflow the stack.
+  // Iterative DFS so deep graphs cannot overflow the stack. Position
+  // operand_count() stands for the implicit predecessor.
   auto visit = [&](HloInstruction* start) {
     std::vector<std::pair<HloInstruction*, int64_t>> stack = {{start, 0}};
     if (!visited.insert(start).second) return;
@@ -111,6 +122,10 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
       auto& [node, next] = stack.back();
       if (next < node->operand_count()) {
         HloInstruction* op = node->mutable_operand(next++);
+        if (visited.insert(op).second) stack.push_back({op, 0});
+      } else if (next == node->operand_count() && previous_effect.contains(node)) {
+        ++next;
+        HloInstruction* op = previous_effect.at(node);
         if (visited.insert(op).second) stack.push_back({op, 0});
       } else {
         order.push_back(node);

@@ -52,6 +52,8 @@ class HloComputation {
   // In definition order (operands before users).
   std::vector<HloInstruction*> instructions() const;
   // Reachable from the root, operands first; then unreachable ones.
+  // Side-effecting instructions (HasSideEffect, also through a called
+  // computation) keep their definition order.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
 
   ProgramShape ComputeProgramShape() const;

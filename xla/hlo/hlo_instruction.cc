@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/hlo_computation.h"
 #include "xla/hlo/hlo_printer.h"
@@ -145,5 +146,35 @@ HloInstructionProto HloInstruction::ToProto() const {
 }
 
 std::string HloInstruction::ToString() const { return HloInstructionToString(*this); }
+
+namespace {
+
+bool HasEffect(const HloInstruction* instruction, absl::flat_hash_map<const HloComputation*, bool>* memo) {
+  if (HasSideEffect(instruction->opcode())) return true;
+  for (const HloComputation* c : instruction->called_computations()) {
+    if (c == nullptr) continue;
+    auto it = memo->find(c);
+    if (it == memo->end()) {
+      (*memo)[c] = false;  // a cycle (an invalid module) ends here
+      bool effect = false;
+      for (const HloInstruction* i : c->instructions()) {
+        if (HasEffect(i, memo)) {
+          effect = true;
+          break;
+        }
+      }
+      it = memo->insert_or_assign(c, effect).first;
+    }
+    if (it->second) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool HloInstruction::HasSideEffect() const {
+  absl::flat_hash_map<const HloComputation*, bool> memo;
+  return HasEffect(this, &memo);
+}
 
 }  // namespace xla

@@ -66,6 +66,9 @@ class HloInstruction {
   void ReplaceAllUsesWith(HloInstruction* replacement);
 
   const std::vector<HloComputation*>& called_computations() const { return called_computations_; }
+  // A side effect of its own (HasSideEffect(opcode)) or of an instruction
+  // in a computation it calls, at any depth.
+  bool HasSideEffect() const;
   void set_called_computation(int64_t i, HloComputation* c) { called_computations_[i] = c; }
   // Conventional roles of called computations.
   HloComputation* to_apply() const;         // map, reduce, reduce-window, call, sort, scatter, all-reduce

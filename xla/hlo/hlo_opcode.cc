@@ -40,6 +40,28 @@ int HloOpcodeArity(HloOpcode opcode) {
   return kHloOpcodeVariadic;
 }
 
+bool HasSideEffect(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+    case HloOpcode::kRng:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kReduceScatter:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IsElementwiseUnary(HloOpcode op) {
   switch (op) {
     case HloOpcode::kAbs: case HloOpcode::kCbrt: case HloOpcode::kCeil: case HloOpcode::kClz:

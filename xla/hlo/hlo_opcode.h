@@ -33,6 +33,7 @@ inline constexpr int kHloOpcodeVariadic = -1;
   V(kCholesky, "cholesky", 1)                                       \
   V(kClamp, "clamp", 3)                                             \
   V(kClz, "count-leading-zeros", 1)                                 \
+  V(kCollectiveBroadcast, "collective-broadcast", kHloOpcodeVariadic) \
   V(kCollectivePermute, "collective-permute", kHloOpcodeVariadic)   \
   V(kCompare, "compare", 2)                                         \
   V(kComplex, "complex", 2)                                         \
@@ -133,6 +134,12 @@ bool IsElementwiseUnary(HloOpcode opcode);   // abs ... tanh, convert not includ
 bool IsElementwiseBinary(HloOpcode opcode);  // add ... xor, compare, complex, atan2
 // Ops whose result depends only on the matching operand elements.
 bool IsElementwise(HloOpcode opcode);
+// Ops with effects beyond their result: I/O (infeed, outfeed, send, recv),
+// collectives (they exchange data with the other processes of a run, which
+// must all execute the same collectives in the same order), random numbers
+// and opaque custom calls. Passes never remove, merge, hoist or fold them,
+// and a computation runs them in definition order (MakeInstructionPostOrder).
+bool HasSideEffect(HloOpcode opcode);
 
 }  // namespace xla
 

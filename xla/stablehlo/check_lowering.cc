@@ -23,7 +23,7 @@ absl::StatusOr<Values> Emitter::LowerCheck(const Op& op, Scope& scope) {
     custom_call = true;
   }
   if (name == "interpreter.run_parallel") {
-    return OpError(op, "not supported: running several processes needs a multi-process runtime");
+    return OpError(op, "is supported only at the top level of an entry function (@main)");
   }
   ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
   const bool record = options_.checks_as_outputs && entry_ != nullptr;

@@ -76,7 +76,11 @@ absl::StatusOr<EntryPoint> Emitter::ImportEntry(const Func& func) {
   }
   for (ProbeSpec& p : entry.probes) p.output += n;
   for (int64_t& p : entry.prints) p += n;
-  entry.module = std::move(hlo_);
+  if (entry.stages.empty()) {
+    entry.module = std::move(hlo_);
+  } else {
+    entry.stages.back().continuation = std::move(hlo_);
+  }
   return entry;
 }
 
@@ -105,7 +109,10 @@ absl::StatusOr<HloComputation*> Emitter::LowerFunction(const Func& func, bool is
     scope.values[arg.name] = {p};
   }
   if (func.body.blocks.empty()) return lex_.Error(func.loc, "function has no body");
+  std::unique_ptr<HloComputation>* saved_slot = entry_comp_;
+  if (is_entry) entry_comp_ = &comp;
   absl::StatusOr<Values> results = LowerBlock(func.body.blocks[0], scope, func.body.loc);
+  entry_comp_ = saved_slot;
   --depth_;
   if (!results.ok()) return results.status();
   if (results->size() != func.result_types.size()) {
@@ -125,7 +132,7 @@ absl::StatusOr<HloComputation*> Emitter::LowerFunction(const Func& func, bool is
   HloInstruction* root;
   // The entry of an imported check program always returns a tuple (results
   // then check operands); otherwise one result is returned as itself.
-  if (outputs.size() == 1 && !(is_entry && options_.checks_as_outputs)) {
+  if (outputs.size() == 1 && !(is_entry && (options_.checks_as_outputs || tuple_root_))) {
     root = outputs[0];
   } else {
     root = AddTuple(scope, outputs);
@@ -162,6 +169,10 @@ absl::StatusOr<Values> Emitter::LowerBlock(const Block& block, Scope& scope, siz
         }
       }
       return values;
+    }
+    if (op.name == "interpreter.run_parallel" && scope.is_entry_body && entry_ != nullptr && entry_comp_ != nullptr) {
+      RETURN_IF_ERROR(SplitAtRunParallel(block, i, scope));
+      continue;
     }
     RETURN_IF_ERROR(LowerOp(op, scope));
   }

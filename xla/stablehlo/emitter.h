@@ -89,6 +89,10 @@ class Emitter {
   // (chlo_lowering.cc). Return the op's results.
   absl::StatusOr<Values> LowerStablehloOp(const Op& op, Scope& scope);
   absl::StatusOr<Values> LowerChloOp(const Op& op, Scope& scope);
+  // Tokens, I/O and collectives (distributed_lowering.cc); `name` without
+  // the "stablehlo." prefix.
+  static bool IsDistributedOp(const std::string& name);
+  absl::StatusOr<Values> LowerDistributedOp(const Op& op, Scope& scope, const std::string& name);
 
   // Attribute access (pretty and generic names; the first present wins).
   const Attr* FindAttr(const Op& op, std::initializer_list<const char*> names) const;
@@ -105,6 +109,13 @@ class Emitter {
 
  private:
   absl::StatusOr<HloComputation*> LowerFunction(const Func& func, bool is_entry);
+  // interpreter.run_parallel at ops[i] of the entry body (run_parallel.cc):
+  // ends the current module (its root: the run's operands, then the values
+  // ops after i use), records a ParallelStage, and continues in a new module
+  // whose parameters are the run's results and those values.
+  absl::Status SplitAtRunParallel(const Block& block, size_t i, Scope& scope);
+  // Imports `name` as a module of its own whose entry returns a tuple.
+  absl::StatusOr<std::unique_ptr<HloModule>> ImportProgram(const Op& op, const std::string& name);
   // `loc`: the region's, for a block without a return.
   absl::StatusOr<Values> LowerBlock(const Block& block, Scope& scope, size_t loc);
   absl::Status LowerOp(const Op& op, Scope& scope);
@@ -131,6 +142,11 @@ class Emitter {
   Values extra_outputs_;
   EntryPoint* entry_ = nullptr;
   int depth_ = 0;
+  // The entry computation being built (LowerFunction's), replaced when
+  // run_parallel starts a new module.
+  std::unique_ptr<HloComputation>* entry_comp_ = nullptr;
+  // Imports of run_parallel programs: the root is always a tuple.
+  bool tuple_root_ = false;
 };
 
 }  // namespace stablehlo

@@ -14,6 +14,7 @@
 #define XLA_STABLEHLO_IMPORTER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,10 +52,36 @@ struct ProbeSpec {
   int64_t output = -1;
 };
 
+// `interpreter.run_parallel`: a grid of num_replicas x num_partitions
+// processes, each running one function of the module as its own program,
+// concurrently. The module before the stage returns (the run's operands,
+// then the values the rest of the entry function uses); each process takes
+// the next operands in row-major process order (as many as its program has
+// parameters); the results of all processes, concatenated in the same
+// order, and those carried values are the parameters of `continuation`,
+// the rest of the entry function.
+struct ParallelStage {
+  std::string location;
+  int64_t num_replicas = 1;
+  int64_t num_partitions = 1;
+  std::vector<std::string> programs;  // function per process, row-major
+  // Each function as a module whose entry returns a tuple of its results.
+  std::map<std::string, std::unique_ptr<HloModule>> modules;
+  // `infeed = [@f, ...]`: modules returning one value each (a one-element
+  // tuple), queued in order on every process's infeed.
+  std::vector<std::unique_ptr<HloModule>> infeed;
+  int64_t num_operands = 0;
+  int64_t num_results = 0;
+  std::unique_ptr<HloModule> continuation;
+};
+
 struct EntryPoint {
   std::string name;
   std::string location;
+  // The entry function, or with run_parallel stages its part before the
+  // first stage (the last stage's continuation then returns the outputs).
   std::unique_ptr<HloModule> module;
+  std::vector<ParallelStage> stages;
   // The function's own results come first in the entry's result tuple.
   int64_t num_results = 0;
   std::vector<CheckSpec> checks;

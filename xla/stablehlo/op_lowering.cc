@@ -78,20 +78,10 @@ const absl::flat_hash_map<std::string, HloOpcode>& BinaryOps() {
 const absl::flat_hash_map<std::string, std::string>& MissingOps() {
   static const auto* ops = new absl::flat_hash_map<std::string, std::string>{
       {"rng", "rng needs shape inference and evaluator support"},
-      {"after_all", "tokens (after-all) need shape inference and evaluator support"},
-      {"create_token", "tokens need shape inference and evaluator support"},
-      {"infeed", "infeed needs a token and an infeed queue in the runtime"},
-      {"outfeed", "outfeed needs a token and an outfeed queue in the runtime"},
       {"send", "send/recv need channels in the runtime"},
       {"recv", "send/recv need channels in the runtime"},
-      {"partition_id", "partition-id needs a multi-process runtime"},
-      {"replica_id", "replica-id needs a multi-process runtime"},
-      {"all_gather", "collectives need a multi-process runtime"},
-      {"all_reduce", "collectives need a multi-process runtime"},
-      {"all_to_all", "collectives need a multi-process runtime"},
-      {"reduce_scatter", "collectives need a multi-process runtime"},
-      {"collective_permute", "collectives need a multi-process runtime"},
-      {"collective_broadcast", "collectives need a multi-process runtime"},
+      {"all_to_all", "all-to-all is not implemented yet (xla/collectives has no all-to-all)"},
+      {"reduce_scatter", "reduce-scatter is not implemented yet (xla/collectives has no reduce-scatter)"},
       {"uniform_quantize", "quantized types are not in xla_data.proto"},
       {"uniform_dequantize", "quantized types are not in xla_data.proto"},
       {"batch_norm_training", "batch-norm needs shape inference and evaluator support"},
@@ -310,6 +300,7 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, it->second, operands));
     return Values{r};
   }
+  if (IsDistributedOp(name)) return LowerDistributedOp(op, scope, name);
   if (auto it = MissingOps().find(name); it != MissingOps().end()) {
     return OpError(op, absl::StrCat("not supported: ", it->second));
   }

@@ -14,67 +14,13 @@ namespace xla {
 
 // --- Facts -------------------------------------------------------------------
 
-namespace {
-
-bool OpcodeHasSideEffect(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kSend:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone:
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed:
-    case HloOpcode::kRng:
-    case HloOpcode::kCustomCall:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kReduceScatter:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool HasSideEffectImpl(const HloInstruction* instruction,
-                       absl::flat_hash_map<const HloComputation*, bool>* memo);
-
-bool ComputationHasSideEffectImpl(const HloComputation* computation,
-                                  absl::flat_hash_map<const HloComputation*, bool>* memo) {
-  auto it = memo->find(computation);
-  if (it != memo->end()) return it->second;
-  (*memo)[computation] = false;  // callees precede callers, so no cycles in a valid module
-  bool result = false;
-  for (const HloInstruction* i : computation->instructions()) {
-    if (HasSideEffectImpl(i, memo)) {
-      result = true;
-      break;
-    }
-  }
-  (*memo)[computation] = result;
-  return result;
-}
-
-bool HasSideEffectImpl(const HloInstruction* instruction,
-                       absl::flat_hash_map<const HloComputation*, bool>* memo) {
-  if (OpcodeHasSideEffect(instruction->opcode())) return true;
-  for (const HloComputation* c : instruction->called_computations()) {
-    if (c != nullptr && ComputationHasSideEffectImpl(c, memo)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-bool HasSideEffect(const HloInstruction* instruction) {
-  absl::flat_hash_map<const HloComputation*, bool> memo;
-  return HasSideEffectImpl(instruction, &memo);
-}
+bool HasSideEffect(const HloInstruction* instruction) { return instruction->HasSideEffect(); }
 
 bool ComputationHasSideEffect(const HloComputation* computation) {
-  absl::flat_hash_map<const HloComputation*, bool> memo;
-  return ComputationHasSideEffectImpl(computation, &memo);
+  for (const HloInstruction* i : computation->instructions()) {
+    if (i->HasSideEffect()) return true;
+  }
+  return false;
 }
 
 bool IsKnownConstant(const HloInstruction* instruction) {

@@ -145,6 +145,10 @@ absl::Status BufferAssignment::AssignComputation(const HloComputation& computati
     for (const HloInstruction* o : h->operands()) mark(o);
   };
   mark(root);
+  // Side effects run whether or not the root needs them.
+  for (const HloInstruction* h : order) {
+    if (h->HasSideEffect()) mark(h);
+  }
   // Steps: positions in emission order; the result copies come last.
   absl::flat_hash_map<const HloInstruction*, int64_t> step;
   for (size_t i = 0; i < order.size(); ++i) step[order[i]] = static_cast<int64_t>(i);
@@ -187,7 +191,7 @@ absl::Status BufferAssignment::AssignComputation(const HloComputation& computati
         return tree;
       };
   for (const HloInstruction* p : computation.parameter_instructions()) {
-    if (!p->shape().IsArray() && !p->shape().IsTuple()) {
+    if (!p->shape().IsArray() && !p->shape().IsTuple() && !p->shape().IsToken()) {
       return absl::UnimplementedError(
           absl::StrCat("CPU backend: non-array parameter is not implemented yet (in ", p->ToString(), ")"));
     }
@@ -197,9 +201,6 @@ absl::Status BufferAssignment::AssignComputation(const HloComputation& computati
   std::vector<std::pair<ValueTree*, const HloInstruction*>> inner_members;
   for (const HloInstruction* h : order) {
     if (!reachable.contains(h) || h->opcode() == HloOpcode::kParameter) continue;
-    if (h->shape().IsToken()) {
-      return absl::UnimplementedError(absl::StrCat("CPU backend: token is not implemented yet (in ", h->ToString(), ")"));
-    }
     if (h->opcode() == HloOpcode::kTuple) {
       auto tree = std::make_shared<ValueTree>();
       tree->is_tuple = true;
@@ -274,6 +275,7 @@ absl::Status BufferAssignment::AssignComputation(const HloComputation& computati
           return;
         }
         const int64_t leaf = next_result++;
+        if (result_shape.IsToken()) return;  // nothing to write
         const bool pending = tree->slot.kind == BufferSlot::kNone && tree->producer != nullptr &&
                              tree->producer->opcode() != HloOpcode::kConstant;
         if (pending && !in_results.contains(tree.get()) && tree->shape == result_shape) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/alias_analysis.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
+#include "backends/cpu/codegen/collective_emitter.h"
 #include "backends/cpu/codegen/dot_emitter.h"
 #include "backends/cpu/codegen/random_bits_emitter.h"
 #include "backends/cpu/codegen/linalg_emitter.h"
@@ -49,7 +50,14 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
     }
     return absl::OkStatus();
   }
-  if (WritesTupleOfArrays(hlo)) {
+  if (hlo.opcode() == HloOpcode::kInfeed) {
+    // (value, token): the value's arrays are written by the runtime.
+    const Shape& value = hlo.shape().tuple_shapes(0);
+    for (const Shape& s : value.IsTuple() ? value.tuple_shapes() : std::vector<Shape>{value}) {
+      if (!s.IsArray()) return NotImplemented(hlo, "infeed of a nested tuple");
+      RETURN_IF_ERROR(CheckSupportedElementType(s.element_type(), hlo));
+    }
+  } else if (WritesTupleOfArrays(hlo)) {
     for (const Shape& s : hlo.shape().tuple_shapes()) {
       if (!s.IsArray()) return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " with a nested tuple result"));
       RETURN_IF_ERROR(CheckSupportedElementType(s.element_type(), hlo));
@@ -58,7 +66,6 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
              hlo.opcode() != HloOpcode::kParameter) {
     return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " producing a tuple"));
   }
-  if (hlo.shape().IsToken()) return NotImplemented(hlo, "token");
   if (hlo.shape().IsArray()) RETURN_IF_ERROR(CheckSupportedElementType(hlo.shape().element_type(), hlo));
   // Opcodes no handler emits (Visit's default case), before any code.
   if (!IsPlumbing(hlo) && !HasStorageOfItsOwn(hlo) && !IsFusibleOpcode(hlo.opcode()) && !IsControlFlow(hlo) &&
@@ -178,9 +185,10 @@ bool IrEmitter::HasEmitter(HloOpcode opcode) {
     case HloOpcode::kConvolution: case HloOpcode::kScatter: case HloOpcode::kSelectAndScatter:
     case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kRngBitGenerator: case HloOpcode::kSort:
     case HloOpcode::kFft: case HloOpcode::kTriangularSolve: case HloOpcode::kCholesky:
+    case HloOpcode::kAfterAll:
       return true;
     default:
-      return false;
+      return CollectiveEmitter::Handles(opcode);
   }
 }
 
@@ -232,7 +240,12 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
       return LinalgEmitter(ctx_, *this).EmitTriangularSolve(hlo);
     case HloOpcode::kCholesky:
       return LinalgEmitter(ctx_, *this).EmitCholesky(hlo);
+    case HloOpcode::kAfterAll:
+      return absl::OkStatus();  // a token has no storage
     default:
+      if (CollectiveEmitter::Handles(hlo.opcode())) {
+        return CollectiveEmitter(ctx_, *this, control_, [this] { return AbortBlock(); }).Emit(hlo);
+      }
       if (IsFusibleOpcode(hlo.opcode())) return EmitElementLoop(hlo, elemental);
       return NotImplemented(hlo, HloOpcodeString(hlo.opcode()));
   }

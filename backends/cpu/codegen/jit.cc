@@ -14,6 +14,7 @@
 #include "backends/cpu/runtime/runtime_matmul.h"
 #include "backends/cpu/codegen/streaming_stores.h"
 #include "backends/cpu/runtime/runtime_parallel.h"
+#include "backends/cpu/runtime/runtime_collectives.h"
 #include "backends/cpu/runtime/runtime_random.h"
 #include "backends/cpu/runtime/runtime_sort.h"
 #include "backends/execution_control.h"
@@ -98,6 +99,10 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);
   add("__xla_cpu_runtime_RngBitGenerator", &__xla_cpu_runtime_RngBitGenerator);
   add("__xla_cpu_runtime_SortSlice", &__xla_cpu_runtime_SortSlice);
+  add("__xla_cpu_runtime_ProcessId", &__xla_cpu_runtime_ProcessId);
+  add("__xla_cpu_runtime_Collective", &__xla_cpu_runtime_Collective);
+  add("__xla_cpu_runtime_Infeed", &__xla_cpu_runtime_Infeed);
+  add("__xla_cpu_runtime_Outfeed", &__xla_cpu_runtime_Outfeed);
   for (const RuntimeSymbol& s : ComplexRuntimeSymbols()) add(s.name, s.address);
   add("memcpy", static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy));
   add("memmove", static_cast<void* (*)(void*, const void*, size_t)>(&std::memmove));

@@ -49,6 +49,10 @@ void DecideMaterialized(const HloComputation& computation, const std::vector<Hlo
     for (const HloInstruction* o : h->operands()) mark(o);
   };
   mark(computation.root_instruction());
+  // Side effects run whether or not the root needs them.
+  for (const HloInstruction* h : order) {
+    if (h->HasSideEffect()) mark(h);
+  }
   // Uses. An operand used twice by one user counts twice, except by an
   // elementwise user when the operand is small straight-line arithmetic:
   // the user reads all its operands at the same index, so the two copies it
@@ -95,7 +99,9 @@ void DecideMaterialized(const HloComputation& computation, const std::vector<Hlo
     if (h->opcode() == HloOpcode::kTuple || h->opcode() == HloOpcode::kDot ||
         h->opcode() == HloOpcode::kConvolution || h->opcode() == HloOpcode::kReduceWindow ||
         h->opcode() == HloOpcode::kScatter || h->opcode() == HloOpcode::kSelectAndScatter ||
-        h->opcode() == HloOpcode::kFusion || IsControlFlow(*h) || IsLinalgRuntimeCall(*h)) {
+        h->opcode() == HloOpcode::kFusion || IsControlFlow(*h) || IsLinalgRuntimeCall(*h) ||
+        HasSideEffect(h->opcode())) {
+      // (Side-effecting ops are runtime calls that read their operands' buffers.)
       for (const HloInstruction* o : h->operands()) {
         if (d.materialize.contains(o)) d.materialize[o] = true;
       }

@@ -40,9 +40,13 @@ inline bool IsTupleReduce(const HloInstruction& hlo) {
 }
 
 // An op with an emitter of its own that writes a tuple of arrays, one
-// buffer per leaf: a tuple reduce, or rng-bit-generator's (state, bits).
+// buffer per leaf: a tuple reduce, rng-bit-generator's (state, bits), or a
+// collective of several operands.
 inline bool WritesTupleOfArrays(const HloInstruction& hlo) {
-  return IsTupleReduce(hlo) || hlo.opcode() == HloOpcode::kRngBitGenerator;
+  return IsTupleReduce(hlo) || hlo.opcode() == HloOpcode::kRngBitGenerator ||
+         ((hlo.opcode() == HloOpcode::kAllReduce || hlo.opcode() == HloOpcode::kAllGather ||
+           hlo.opcode() == HloOpcode::kCollectiveBroadcast) &&
+          hlo.shape().IsTuple());
 }
 
 // Fft, triangular-solve and cholesky: one call into the runtime

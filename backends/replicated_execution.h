@@ -1,0 +1,47 @@
+// Runs the processes of a replicated/partitioned run in this process: one
+// thread per process (replica r, partition p), each executing its program
+// with its own arguments and an ExecutionControl carrying its
+// ReplicaContext; the collectives meet in one shared Rendezvous. When a
+// process fails, the rendezvous is aborted so the others fail promptly
+// with that status; the run's result is the first failure, naming its
+// process, or every process's result.
+#ifndef BACKENDS_REPLICATED_EXECUTION_H_
+#define BACKENDS_REPLICATED_EXECUTION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "backends/backend.h"
+#include "xla/literal.h"
+
+namespace xla {
+
+struct ReplicatedRunOptions {
+  int64_t num_replicas = 1;
+  int64_t num_partitions = 1;
+  // Bounds every wait of a collective or an infeed, and the whole run.
+  absl::Duration timeout = absl::Seconds(30);
+};
+
+struct ProcessRun {
+  const Executable* executable = nullptr;  // not owned
+  std::vector<Literal> arguments;
+  std::vector<Literal> infeed;             // queued before the run, in order
+};
+
+struct ProcessResult {
+  Literal result;
+  std::vector<Literal> outfeed;  // what the process's outfeeds sent, in order
+};
+
+// `processes` in row-major process order (index replica * num_partitions +
+// partition); their executables must come from `backend`.
+absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, std::vector<ProcessRun> processes,
+                                                             const ReplicatedRunOptions& options);
+
+}  // namespace xla
+
+#endif  // BACKENDS_REPLICATED_EXECUTION_H_

@@ -1,0 +1,267 @@
+#include "xla/collectives/collective_ops.h"
+
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "xla/shape_util.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace collectives {
+namespace {
+
+int64_t Bytes(const Shape& shape) { return ShapeUtil::ByteSizeOfElements(shape); }
+
+std::string Label(const CollectiveOp& op) { return absl::StrCat(HloOpcodeString(op.opcode), " '", op.name, "'"); }
+
+// The contributions of `group` (which holds `self`): every operand's bytes,
+// concatenated.
+absl::StatusOr<std::vector<Rendezvous::Blob>> Exchange(ReplicaContext* context, const CollectiveOp& op,
+                                                       const std::vector<ProcessId>& group, std::string contribution) {
+  if (group.size() == 1) return std::vector<Rendezvous::Blob>{std::make_shared<const std::string>(std::move(contribution))};
+  if (context == nullptr || context->rendezvous() == nullptr) {
+    return FailedPrecondition("%s: a group of %d processes, but this run has no other processes to meet", Label(op),
+                              group.size());
+  }
+  const int64_t occurrence = context->NextOccurrence(op.name);
+  return context->rendezvous()->Exchange(absl::StrCat(op.name, "#", occurrence), group, context->self(),
+                                         std::move(contribution), Label(op));
+}
+
+std::string Concatenated(const CollectiveOp& op, absl::Span<const void* const> operands) {
+  std::string out;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    out.append(static_cast<const char*>(operands[i]), Bytes(op.operands[i]));
+  }
+  return out;
+}
+
+absl::Status CheckBlob(const CollectiveOp& op, const std::string& blob, int64_t expected) {
+  if (static_cast<int64_t>(blob.size()) != expected) {
+    return InvalidArgument("%s: a process sent %d bytes where %d were expected (do all processes run the same program?)",
+                           Label(op), blob.size(), expected);
+  }
+  return absl::OkStatus();
+}
+
+// The group `self` belongs to for the replica-group ops; being in none is an
+// error.
+absl::StatusOr<std::vector<ProcessId>> MemberGroup(const CollectiveOp& op, GroupMode mode, int64_t num_replicas,
+                                                   int64_t num_partitions, ProcessId self) {
+  ASSIGN_OR_RETURN(auto groups, ProcessGroups(Label(op), mode, op.replica_groups, num_replicas, num_partitions));
+  std::vector<ProcessId> group = GroupOf(groups, self);
+  if (group.empty()) return InvalidArgument("%s: process %s is in no replica group", Label(op), self.ToString());
+  return group;
+}
+
+absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessId self, int64_t nr, int64_t np,
+                       absl::Span<const void* const> operands, absl::Span<void* const> results,
+                       const Combiner& combine) {
+  ASSIGN_OR_RETURN(GroupMode mode, ReplicaGroupMode(Label(op), op.channel_id, op.use_global_device_ids));
+  ASSIGN_OR_RETURN(std::vector<ProcessId> group, MemberGroup(op, mode, nr, np, self));
+  int64_t total = 0;
+  for (const Shape& s : op.operands) total += Bytes(s);
+  ASSIGN_OR_RETURN(auto blobs, Exchange(context, op, group, Concatenated(op, operands)));
+  for (const auto& b : blobs) RETURN_IF_ERROR(CheckBlob(op, *b, total));
+  int64_t offset = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const int64_t bytes = Bytes(op.operands[i]);
+    std::memcpy(results[i], blobs[0]->data() + offset, bytes);
+    for (size_t g = 1; g < blobs.size(); ++g) {
+      RETURN_IF_ERROR(combine(static_cast<int64_t>(i), results[i], blobs[g]->data() + offset,
+                              ShapeUtil::ElementsIn(op.operands[i])));
+    }
+    offset += bytes;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AllGather(ReplicaContext* context, const CollectiveOp& op, ProcessId self, int64_t nr, int64_t np,
+                       absl::Span<const void* const> operands, absl::Span<void* const> results) {
+  ASSIGN_OR_RETURN(GroupMode mode, ReplicaGroupMode(Label(op), op.channel_id, op.use_global_device_ids));
+  ASSIGN_OR_RETURN(std::vector<ProcessId> group, MemberGroup(op, mode, nr, np, self));
+  const int64_t g_count = static_cast<int64_t>(group.size());
+  int64_t total = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const Shape& in = op.operands[i];
+    const Shape& out = op.results[i];
+    if (op.dimension < 0 || op.dimension >= in.rank() ||
+        out.dimensions(op.dimension) != in.dimensions(op.dimension) * g_count) {
+      return InvalidArgument("%s: operand %s gathered over a group of %d processes %s along dimension %d cannot give %s",
+                             Label(op), in.ToString(), g_count, GroupToString(group), op.dimension, out.ToString());
+    }
+    total += Bytes(in);
+  }
+  ASSIGN_OR_RETURN(auto blobs, Exchange(context, op, group, Concatenated(op, operands)));
+  for (const auto& b : blobs) RETURN_IF_ERROR(CheckBlob(op, *b, total));
+  int64_t offset = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const Shape& in = op.operands[i];
+    // Row-major: `outer` rows of `inner` bytes per process.
+    int64_t outer = 1;
+    for (int64_t d = 0; d < op.dimension; ++d) outer *= in.dimensions(d);
+    const int64_t inner = outer == 0 ? 0 : Bytes(in) / outer;
+    char* dst = static_cast<char*>(results[i]);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t g = 0; g < g_count; ++g) {
+        std::memcpy(dst + (o * g_count + g) * inner, blobs[g]->data() + offset + o * inner, inner);
+      }
+    }
+    offset += Bytes(in);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CollectivePermute(ReplicaContext* context, const CollectiveOp& op, ProcessId self, int64_t nr,
+                               int64_t np, absl::Span<const void* const> operands, absl::Span<void* const> results) {
+  const GroupMode mode = ReplicaOrPartitionMode(op.channel_id);
+  const int64_t id_count = mode == GroupMode::kCrossReplica ? nr : np;
+  const int64_t self_id = mode == GroupMode::kCrossReplica ? self.replica : self.partition;
+  std::vector<int64_t> source_of(id_count, -1);
+  std::vector<bool> is_source(id_count, false);
+  for (const auto& [source, target] : op.source_target_pairs) {
+    if (source < 0 || source >= id_count || target < 0 || target >= id_count) {
+      return InvalidArgument("%s: pair {%d, %d} is out of range [0, %d)", Label(op), source, target, id_count);
+    }
+    if (is_source[source]) return InvalidArgument("%s: %d is the source of two pairs", Label(op), source);
+    if (source_of[target] >= 0) return InvalidArgument("%s: %d is the target of two pairs", Label(op), target);
+    is_source[source] = true;
+    source_of[target] = source;
+  }
+  // Every process of the domain (same partition, or same replica) meets:
+  // the pairs are known to all, so each takes its source's part.
+  ASSIGN_OR_RETURN(auto domains, ProcessGroups(Label(op), mode, {}, nr, np));
+  std::vector<ProcessId> domain = GroupOf(domains, self);
+  const int64_t bytes = Bytes(op.operands[0]);
+  std::string contribution;
+  if (is_source[self_id]) contribution = Concatenated(op, operands);
+  ASSIGN_OR_RETURN(auto blobs, Exchange(context, op, domain, std::move(contribution)));
+  const int64_t source = source_of[self_id];
+  if (source < 0) {
+    std::memset(results[0], 0, bytes);
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(CheckBlob(op, *blobs[source], bytes));
+  std::memcpy(results[0], blobs[source]->data(), bytes);
+  return absl::OkStatus();
+}
+
+absl::Status CollectiveBroadcast(ReplicaContext* context, const CollectiveOp& op, ProcessId self, int64_t nr,
+                                 int64_t np, absl::Span<const void* const> operands, absl::Span<void* const> results) {
+  const GroupMode mode = ReplicaOrPartitionMode(op.channel_id);
+  ASSIGN_OR_RETURN(auto groups, ProcessGroups(Label(op), mode, op.replica_groups, nr, np));
+  std::vector<ProcessId> group = GroupOf(groups, self);
+  int64_t total = 0;
+  for (const Shape& s : op.operands) total += Bytes(s);
+  if (group.empty()) {
+    for (size_t i = 0; i < op.operands.size(); ++i) std::memset(results[i], 0, Bytes(op.operands[i]));
+    return absl::OkStatus();
+  }
+  std::string contribution;
+  if (group[0] == self) contribution = Concatenated(op, operands);
+  ASSIGN_OR_RETURN(auto blobs, Exchange(context, op, group, std::move(contribution)));
+  RETURN_IF_ERROR(CheckBlob(op, *blobs[0], total));
+  int64_t offset = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    std::memcpy(results[i], blobs[0]->data() + offset, Bytes(op.operands[i]));
+    offset += Bytes(op.operands[i]);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+HloInstructionProto CollectiveOp::ToProto(const HloInstruction& instruction) {
+  HloInstructionProto proto = instruction.attributes();
+  proto.set_name(instruction.name());
+  proto.set_opcode(std::string(HloOpcodeString(instruction.opcode())));
+  *proto.mutable_shape() = instruction.shape().ToProto();
+  proto.clear_operand_shapes_with_layout();
+  for (const HloInstruction* operand : instruction.operands()) {
+    *proto.add_operand_shapes_with_layout() = operand->shape().ToProto();
+  }
+  return proto;
+}
+
+absl::StatusOr<CollectiveOp> CollectiveOp::FromProto(const HloInstructionProto& proto) {
+  CollectiveOp op;
+  ASSIGN_OR_RETURN(op.opcode, StringToHloOpcode(proto.opcode()));
+  op.name = proto.name();
+  const std::string label = absl::StrCat(proto.opcode(), " '", op.name, "'");
+  auto row_major_array = [&](const ShapeProto& p, const char* what) -> absl::StatusOr<Shape> {
+    ASSIGN_OR_RETURN(Shape s, ShapeUtil::FromProto(p));
+    if (!s.IsArray()) return InvalidArgument("%s: the %s %s is not an array", label, what, s.ToString());
+    if (!ShapeUtil::HasDefaultLayout(s)) {
+      return Unimplemented("%s: the %s %s is not in row-major layout", label, what, s.ToString(true));
+    }
+    return s;
+  };
+  for (const ShapeProto& p : proto.operand_shapes_with_layout()) {
+    ASSIGN_OR_RETURN(Shape s, row_major_array(p, "operand"));
+    op.operands.push_back(std::move(s));
+  }
+  ASSIGN_OR_RETURN(Shape result, ShapeUtil::FromProto(proto.shape()));
+  if (result.IsTuple()) {
+    for (const Shape& leaf : result.tuple_shapes()) {
+      ASSIGN_OR_RETURN(Shape s, row_major_array(leaf.ToProto(), "result"));
+      op.results.push_back(std::move(s));
+    }
+  } else {
+    ASSIGN_OR_RETURN(Shape s, row_major_array(proto.shape(), "result"));
+    op.results.push_back(std::move(s));
+  }
+  if (op.operands.size() != op.results.size() || op.operands.empty()) {
+    return InvalidArgument("%s: %d operands but %d results", label, op.operands.size(), op.results.size());
+  }
+  for (const ReplicaGroup& g : proto.replica_groups()) {
+    op.replica_groups.emplace_back(g.replica_ids().begin(), g.replica_ids().end());
+  }
+  for (const SourceTarget& st : proto.source_target_pairs()) op.source_target_pairs.emplace_back(st.source(), st.target());
+  op.channel_id = proto.channel_id();
+  op.use_global_device_ids = proto.use_global_device_ids();
+  if (op.opcode == HloOpcode::kAllGather) {
+    if (proto.dimensions_size() != 1) return InvalidArgument("%s: needs one all-gather dimension", label);
+    op.dimension = proto.dimensions(0);
+  }
+  return op;
+}
+
+absl::StatusOr<CollectiveOp> CollectiveOp::FromInstruction(const HloInstruction& instruction) {
+  return FromProto(ToProto(instruction));
+}
+
+absl::Status RunCollective(ReplicaContext* context, const CollectiveOp& op, absl::Span<const void* const> operands,
+                           absl::Span<void* const> results, const Combiner& combine) {
+  if (operands.size() != op.operands.size() || results.size() != op.results.size()) {
+    return Internal("%s: %d operand and %d result buffers for %d operands and %d results", Label(op), operands.size(),
+                    results.size(), op.operands.size(), op.results.size());
+  }
+  const ProcessId self = context != nullptr ? context->self() : ProcessId{};
+  const int64_t nr = context != nullptr ? context->num_replicas() : 1;
+  const int64_t np = context != nullptr ? context->num_partitions() : 1;
+  absl::Status status;
+  switch (op.opcode) {
+    case HloOpcode::kAllReduce:
+      status = AllReduce(context, op, self, nr, np, operands, results, combine);
+      break;
+    case HloOpcode::kAllGather:
+      status = AllGather(context, op, self, nr, np, operands, results);
+      break;
+    case HloOpcode::kCollectivePermute:
+      status = CollectivePermute(context, op, self, nr, np, operands, results);
+      break;
+    case HloOpcode::kCollectiveBroadcast:
+      status = CollectiveBroadcast(context, op, self, nr, np, operands, results);
+      break;
+    default:
+      return Unimplemented("%s: not a collective this runtime runs", Label(op));
+  }
+  // A process that fails lets the others of its run fail now instead of at
+  // their deadline.
+  if (!status.ok() && context != nullptr && context->rendezvous() != nullptr) context->rendezvous()->Abort(status);
+  return status;
+}
+
+}  // namespace collectives
+}  // namespace xla

@@ -1,0 +1,70 @@
+// The collective ops as one process runs them: the data a process sends,
+// what it receives, and how the received pieces combine, on row-major
+// array bytes. The evaluator and the CPU runtime both call RunCollective,
+// so the backends agree by construction; only all-reduce's reducer is the
+// caller's (the evaluator runs the reducer computation, the CPU backend an
+// emitted function).
+//
+// all-reduce folds the group's contributions in group order:
+// acc = x[g0]; acc = f(acc, x[g1]); ... (float sums round in that order).
+// all-gather concatenates them along `dimension` in group order.
+// collective-permute: a process that is the target of a pair receives its
+// source's operand, any other gets zeros. collective-broadcast: every
+// member of a group receives the group's first member's operand; a process
+// in no group gets zeros.
+#ifndef XLA_COLLECTIVES_COLLECTIVE_OPS_H_
+#define XLA_COLLECTIVES_COLLECTIVE_OPS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/hlo.pb.h"
+#include "xla/collectives/replica_context.h"
+#include "xla/hlo/hlo_instruction.h"
+#include "xla/hlo/hlo_opcode.h"
+#include "xla/shape.h"
+
+namespace xla {
+namespace collectives {
+
+// Everything a process needs to take part in one collective instruction,
+// independent of the IR (the CPU backend embeds it in its code as the
+// serialized proto of ToProto).
+struct CollectiveOp {
+  HloOpcode opcode = HloOpcode::kAllReduce;
+  std::string name;               // the instruction's (module-unique) name
+  std::vector<Shape> operands;    // row-major arrays
+  std::vector<Shape> results;     // the result's leaves, row-major arrays
+  std::vector<std::vector<int64_t>> replica_groups;
+  std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
+  int64_t channel_id = 0;
+  bool use_global_device_ids = false;
+  int64_t dimension = 0;  // all-gather
+
+  // The instruction's attributes and shapes (operand shapes in
+  // operand_shapes_with_layout).
+  static HloInstructionProto ToProto(const HloInstruction& instruction);
+  static absl::StatusOr<CollectiveOp> FromProto(const HloInstructionProto& proto);
+  static absl::StatusOr<CollectiveOp> FromInstruction(const HloInstruction& instruction);
+};
+
+// Combines `count` elements of operand `operand`: accumulator[i] =
+// f(accumulator[i], other[i]).
+using Combiner = std::function<absl::Status(int64_t operand, void* accumulator, const void* other, int64_t count)>;
+
+// Runs `op` as process context->self(): sends its part, waits for the
+// others (the rendezvous' timeout bounds the wait) and writes the result
+// leaves. `context` may be null (a single process). `combine` is used by
+// all-reduce only.
+absl::Status RunCollective(ReplicaContext* context, const CollectiveOp& op, absl::Span<const void* const> operands,
+                           absl::Span<void* const> results, const Combiner& combine);
+
+}  // namespace collectives
+}  // namespace xla
+
+#endif  // XLA_COLLECTIVES_COLLECTIVE_OPS_H_

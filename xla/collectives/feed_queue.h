@@ -1,0 +1,34 @@
+// FeedQueue: one device's infeed or outfeed, a FIFO of values. Infeed pops
+// (waiting up to a timeout for a value to arrive), Outfeed pushes; the host
+// side does the opposite. Thread-safe.
+#ifndef XLA_COLLECTIVES_FEED_QUEUE_H_
+#define XLA_COLLECTIVES_FEED_QUEUE_H_
+
+#include <deque>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "xla/literal.h"
+
+namespace xla {
+namespace collectives {
+
+class FeedQueue {
+ public:
+  void Push(Literal value);
+  // The oldest value; DEADLINE_EXCEEDED naming `label` when none arrives
+  // within `timeout`.
+  absl::StatusOr<Literal> Pop(absl::string_view label, absl::Duration timeout);
+  size_t size() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::deque<Literal> values_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace collectives
+}  // namespace xla
+
+#endif  // XLA_COLLECTIVES_FEED_QUEUE_H_

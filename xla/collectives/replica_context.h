@@ -1,0 +1,69 @@
+// ReplicaContext: one process's place in a run of num_replicas x
+// num_partitions processes of the same executable (its replica and
+// partition ids), and what it shares with the others (the rendezvous of
+// the collectives) or owns as its device (infeed and outfeed queues). The
+// interpreter's evaluator and the CPU runtime calls read it; an execution
+// without one is process (0, 0) of a 1 x 1 run with empty queues.
+#ifndef XLA_COLLECTIVES_REPLICA_CONTEXT_H_
+#define XLA_COLLECTIVES_REPLICA_CONTEXT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "xla/collectives/feed_queue.h"
+#include "xla/collectives/process_groups.h"
+#include "xla/collectives/rendezvous.h"
+
+namespace xla {
+namespace collectives {
+
+class ReplicaContext {
+ public:
+  // A single process: (0, 0) of 1 x 1, no rendezvous.
+  ReplicaContext() : ReplicaContext(1, 1, ProcessId{}, nullptr) {}
+  // `rendezvous` is shared by every process of the run (may be null when
+  // the run has one process).
+  ReplicaContext(int64_t num_replicas, int64_t num_partitions, ProcessId self, std::shared_ptr<Rendezvous> rendezvous,
+                 absl::Duration feed_timeout = absl::Seconds(30))
+      : num_replicas_(num_replicas),
+        num_partitions_(num_partitions),
+        self_(self),
+        rendezvous_(std::move(rendezvous)),
+        feed_timeout_(feed_timeout) {}
+  ReplicaContext(const ReplicaContext&) = delete;
+  ReplicaContext& operator=(const ReplicaContext&) = delete;
+
+  int64_t num_replicas() const { return num_replicas_; }
+  int64_t num_partitions() const { return num_partitions_; }
+  ProcessId self() const { return self_; }
+  Rendezvous* rendezvous() const { return rendezvous_.get(); }
+
+  // How often this process reached the collective `key` before: the n-th
+  // execution of an instruction (in a loop) is its own exchange.
+  int64_t NextOccurrence(const std::string& key);
+
+  FeedQueue& infeed() { return infeed_; }
+  FeedQueue& outfeed() { return outfeed_; }
+  absl::Duration feed_timeout() const { return feed_timeout_; }
+
+ private:
+  const int64_t num_replicas_;
+  const int64_t num_partitions_;
+  const ProcessId self_;
+  const std::shared_ptr<Rendezvous> rendezvous_;
+  const absl::Duration feed_timeout_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, int64_t> occurrences_ ABSL_GUARDED_BY(mu_);
+  FeedQueue infeed_;
+  FeedQueue outfeed_;
+};
+
+}  // namespace collectives
+}  // namespace xla
+
+#endif  // XLA_COLLECTIVES_REPLICA_CONTEXT_H_

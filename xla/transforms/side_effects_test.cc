@@ -1,0 +1,106 @@
+// Side-effecting instructions (collectives, I/O) survive the passes: never
+// removed when unused, merged with an identical one, or folded; and a
+// computation's post order keeps them in definition order.
+#include <algorithm>
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "xla/hlo/hlo_parser.h"
+#include "xla/transforms/common_subexpression_elimination.h"
+#include "xla/transforms/constant_folding.h"
+#include "xla/transforms/dead_code_elimination.h"
+#include "xla/transforms/hlo_pass_pipeline.h"
+#include "xla/transforms/pass_registry.h"
+#include "xla/transforms/transforms_test_util.h"
+
+namespace xla {
+namespace {
+
+using testing::CountOpcode;
+using testing::RunPass;
+
+constexpr char kTwoAllReduces[] = R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  c = f32[2] constant({1, 2})
+  p = f32[2] parameter(0)
+  unused = f32[2] all-reduce(p), replica_groups={}, to_apply=sum
+  x = f32[2] all-reduce(c), replica_groups={}, to_apply=sum
+  y = f32[2] all-reduce(c), replica_groups={}, to_apply=sum
+  ROOT r = f32[2] add(x, y)
+})";
+
+TEST(SideEffectsTest, DeadCodeEliminationKeepsUnusedCollectives) {
+  testing::PassRun run = RunPass<DeadCodeElimination>(kTwoAllReduces);
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kAllReduce), 3);
+}
+
+TEST(SideEffectsTest, CseDoesNotMergeIdenticalCollectives) {
+  testing::PassRun run = RunPass<CommonSubexpressionElimination>(kTwoAllReduces);
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kAllReduce), 3);
+}
+
+TEST(SideEffectsTest, ConstantFoldingLeavesCollectivesOfConstants) {
+  testing::PassRun run = RunPass<ConstantFolding>(kTwoAllReduces);
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kAllReduce), 3);
+}
+
+TEST(SideEffectsTest, StandardPipelineKeepsEveryCollective) {
+  HloPassPipeline pipeline("standard");
+  AddStandardHloPasses(&pipeline);
+  testing::PassRun run = RunPass(pipeline, kTwoAllReduces);
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kAllReduce), 3);
+}
+
+TEST(SideEffectsTest, DeadCodeEliminationKeepsAnOutfeedNoOneUses) {
+  std::unique_ptr<HloModule> module = testing::ParseAndVerify(R"(
+HloModule m
+ENTRY main {
+  p = f32[2] parameter(0)
+  t = token[] after-all()
+  out = token[] outfeed(p, t)
+  unused_token = token[] after-all()
+  ROOT r = f32[2] negate(p)
+})");
+  ASSERT_NE(module, nullptr);
+  DeadCodeElimination dce;
+  ASSERT_TRUE(dce.Run(module.get()).ok());
+  EXPECT_EQ(CountOpcode(*module->entry_computation(), HloOpcode::kOutfeed), 1);
+  // The outfeed's token stays; the token nothing uses goes.
+  EXPECT_EQ(CountOpcode(*module->entry_computation(), HloOpcode::kAfterAll), 1);
+}
+
+// Two infeeds on one token read the queue in the order the program states,
+// whatever order the root lists them in.
+TEST(SideEffectsTest, PostOrderKeepsSideEffectsInDefinitionOrder) {
+  std::unique_ptr<HloModule> module = testing::ParseAndVerify(R"(
+HloModule m
+ENTRY main {
+  t = token[] after-all()
+  first = (s32[2], token[]) infeed(t)
+  second = (s32[2], token[]) infeed(t)
+  b = s32[2] get-tuple-element(second), index=0
+  a = s32[2] get-tuple-element(first), index=0
+  ROOT r = (s32[2], s32[2]) tuple(b, a)
+})");
+  ASSERT_NE(module, nullptr);
+  std::vector<HloInstruction*> order = module->entry_computation()->MakeInstructionPostOrder();
+  auto position = [&](const std::string& name) {
+    return std::find_if(order.begin(), order.end(), [&](const HloInstruction* i) { return i->name() == name; }) -
+           order.begin();
+  };
+  EXPECT_LT(position("first"), position("second"));
+  EXPECT_LT(position("second"), position("r"));
+}
+
+}  // namespace
+}  // namespace xla

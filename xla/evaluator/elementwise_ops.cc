@@ -395,7 +395,11 @@ absl::StatusOr<Literal> EvaluateCompare(const HloInstruction& instruction, const
       ComparisonType want =
           std::numeric_limits<T>::is_signed ? ComparisonType::kSigned : ComparisonType::kUnsigned;
       if (ctype != want) return bad_type();
-      CompareLoop<T>(dir, lhs, rhs, &out, [](T v) { return static_cast<int64_t>(v); });
+      if constexpr (is_int_n_v<T>) {
+        CompareLoop<T>(dir, lhs, rhs, &out, [](T v) { return static_cast<int>(v); });
+      } else {
+        CompareLoop<T>(dir, lhs, rhs, &out, [](T v) { return v; });
+      }
     } else if constexpr (is_float_v<T>) {
       if (ctype == ComparisonType::kFloat) {
         CompareLoop<T>(dir, lhs, rhs, &out, [](T v) { return static_cast<ComputeT<T>>(v); });

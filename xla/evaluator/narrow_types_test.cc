@@ -63,6 +63,10 @@ TEST(NarrowIntTest, S4WrapsToFourBits) {
   EXPECT_EQ(Eval("pred[3]", "compare, direction=LT", {"s4[3] {-8, 7, -1}", "s4[3] {7, -8, 0}"}),
             "pred[3] {true, false, true}");
   EXPECT_EQ(Eval("s4[2]", "maximum", {"s4[2] {-8, 3}", "s4[2] {-1, 7}"}), "s4[2] {-1, 7}");
+  // Wide unsigned comparisons keep their order (the narrow types' path must
+  // not read them as signed).
+  EXPECT_EQ(Eval("pred[1]", "compare, direction=GT", {"u64[1] {18446744073709551615}", "u64[1] {1}"}),
+            "pred[1] {true}");
 }
 
 TEST(NarrowIntTest, U4WrapsToFourBits) {

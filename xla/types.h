@@ -22,7 +22,8 @@ using complex128 = std::complex<double>;
 // Construction from a wider integer wraps to kBits, as C++'s narrowing casts
 // do; reading gives the byte type, so comparisons and printing act on the
 // value. Arithmetic is not defined here: the evaluator and the CPU backend
-// compute in 8 bits and wrap the result (xla/evaluator/narrow_int_ops.cc).
+// compute in 8 bits and wrap the result (xla/evaluator/elementwise_kernels.h,
+// backends/cpu/codegen/elemental_ir_emitter.cc's RoundToType).
 template <int kBits, bool kSigned>
 class IntN {
  public:

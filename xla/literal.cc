@@ -112,6 +112,12 @@ Literal Literal::MinValue(PrimitiveType type) {
   ArrayTypeSwitch(type, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (is_complex_v<T>) {
+    } else if constexpr (is_small_float_class_v<T>) {
+      // Formats without inf take their lowest finite value, as XLA does.
+      const SmallFloatFormat& f = T::format();
+      lit.data<T>()[0] = f.has_inf() ? static_cast<T>(-std::numeric_limits<float>::infinity())
+                         : f.is_signed ? T::FromBits(f.max_finite_bits() | f.sign_bit())
+                                       : T::FromBits(0);
     } else if constexpr (is_float_v<T>) {
       lit.data<T>()[0] = static_cast<T>(-std::numeric_limits<float>::infinity());
       if constexpr (std::is_same_v<T, double>) lit.data<T>()[0] = -std::numeric_limits<double>::infinity();
@@ -127,6 +133,10 @@ Literal Literal::MaxValue(PrimitiveType type) {
   ArrayTypeSwitch(type, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (is_complex_v<T>) {
+    } else if constexpr (is_small_float_class_v<T>) {
+      const SmallFloatFormat& f = T::format();
+      lit.data<T>()[0] = f.has_inf() ? static_cast<T>(std::numeric_limits<float>::infinity())
+                                     : T::FromBits(f.max_finite_bits());
     } else if constexpr (is_float_v<T>) {
       lit.data<T>()[0] = static_cast<T>(std::numeric_limits<float>::infinity());
       if constexpr (std::is_same_v<T, double>) lit.data<T>()[0] = std::numeric_limits<double>::infinity();
@@ -229,7 +239,9 @@ absl::StatusOr<Literal> Literal::Convert(PrimitiveType type) const {
 
 absl::StatusOr<Literal> Literal::BitcastConvert(const Shape& to) const {
   if (!shape_.IsArray() || !to.IsArray()) return InvalidArgument("BitcastConvert needs arrays");
-  if ((element_type() == PRED) != (to.element_type() == PRED)) return BitcastConvertPred(to);
+  if (primitive_util::BitWidth(element_type()) < 8 || primitive_util::BitWidth(to.element_type()) < 8) {
+    return BitcastConvertBits(to);
+  }
   if (ShapeUtil::ByteSizeOfElements(to) != size_bytes()) {
     return InvalidArgument("BitcastConvert from %s to %s changes the byte size", shape_.ToString(),
                            to.ToString());
@@ -241,23 +253,39 @@ absl::StatusOr<Literal> Literal::BitcastConvert(const Shape& to) const {
   return out;
 }
 
-absl::StatusOr<Literal> Literal::BitcastConvertPred(const Shape& to) const {
-  const int64_t bits = element_count() * primitive_util::BitWidth(element_type());
-  if (ShapeUtil::ElementsIn(to) * primitive_util::BitWidth(to.element_type()) != bits) {
+absl::StatusOr<Literal> Literal::BitcastConvertBits(const Shape& to) const {
+  const int from_bits = primitive_util::BitWidth(element_type());
+  const int to_bits = primitive_util::BitWidth(to.element_type());
+  const int64_t bits = element_count() * from_bits;
+  if (ShapeUtil::ElementsIn(to) * to_bits != bits) {
     return InvalidArgument("BitcastConvert from %s to %s changes the number of bits", shape_.ToString(),
                            to.ToString());
   }
-  // Pred element i is bit i of the other side's bytes, least significant
-  // bit first: bit i % w of element i / w of a w-bit type (little-endian).
+  // The elements' bits in a little-endian stream: bit i % w of element i / w
+  // of a w-bit type (pred element i is bit i of the wider side's bytes; the
+  // low half of an s8 is s4 element 0). Narrow signed results are
+  // sign-extended into their byte.
   Literal src = Relayout(ShapeUtil::DefaultLayout(shape_.rank()));
   Literal out(ShapeUtil::MakeShape(to.element_type(), to.dimensions()));
-  if (element_type() == PRED) {
-    std::fill(out.bytes_.begin(), out.bytes_.end(), 0);
-    for (int64_t i = 0; i < bits; ++i) {
-      if (src.bytes_[i] != 0) out.bytes_[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  std::fill(out.bytes_.begin(), out.bytes_.end(), 0);
+  const int from_bytes = primitive_util::ByteWidth(element_type());
+  const int to_bytes = primitive_util::ByteWidth(to.element_type());
+  auto bit_at = [&](int64_t i) -> int {
+    const int64_t element = i / from_bits, bit = i % from_bits;
+    const uint8_t byte = src.bytes_[element * from_bytes + bit / 8];
+    if (element_type() == PRED) return byte != 0 ? 1 : 0;
+    return (byte >> (bit % 8)) & 1;
+  };
+  for (int64_t i = 0; i < bits; ++i) {
+    if (!bit_at(i)) continue;
+    const int64_t element = i / to_bits, bit = i % to_bits;
+    out.bytes_[element * to_bytes + bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+  }
+  if (primitive_util::IsNarrowIntegralType(to.element_type()) &&
+      primitive_util::IsSignedIntegralType(to.element_type())) {
+    for (uint8_t& b : out.bytes_) {
+      if ((b >> (to_bits - 1)) & 1) b |= static_cast<uint8_t>(0xFFu << to_bits);
     }
-  } else {
-    for (int64_t i = 0; i < bits; ++i) out.bytes_[i] = (src.bytes_[i / 8] >> (i % 8)) & 1;
   }
   if (to.has_layout()) return out.Relayout(to.layout());
   return out;
@@ -447,6 +475,21 @@ LiteralProto Literal::ToProto() const {
     case U16: proto.set_u16s(raw); break;
     case F16: proto.set_f16s(raw); break;
     case BF16: proto.set_bf16s(raw); break;
+    case S2: proto.set_s2s(raw); break;
+    case S4: proto.set_s4s(raw); break;
+    case U2: proto.set_u2s(raw); break;
+    case U4: proto.set_u4s(raw); break;
+    case F4E2M1FN: proto.set_f4e2m1fns(raw); break;
+    case F6E2M3FN: proto.set_f6e2m3fns(raw); break;
+    case F6E3M2FN: proto.set_f6e3m2fns(raw); break;
+    case F8E3M4: proto.set_f8e3m4s(raw); break;
+    case F8E4M3B11FNUZ: proto.set_f8e4m3b11fnuzs(raw); break;
+    case F8E4M3FN: proto.set_f8e4m3fns(raw); break;
+    case F8E4M3FNUZ: proto.set_f8e4m3fnuzs(raw); break;
+    case F8E4M3: proto.set_f8e4m3s(raw); break;
+    case F8E5M2FNUZ: proto.set_f8e5m2fnuzs(raw); break;
+    case F8E5M2: proto.set_f8e5m2s(raw); break;
+    case F8E8M0FNU: proto.set_f8e8m0fnus(raw); break;
     case S32: for (int32_t v : data<int32_t>()) proto.add_s32s(v); break;
     case S64: for (int64_t v : data<int64_t>()) proto.add_s64s(v); break;
     case U32: for (uint32_t v : data<uint32_t>()) proto.add_u32s(v); break;
@@ -500,6 +543,23 @@ absl::StatusOr<Literal> Literal::FromProto(const LiteralProto& proto) {
     if (bytes > 0) std::memcpy(lit.bytes_.data(), raw.data(), bytes);
     return lit;
   };
+  // Types narrower than a byte: every byte must be a value the type holds
+  // (sign-extended for S2/S4, high bits clear for the others).
+  auto from_narrow_bytes = [&](const std::string& raw) -> absl::StatusOr<Literal> {
+    ASSIGN_OR_RETURN(Literal lit, from_bytes(raw));
+    const int bits = primitive_util::BitWidth(shape.element_type());
+    const bool sign_extended = primitive_util::IsSignedIntegralType(shape.element_type());
+    for (int64_t i = 0; i < bytes; ++i) {
+      const uint8_t b = lit.bytes_[i];
+      const uint8_t high = static_cast<uint8_t>(b >> (bits - (sign_extended ? 1 : 0)));
+      const uint8_t all_high = static_cast<uint8_t>(0xFFu >> (bits - (sign_extended ? 1 : 0)));
+      if (high != 0 && !(sign_extended && high == all_high)) {
+        return InvalidArgument("literal of shape %s: byte %d (0x%02x) is not a %d-bit value", shape.ToString(),
+                               i, b, bits);
+      }
+    }
+    return lit;
+  };
   auto from_repeated = [&](const auto& field, auto tag) -> absl::StatusOr<Literal> {
     using T = decltype(tag);
     if (field.size() != n) return count_error(field.size());
@@ -527,6 +587,21 @@ absl::StatusOr<Literal> Literal::FromProto(const LiteralProto& proto) {
     case U16: return from_bytes(proto.u16s());
     case F16: return from_bytes(proto.f16s());
     case BF16: return from_bytes(proto.bf16s());
+    case S2: return from_narrow_bytes(proto.s2s());
+    case S4: return from_narrow_bytes(proto.s4s());
+    case U2: return from_narrow_bytes(proto.u2s());
+    case U4: return from_narrow_bytes(proto.u4s());
+    case F4E2M1FN: return from_narrow_bytes(proto.f4e2m1fns());
+    case F6E2M3FN: return from_narrow_bytes(proto.f6e2m3fns());
+    case F6E3M2FN: return from_narrow_bytes(proto.f6e3m2fns());
+    case F8E3M4: return from_bytes(proto.f8e3m4s());
+    case F8E4M3B11FNUZ: return from_bytes(proto.f8e4m3b11fnuzs());
+    case F8E4M3FN: return from_bytes(proto.f8e4m3fns());
+    case F8E4M3FNUZ: return from_bytes(proto.f8e4m3fnuzs());
+    case F8E4M3: return from_bytes(proto.f8e4m3s());
+    case F8E5M2FNUZ: return from_bytes(proto.f8e5m2fnuzs());
+    case F8E5M2: return from_bytes(proto.f8e5m2s());
+    case F8E8M0FNU: return from_bytes(proto.f8e8m0fnus());
     case S32: return from_repeated(proto.s32s(), int32_t{});
     case S64: return from_repeated(proto.s64s(), int64_t{});
     case U32: return from_repeated(proto.u32s(), uint32_t{});
@@ -717,17 +792,19 @@ class LiteralTextParser {
     }
     bool ok = ArrayTypeSwitch(type, [&](auto tag) -> bool {
       using T = decltype(tag);
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        if constexpr (std::is_signed_v<T>) {
+      if constexpr ((std::is_integral_v<T> && !std::is_same_v<T, bool>) || is_int_n_v<T>) {
+        if constexpr (std::numeric_limits<T>::is_signed) {
           int64_t v;
-          if (!absl::SimpleAtoi(tok, &v) || v < std::numeric_limits<T>::min() ||
-              v > std::numeric_limits<T>::max()) {
+          if (!absl::SimpleAtoi(tok, &v) || v < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+              v > static_cast<int64_t>(std::numeric_limits<T>::max())) {
             return false;
           }
           lit.data<T>()[linear] = static_cast<T>(v);
         } else {
           uint64_t v;
-          if (!absl::SimpleAtoi(tok, &v) || v > std::numeric_limits<T>::max()) return false;
+          if (!absl::SimpleAtoi(tok, &v) || v > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+            return false;
+          }
           lit.data<T>()[linear] = static_cast<T>(v);
         }
         return true;

@@ -136,7 +136,8 @@ class Literal {
   absl::StatusOr<Literal> Convert(PrimitiveType type) const;
   // Reinterprets the bits; equal widths keep the shape, other widths add or
   // remove a minor dimension as the operation-semantics document says. pred
-  // is one bit (StableHLO's i1): pred[8] <-> u8[] packs element i as bit i.
+  // is one bit (StableHLO's i1): pred[8] <-> u8[] packs element i as bit i;
+  // the narrow types use their bit width (s4[2] <-> s8[], element 0 low).
   absl::StatusOr<Literal> BitcastConvert(const Shape& to) const;
   // Copy with the data in another layout (arrays; tuples recurse with `layout`
   // applied to arrays of matching rank).
@@ -165,8 +166,9 @@ class Literal {
   static absl::StatusOr<Literal> ParseValue(absl::string_view text, const Shape& shape);
 
  private:
-  // BitcastConvert between pred and a type of more bits.
-  absl::StatusOr<Literal> BitcastConvertPred(const Shape& to) const;
+  // BitcastConvert where a side is narrower than a byte (pred, S2/S4/U2/U4,
+  // F4/F6): bit by bit.
+  absl::StatusOr<Literal> BitcastConvertBits(const Shape& to) const;
 
   Shape shape_;
   std::vector<uint8_t> bytes_;    // arrays

@@ -1,6 +1,9 @@
 #include "xla/literal.h"
 
 #include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
 #include <limits>
 
 #include "gtest/gtest.h"
@@ -19,6 +22,94 @@ TEST(LiteralTest, PrintsTheDocumentFormat) {
   EXPECT_EQ(Literal(ShapeUtil::MakeShape(F32, {2, 0})).ToString(), "f32[2,0] {{}, {}}");
   Literal t = Literal::MakeTuple({Literal::CreateR0<float>(1), Literal::CreateR1<int32_t>({1, 2})});
   EXPECT_EQ(t.ToString(), "(f32[] 1, s32[2] {1, 2})");
+}
+
+// Element values as doubles (NaN compares unequal, so tests use isnan).
+std::vector<double> Values(const Literal& literal) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < literal.element_count(); ++i) out.push_back(literal.GetAsDouble(i));
+  return out;
+}
+
+TEST(LiteralTest, NarrowTypesRoundTripTextAndProto) {
+  // One byte per element; integers sign-/zero-extended; small floats print
+  // the shortest text that reads back to the same value of their type.
+  const char* texts[] = {
+      "s2[4] {-2, -1, 0, 1}", "u2[4] {0, 1, 2, 3}", "s4[5] {-8, -1, 0, 1, 7}", "u4[3] {0, 8, 15}",
+      "f8e5m2[4] {0.09375, -57344, inf, nan}", "f8e4m3[3] {240, -0.001953125, -inf}",
+      "f8e4m3fn[4] {448, -0, 0.1015625, nan}", "f8e4m3b11fnuz[2] {30, -0.0001220703125}",
+      "f8e3m4[2] {15.5, 0.015625}", "f8e5m2fnuz[2] {57344, nan}", "f8e4m3fnuz[3] {240, -1, nan}",
+      "f8e8m0fnu[3] {1, 4, 0.125}", "f6e2m3fn[3] {7.5, -0.125, -0}", "f6e3m2fn[2] {28, 0.0625}",
+      "f4e2m1fn[4] {6, -0.5, 1.5, -0}",
+  };
+  for (const char* text : texts) {
+    absl::StatusOr<Literal> parsed = Literal::Parse(text);
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status();
+    EXPECT_EQ(parsed->size_bytes(), parsed->element_count());
+    absl::StatusOr<Literal> reparsed = Literal::Parse(parsed->ToString());
+    ASSERT_TRUE(reparsed.ok()) << parsed->ToString() << ": " << reparsed.status();
+    EXPECT_EQ(std::memcmp(reparsed->untyped_data(), parsed->untyped_data(), parsed->size_bytes()), 0) << text;
+    absl::StatusOr<Literal> from_proto = Literal::FromProto(parsed->ToProto());
+    ASSERT_TRUE(from_proto.ok()) << text << ": " << from_proto.status();
+    EXPECT_EQ(from_proto->shape(), parsed->shape());
+    EXPECT_EQ(std::memcmp(from_proto->untyped_data(), parsed->untyped_data(), parsed->size_bytes()), 0) << text;
+  }
+  EXPECT_EQ(Literal::Parse("s4[5] {-8, -1, 0, 1, 7}")->ToString(), "s4[5] {-8, -1, 0, 1, 7}");
+  EXPECT_EQ(Literal::Parse("f4e2m1fn[4] {6, -0.5, 1.5, -0}")->ToString(), "f4e2m1fn[4] {6, -0.5, 1.5, -0}");
+  EXPECT_EQ(Literal::Parse("f8e4m3fn[2] {0.1015625, 500}")->ToString(), "f8e4m3fn[2] {0.1, nan}");
+  // The stored bytes.
+  Literal s4 = *Literal::Parse("s4[3] {-8, -1, 7}");
+  const uint8_t* b = static_cast<const uint8_t*>(s4.untyped_data());
+  EXPECT_EQ(b[0], 0xF8);
+  EXPECT_EQ(b[1], 0xFF);
+  EXPECT_EQ(b[2], 0x07);
+  EXPECT_EQ(*static_cast<const uint8_t*>(Literal::Parse("f8e4m3fn[] 448")->untyped_data()), 0x7E);
+  EXPECT_EQ(s4.ToProto().s4s(), std::string("\xF8\xFF\x07", 3));
+  // Out of range values and bytes are errors.
+  EXPECT_FALSE(Literal::Parse("s4[1] {8}").ok());
+  EXPECT_FALSE(Literal::Parse("u2[1] {4}").ok());
+  EXPECT_FALSE(Literal::Parse("u4[1] {-1}").ok());
+  LiteralProto bad = Literal::Parse("u4[1] {1}")->ToProto();
+  bad.set_u4s(std::string("\x10", 1));
+  EXPECT_FALSE(Literal::FromProto(bad).ok());
+  LiteralProto bad_f4 = Literal::Parse("f4e2m1fn[1] {1}")->ToProto();
+  bad_f4.set_f4e2m1fns(std::string("\x12", 1));
+  EXPECT_FALSE(Literal::FromProto(bad_f4).ok());
+}
+
+TEST(LiteralTest, NarrowTypesConvertAndLimits) {
+  // float -> s4 saturates (NaN -> 0); integer -> s4/u4 wraps; f32 -> f8e4m3fn
+  // overflows to NaN; f8 -> f32 is exact.
+  Literal f = *Literal::Parse("f32[5] {-100, 100, 3.7, -3.7, nan}");
+  EXPECT_EQ(f.Convert(S4)->ToString(), "s4[5] {-8, 7, 3, -3, 0}");
+  EXPECT_EQ(f.Convert(U2)->ToString(), "u2[5] {0, 3, 3, 0, 0}");
+  EXPECT_EQ(Literal::Parse("s32[3] {17, -9, 8}")->Convert(S4)->ToString(), "s4[3] {1, 7, -8}");
+  EXPECT_EQ(Literal::Parse("s32[2] {17, -1}")->Convert(U4)->ToString(), "u4[2] {1, 15}");
+  EXPECT_EQ(Literal::Parse("s4[2] {-1, 7}")->Convert(U4)->ToString(), "u4[2] {15, 7}");
+  EXPECT_EQ(Literal::Parse("s4[2] {-1, 7}")->Convert(F32)->ToString(), "f32[2] {-1, 7}");
+  std::vector<double> v = Values(*Literal::Parse("f32[3] {465, 464, -0.1}")->Convert(F8E4M3FN));
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 448);
+  EXPECT_EQ(v[2], -0.1015625);
+  EXPECT_EQ(Values(*Literal::Parse("f64[1] {1e10}")->Convert(F8E5M2))[0], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(Values(*Literal::Parse("f8e4m3fn[1] {0.1015625}")->Convert(F8E5M2))[0], 0.09375);
+  EXPECT_EQ(Literal::Parse("f8e5m2[2] {0.09375, -57344}")->Convert(S32)->ToString(), "s32[2] {0, -57344}");
+  EXPECT_EQ(Literal::Parse("f4e2m1fn[1] {6}")->Convert(BF16)->ToString(), "bf16[1] {6}");
+  EXPECT_EQ(Literal::MinValue(S4).ToString(), "s4[] -8");
+  EXPECT_EQ(Literal::MaxValue(U2).ToString(), "u2[] 3");
+  EXPECT_EQ(Literal::MinValue(F8E4M3FN).ToString(), "f8e4m3fn[] -448");
+  EXPECT_EQ(Literal::MaxValue(F8E5M2).ToString(), "f8e5m2[] inf");
+  EXPECT_EQ(Literal::MinValue(F8E8M0FNU).GetAsDouble(0), std::ldexp(1.0, -127));
+  // Bitcast-convert between widths, element 0 in the low bits.
+  EXPECT_EQ(Literal::Parse("s8[] 58")->BitcastConvert(ShapeUtil::MakeShape(S4, {2}))->ToString(),
+            "s4[2] {-6, 3}");
+  EXPECT_EQ(Literal::Parse("u4[2] {15, 1}")->BitcastConvert(ShapeUtil::MakeShape(U8, {}))->ToString(), "u8[] 31");
+  EXPECT_EQ(Literal::Parse("s4[2] {-1, 1}")->BitcastConvert(ShapeUtil::MakeShape(U4, {2}))->ToString(),
+            "u4[2] {15, 1}");
+  EXPECT_EQ(Literal::Parse("u4[1] {15}")->BitcastConvert(ShapeUtil::MakeShape(F4E2M1FN, {1}))->ToString(),
+            "f4e2m1fn[1] {-6}");
+  EXPECT_EQ(Literal::Parse("f8e4m3fn[1] {1}")->BitcastConvert(ShapeUtil::MakeShape(U8, {1}))->ToString(),
+            "u8[1] {56}");
 }
 
 TEST(LiteralTest, TextRoundTripsEveryType) {

@@ -471,6 +471,10 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastConvertShape(const Shape& oper
   const int64_t old_bits = primitive_util::BitWidth(old_type);
   const int64_t new_bits = primitive_util::BitWidth(new_type);
   std::vector<int64_t> dims = operand.dimensions();
+  if (std::max(old_bits, new_bits) % std::min(old_bits, new_bits) != 0) {
+    return InvalidArgument("%s: %s (%d bits) and %s (%d bits) do not divide into each other (operand %s)", op,
+                           TypeName(old_type), old_bits, TypeName(new_type), new_bits, operand.ToString());
+  }
   if (new_bits < old_bits) {
     // A new minor-most dimension holds the pieces of each element.
     dims.push_back(old_bits / new_bits);
@@ -496,6 +500,12 @@ absl::StatusOr<Shape> ShapeInference::InferBitcastShape(const Shape& operand, co
   if (from != to && (from == PRED || to == PRED)) {
     return InvalidArgument("%s: pred has no defined bit representation; cannot bitcast %s to %s", op,
                            operand.ToString(), declared_shape.ToString());
+  }
+  // A byte of a type narrower than a byte holds only some bit patterns.
+  if (from != to && (primitive_util::BitWidth(from) < 8 || primitive_util::BitWidth(to) < 8)) {
+    return InvalidArgument("%s: %s and %s have no common byte representation; cannot bitcast %s to %s (use "
+                           "bitcast-convert)", op, TypeName(from), TypeName(to), operand.ToString(),
+                           declared_shape.ToString());
   }
   // As on XLA's CPU/GPU backends: any reinterpretation of the same bytes.
   const int64_t from_bytes = ShapeUtil::ByteSizeOfElements(operand);

@@ -343,6 +343,25 @@ TEST(ConvertTest, BitcastConvert) {
   EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("bf16[2]"), PRED), "pred[2,16]"));
   EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("pred[2,3]"), PRED), "pred[2,3]"));
   EXPECT_TRUE(IsShape(Infer(HloOpcode::kBitcastConvert, {S("f64[3]")}, {}, {}, S("s32[3,2]")), "s32[3,2]"));
+  // The narrow types use their bit widths: s4 is 4 bits, f6 is 6.
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("s8[3]"), S4), "s4[3,2]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("u2[4]"), U8), "u8[]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("f4e2m1fn[2]"), U4), "u4[2]"));
+  EXPECT_TRUE(IsShape(SI::InferBitcastConvertShape(S("f8e4m3fn[2]"), S8), "s8[2]"));
+  EXPECT_TRUE(IsError(SI::InferBitcastConvertShape(S("f6e2m3fn[4]"), S8), {"BitcastConvert", "do not divide"}));
+}
+
+TEST(ConvertTest, NarrowAndSmallFloatTypes) {
+  // Integer ops on s2/s4/u2/u4, float ops on the small floats.
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kPopulationCount, S("s4[2]")), "s4[2]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kNot, S("u2[2]")), "u2[2]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kAbs, S("s2[]")), "s2[]"));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kAbs, S("u4[2]")), {"Abs", "u4[2]"}));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kExp, S("f8e5m2[3]")), "f8e5m2[3]"));
+  EXPECT_TRUE(IsShape(SI::InferUnaryOpShape(HloOpcode::kIsFinite, S("f4e2m1fn[3]")), "pred[3]"));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kPopulationCount, S("f8e4m3fn[2]")), {"Popcnt", "integral"}));
+  EXPECT_TRUE(IsError(SI::InferUnaryOpShape(HloOpcode::kSqrt, S("s4[2]")), {"Sqrt", "floating-point or complex"}));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kConvert, {S("s4[3]")}, {}, {}, S("f8e8m0fnu[3]")), "f8e8m0fnu[3]"));
 }
 
 // --- Broadcast, reshape, transpose, reverse ----------------------------------------

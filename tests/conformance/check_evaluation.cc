@@ -41,6 +41,9 @@ double BitsToDouble(uint64_t bits, PrimitiveType type) {
       return static_cast<double>(Eigen::numext::bit_cast<Eigen::bfloat16>(b));
     }
     default:
+      if (const SmallFloatFormat* f = primitive_util::SmallFloatFormatOf(type)) {
+        return SmallFloatToDouble(*f, static_cast<uint8_t>(bits));
+      }
       return 0;
   }
 }

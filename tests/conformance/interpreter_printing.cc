@@ -1,8 +1,10 @@
 #include "tests/conformance/interpreter_printing.h"
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -30,6 +32,10 @@ std::string MlirElementType(PrimitiveType type) {
   if (primitive_util::IsIntegralType(type)) {
     return absl::StrCat(primitive_util::IsSignedIntegralType(type) ? "i" : "ui", name.substr(1));
   }
+  // The f8/f6/f4 families: f8E4M3FN, f6E2M3FN, f4E2M1FN.
+  if (name.size() > 2 && (name[0] == 'f') && (name[1] == '8' || name[1] == '6' || name[1] == '4')) {
+    return absl::StrCat(name.substr(0, 2), absl::AsciiStrToUpper(name.substr(2)));
+  }
   return name;
 }
 
@@ -45,8 +51,10 @@ std::vector<std::string> ElementStrings(const Literal& literal) {
         out.push_back(absl::StrFormat("[%e, %e]", static_cast<double>(v.real()), static_cast<double>(v.imag())));
       } else if constexpr (primitive_util::is_float_v<T>) {
         out.push_back(absl::StrFormat("%e", static_cast<double>(v)));
-      } else {
+      } else if constexpr (std::is_integral_v<T>) {
         out.push_back(absl::StrCat(v));
+      } else {  // s2/s4/u2/u4: a byte holding the value
+        out.push_back(absl::StrCat(static_cast<int64_t>(v)));
       }
     }
   });

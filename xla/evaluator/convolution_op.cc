@@ -107,7 +107,7 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instruction, c
                            InstrLabel(instruction), shape.ToString(), inferred.ToString());
   }
   const PrimitiveType result_type = shape.element_type();
-  const PrimitiveType acc_type = (result_type == F16 || result_type == BF16) ? F32 : result_type;
+  const PrimitiveType acc_type = AccumulationType(result_type);
   ASSIGN_OR_RETURN(Literal l, lhs.Convert(acc_type));
   ASSIGN_OR_RETURN(Literal r, rhs.Convert(acc_type));
 
@@ -145,7 +145,7 @@ absl::StatusOr<Literal> EvaluateConvolution(const HloInstruction& instruction, c
   if (ShapeUtil::ElementsIn(acc.shape()) > 0) {
     primitive_util::ArrayTypeSwitch(acc_type, [&](auto tag) {
       using A = decltype(tag);
-      if constexpr (!is_small_float_v<A> && !std::is_same_v<A, bool>) {
+      if constexpr (!is_small_float_v<A> && !is_int_n_v<A> && !std::is_same_v<A, bool>) {
         ConvLoop<A>(g, l.data<A>().data(), r.data<A>().data(), acc.data<A>().data());
       }
     });

@@ -137,7 +137,7 @@ absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instruction, const Lit
   }
 
   const PrimitiveType result_type = shape.element_type();
-  const PrimitiveType acc_type = (result_type == F16 || result_type == BF16) ? F32 : result_type;
+  const PrimitiveType acc_type = AccumulationType(result_type);
   for (const Literal* op : {&lhs, &rhs}) {
     PrimitiveType t = op->element_type();
     if (primitive_util::IsComplexType(t) != primitive_util::IsComplexType(result_type) ||
@@ -176,7 +176,7 @@ absl::StatusOr<Literal> EvaluateDot(const HloInstruction& instruction, const Lit
   Literal acc(ShapeUtil::MakeShape(acc_type, shape.dimensions()));
   primitive_util::ArrayTypeSwitch(acc_type, [&](auto tag) {
     using A = decltype(tag);
-    if constexpr (!is_small_float_v<A>) DotLoop<A>(lt, rt, &acc, B, M, K, N);
+    if constexpr (!is_small_float_v<A> && !is_int_n_v<A>) DotLoop<A>(lt, rt, &acc, B, M, K, N);
   });
   if (acc_type != result_type) return acc.Convert(result_type);
   return acc;

@@ -12,7 +12,12 @@
 //    for shift-left/shift-right-logical and the sign fill for arithmetic;
 //  - float maximum/minimum propagate NaN and order -0 < +0;
 //  - complex maximum/minimum are lexicographic on (real, imag);
-//  - f16/bf16 are computed in float and rounded back.
+//  - f16/bf16 and the small floats (f8/f6/f4) are computed in float and
+//    rounded back;
+//  - s2/s4/u2/u4 are computed in their 8-bit byte type and wrapped back to
+//    their width; a logical right shift sees only the value's bits (s4 -8 >>
+//    1 = 4) and an arithmetic one sign-extends from the value's top bit (u4 8
+//    >> 1 = 12).
 #ifndef XLA_EVALUATOR_ELEMENTWISE_KERNELS_H_
 #define XLA_EVALUATOR_ELEMENTWISE_KERNELS_H_
 
@@ -34,15 +39,21 @@ namespace evaluator_internal {
 // Maps a float's bits to a signed integer whose order is the IEEE total order:
 // -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN (compare TOTALORDER, TopK).
 template <typename T> auto TotalOrderKey(T v) {
-  using S = std::conditional_t<sizeof(T) == 2, int16_t, std::conditional_t<sizeof(T) == 4, int32_t, int64_t>>;
-  S bits;
-  std::memcpy(&bits, &v, sizeof(T));
-  if (bits < 0) bits = static_cast<S>(bits ^ std::numeric_limits<S>::max());
-  return bits;
+  if constexpr (is_small_float_class_v<T>) {
+    // The key of the exact float value (what the CPU backend holds).
+    return TotalOrderKey(static_cast<float>(v));
+  } else {
+    using S = std::conditional_t<sizeof(T) == 2, int16_t, std::conditional_t<sizeof(T) == 4, int32_t, int64_t>>;
+    S bits;
+    std::memcpy(&bits, &v, sizeof(T));
+    if (bits < 0) bits = static_cast<S>(bits ^ std::numeric_limits<S>::max());
+    return bits;
+  }
 }
 
 template <typename T>
-inline constexpr bool is_small_float_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+inline constexpr bool is_small_float_v =
+    std::is_same_v<T, half> || std::is_same_v<T, bfloat16> || is_small_float_class_v<T>;
 
 // The type arithmetic on T is carried out in: float for f16/bf16, else T.
 template <typename T>
@@ -158,15 +169,29 @@ template <typename C> inline std::complex<C> ComplexPow(std::complex<C> a, std::
   return std::pow(a, b);
 }
 
+// The byte value the 8-bit kernel of a narrow integer's shift sees as its
+// shifted operand: a logical right shift of a signed value shifts only the
+// value's bits (zero-extended), an arithmetic right shift of an unsigned one
+// shifts in copies of the value's top bit (sign-extended).
+template <typename T>
+inline typename T::Storage NarrowIntShiftOperand(HloOpcode opcode, T a) {
+  using S = typename T::Storage;
+  constexpr int kBits = T::kBitWidth;
+  const uint8_t low = static_cast<uint8_t>(static_cast<S>(a)) & ((1u << kBits) - 1);
+  if (opcode == HloOpcode::kShiftRightLogical) return static_cast<S>(low);
+  if (opcode == HloOpcode::kShiftRightArithmetic) {
+    return static_cast<S>(IntN<kBits, true>(static_cast<int>(low)));  // sign-extended byte
+  }
+  return static_cast<S>(a);
+}
+
 // Converts a compute-type value back to the storage type.
 template <typename T, typename C> inline T Narrow(C v) { return static_cast<T>(v); }
 
-// Calls fn(T{}, kernel) where `kernel` is a callable T(T, T) implementing
-// `opcode` on element type `type`, and returns fn's status. Unsupported
-// (opcode, type) pairs give InvalidArgument; opcodes that are not same-type
-// binary ops give Internal.
+// WithBinaryKernel for every type but the narrow integers (which it leaves
+// unsupported).
 template <typename Fn>
-absl::Status WithBinaryKernel(HloOpcode opcode, PrimitiveType type, Fn&& fn) {
+absl::Status WithPlainBinaryKernel(HloOpcode opcode, PrimitiveType type, Fn&& fn) {
   if (!primitive_util::IsArrayType(type)) {
     return absl::InvalidArgumentError(absl::StrCat("HloEvaluator: ", HloOpcodeString(opcode),
                                                    " on non-array element type"));
@@ -269,6 +294,34 @@ absl::Status WithBinaryKernel(HloOpcode opcode, PrimitiveType type, Fn&& fn) {
                                                 " is not a same-type binary op"));
     }
     return unsupported;
+  });
+}
+
+// Calls fn(T{}, kernel) where `kernel` is a callable T(T, T) implementing
+// `opcode` on element type `type`, and returns fn's status. Unsupported
+// (opcode, type) pairs give InvalidArgument; opcodes that are not same-type
+// binary ops give Internal. The narrow integers use their byte type's kernel
+// on the byte values and wrap the result back to their width.
+template <typename Fn>
+absl::Status WithBinaryKernel(HloOpcode opcode, PrimitiveType type, Fn&& fn) {
+  if (!primitive_util::IsNarrowIntegralType(type)) return WithPlainBinaryKernel(opcode, type, fn);
+  return primitive_util::ArrayTypeSwitch(type, [&](auto tag) -> absl::Status {
+    using T = decltype(tag);
+    if constexpr (is_int_n_v<T>) {
+      using S = typename T::Storage;
+      return WithPlainBinaryKernel(opcode, primitive_util::NativeToPrimitiveType<S>(),
+                                   [&](auto wide_tag, auto wide) -> absl::Status {
+                                     if constexpr (std::is_same_v<decltype(wide_tag), S>) {
+                                       return fn(tag, [opcode, wide](T a, T b) -> T {
+                                         return T(wide(NarrowIntShiftOperand(opcode, a), static_cast<S>(b)));
+                                       });
+                                     } else {
+                                       return absl::InternalError("narrow integer kernel: unexpected byte type");
+                                     }
+                                   });
+    } else {
+      return absl::InternalError("narrow integer kernel: unexpected type");
+    }
   });
 }
 

@@ -124,6 +124,24 @@ absl::StatusOr<Literal> EvaluateUnary(const HloInstruction& instruction, const L
     };
     if constexpr (std::is_same_v<T, bool>) {
       if (op == HloOpcode::kNot) return map([](bool x) -> bool { return !x; });
+    } else if constexpr (is_int_n_v<T>) {
+      // Computed on the byte value and wrapped to the width by T's constructor;
+      // clz and popcount look at the width's bits only.
+      constexpr unsigned kMask = (1u << T::kBitWidth) - 1;
+      switch (op) {
+        case HloOpcode::kNot: return map([](T x) -> T { return T(~static_cast<int>(x)); });
+        case HloOpcode::kNegate: return map([](T x) -> T { return T(-static_cast<int>(x)); });
+        case HloOpcode::kAbs: return map([](T x) -> T { return T(x < 0 ? -static_cast<int>(x) : static_cast<int>(x)); });
+        case HloOpcode::kSign: return map([](T x) -> T { return T(x < 0 ? -1 : (x > 0 ? 1 : 0)); });
+        case HloOpcode::kClz:
+          return map([](T x) -> T {
+            return T(CountLeadingZeros(static_cast<uint8_t>(static_cast<unsigned>(x) & kMask)) -
+                     (8 - T::kBitWidth));
+          });
+        case HloOpcode::kPopulationCount:
+          return map([](T x) -> T { return T(PopCount(static_cast<uint8_t>(static_cast<unsigned>(x) & kMask))); });
+        default: break;
+      }
     } else if constexpr (is_int_v<T>) {
       using U = std::make_unsigned_t<T>;
       switch (op) {
@@ -359,10 +377,15 @@ absl::StatusOr<Literal> EvaluateCompare(const HloInstruction& instruction, const
     if constexpr (std::is_same_v<T, bool>) {
       if (ctype != ComparisonType::kUnsigned) return bad_type();
       CompareLoop<T>(dir, lhs, rhs, &out, [](bool v) { return static_cast<int>(v); });
-    } else if constexpr (is_int_v<T>) {
-      ComparisonType want = std::is_signed_v<T> ? ComparisonType::kSigned : ComparisonType::kUnsigned;
+    } else if constexpr (is_int_v<T> || is_int_n_v<T>) {
+      ComparisonType want =
+          std::numeric_limits<T>::is_signed ? ComparisonType::kSigned : ComparisonType::kUnsigned;
       if (ctype != want) return bad_type();
-      CompareLoop<T>(dir, lhs, rhs, &out, [](T v) { return v; });
+      if constexpr (is_int_n_v<T>) {
+        CompareLoop<T>(dir, lhs, rhs, &out, [](T v) { return static_cast<int>(v); });
+      } else {
+        CompareLoop<T>(dir, lhs, rhs, &out, [](T v) { return v; });
+      }
     } else if constexpr (is_float_v<T>) {
       if (ctype == ComparisonType::kFloat) {
         CompareLoop<T>(dir, lhs, rhs, &out, [](T v) { return static_cast<ComputeT<T>>(v); });

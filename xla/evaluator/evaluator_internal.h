@@ -39,6 +39,10 @@ std::string InstrLabel(const HloInstruction& instruction);
 Shape RowMajorShape(const Shape& shape);
 // Row-major strides (in elements) of `dims`.
 std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims);
+// The type dot and convolution accumulate `result_type` in: f32 for f16,
+// bf16 and the small floats (rounded once at the end), s32/u32 for the
+// narrow integers (wrapped to their width at the end), else the type itself.
+PrimitiveType AccumulationType(PrimitiveType result_type);
 // Error unless `shape` is an array shape.
 absl::Status ExpectArray(const HloInstruction& instruction, const Shape& shape, absl::string_view what);
 // Error unless `operand` has the same dimensions as `expected`.

@@ -9,6 +9,14 @@
 namespace xla {
 namespace evaluator_internal {
 
+PrimitiveType AccumulationType(PrimitiveType result_type) {
+  if (result_type == F16 || result_type == BF16 || primitive_util::IsSmallFloatType(result_type)) return F32;
+  if (primitive_util::IsNarrowIntegralType(result_type)) {
+    return primitive_util::IsSignedIntegralType(result_type) ? S32 : U32;
+  }
+  return result_type;
+}
+
 std::string InstrLabel(const HloInstruction& instruction) {
   return absl::StrCat(HloOpcodeString(instruction.opcode()), " '", instruction.name(), "'");
 }

@@ -296,6 +296,37 @@ ENTRY %main (v: f32[4], m: f32[4,6], k: s32[]) -> (f32[4], f32[4], f32[4,6]) {
 }
 )";
 
+TEST(HloTextTest, RoundTripNarrowAndSmallFloatTypes) {
+  const char* text = R"(
+HloModule narrow
+
+ENTRY main {
+  p = s4[3] parameter(0)
+  c.s2 = s2[4] constant({-2, -1, 0, 1})
+  c.u4 = u4[3] constant({0, 8, 15})
+  c.e4m3fn = f8e4m3fn[3] constant({448, -0.5, nan})
+  c.e5m2 = f8e5m2[2] constant({-inf, 57344})
+  c.e8m0 = f8e8m0fnu[] constant(0.125)
+  c.f4 = f4e2m1fn[2] constant({6, -0})
+  c.f6 = f6e3m2fn[1] constant({28})
+  ROOT r = s4[3] add(p, p)
+})";
+  std::string printed;
+  HloModuleProto proto = CheckRoundTrip(text, &printed);
+  auto lit = [&](const std::string& name) { return *Literal::FromProto(FindInstruction(proto, name)->literal()); };
+  EXPECT_EQ(lit("c.s2").ToString(), "s2[4] {-2, -1, 0, 1}");
+  EXPECT_EQ(lit("c.u4").ToString(), "u4[3] {0, 8, 15}");
+  EXPECT_EQ(lit("c.e4m3fn").ToString(), "f8e4m3fn[3] {448, -0.5, nan}");
+  EXPECT_EQ(lit("c.e5m2").ToString(), "f8e5m2[2] {-inf, 57344}");
+  // The shortest text that reads back to the same e8m0 value (0.125).
+  EXPECT_EQ(lit("c.e8m0").ToString(), "f8e8m0fnu[] 0.1");
+  EXPECT_EQ(lit("c.e8m0").GetAsDouble(0), 0.125);
+  EXPECT_EQ(lit("c.f4").ToString(), "f4e2m1fn[2] {6, -0}");
+  EXPECT_EQ(lit("c.f6").ToString(), "f6e3m2fn[1] {28}");
+  EXPECT_NE(printed.find("f8e4m3fn[3]{0} constant({448, -0.5, nan})"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("s4[3]{0} parameter(0)"), std::string::npos) << printed;
+}
+
 TEST(HloTextTest, RoundTripControlFlowAndCalledComputations) {
   std::string printed;
   HloModuleProto proto = CheckRoundTrip(kControlFlow, &printed);

@@ -29,6 +29,17 @@ bool IsHex(absl::string_view text) {
   return absl::StartsWith(text, "0x") || absl::StartsWith(text, "0X");
 }
 
+// A narrow integer's (S2 S4 U2 U4) byte from any byte holding its bits:
+// the low bits, sign- or zero-extended as the literal keeps them.
+uint8_t NarrowByte(PrimitiveType type, uint8_t byte) {
+  const int bits = primitive_util::BitWidth(type);
+  uint8_t low = byte & static_cast<uint8_t>((1u << bits) - 1);
+  if (primitive_util::IsSignedIntegralType(type) && ((low >> (bits - 1)) & 1)) {
+    low |= static_cast<uint8_t>(0xFFu << bits);
+  }
+  return low;
+}
+
 // An integer literal as a two's-complement 64-bit pattern with range checks
 // for `type`.
 absl::StatusOr<uint64_t> ParseIntegerBits(const DenseNode& node, PrimitiveType type, const Lexer& lexer) {
@@ -86,8 +97,9 @@ absl::Status StoreFloat(const DenseNode& node, PrimitiveType type, uint8_t* dst,
     if (absl::StartsWith(node.text, "-")) return lexer.Error(node.loc, "a float bit pattern cannot be negative");
     uint64_t bits;
     absl::string_view digits = absl::string_view(node.text).substr(2);
+    const int bit_width = primitive_util::BitWidth(type);
     if (digits.size() > 16 || !absl::SimpleHexAtoi(digits, &bits) ||
-        (bytes < 8 && bits >> (8 * bytes) != 0)) {
+        (bit_width < 64 && bits >> bit_width != 0)) {
       return lexer.Error(node.loc, absl::StrCat("bit pattern '", node.text, "' does not fit ",
                                                 primitive_util::LowercaseName(type)));
     }
@@ -109,16 +121,15 @@ absl::Status StoreFloat(const DenseNode& node, PrimitiveType type, uint8_t* dst,
       std::memcpy(dst, &v, 4);
       return absl::OkStatus();
     }
-    case F16:
-    case BF16: {
-      // Through the literal's own f64 -> f16/bf16 conversion (rounds once).
+    default: {
+      if (!primitive_util::IsFloatingPointType(type)) return lexer.Error(node.loc, "not a float type");
+      // f16, bf16 and the small floats: through the literal's own f64
+      // conversion (rounds once).
       ASSIGN_OR_RETURN(double v, ParseDecimal(node, lexer));
       ASSIGN_OR_RETURN(Literal narrow, Literal::CreateR0<double>(v).Convert(type));
-      std::memcpy(dst, narrow.untyped_data(), 2);
+      std::memcpy(dst, narrow.untyped_data(), bytes);
       return absl::OkStatus();
     }
-    default:
-      return lexer.Error(node.loc, "not a float type");
   }
 }
 
@@ -141,6 +152,7 @@ absl::Status StoreElement(const DenseNode& node, PrimitiveType type, uint8_t* ds
     }
     ASSIGN_OR_RETURN(uint64_t v, ParseIntegerBits(node, type, lexer));
     std::memcpy(dst, &v, bytes);
+    if (primitive_util::IsNarrowIntegralType(type)) *dst = NarrowByte(type, *dst);
     return absl::OkStatus();
   }
   if (primitive_util::IsComplexType(type)) {
@@ -211,6 +223,19 @@ absl::StatusOr<Literal> DenseToLiteral(const DenseAttr& dense, const Shape& shap
     for (int64_t i = 0; i < count; ++i) {
       const uint8_t* src = blob_bytes == count * width ? bytes.data() + i * width : bytes.data();
       if (type == PRED && *src > 1) return lexer.Error(loc, "an i1 byte in the hex blob is neither 0 nor 1");
+      // Types narrower than a byte take one byte per element, as MLIR
+      // stores them; the bits above the width must be clear (integers may
+      // also give them sign-extended).
+      const int bit_width = primitive_util::BitWidth(type);
+      if (type != PRED && bit_width < 8) {
+        const bool narrow_int = primitive_util::IsNarrowIntegralType(type);
+        if ((*src >> bit_width) != 0 && !(narrow_int && NarrowByte(type, *src) == *src)) {
+          return lexer.Error(loc, absl::StrCat("a byte of the hex blob (0x", absl::Hex(*src, absl::kZeroPad2),
+                                               ") does not fit ", primitive_util::LowercaseName(type)));
+        }
+        data[i] = narrow_int ? NarrowByte(type, *src) : *src;
+        continue;
+      }
       std::memcpy(data + i * width, src, width);
     }
     return literal;

@@ -301,8 +301,38 @@ TEST(ImporterTest, ErrorsAreLocated) {
             "bad.mlir:4:8: block does not end with a return");
   std::string truncated = ImportError("func.func @main() {\n  %a = stablehlo.constant dense<[1.0, ");
   EXPECT_EQ(truncated, "bad.mlir:2:39: expected a number (reached the end of the input)");
-  EXPECT_NE(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<1> : tensor<2xi4>\n  return\n}")
-                .find("unsupported element type 'i4'"),
+  EXPECT_NE(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<1.0> : tensor<2xtf32>\n  return\n}")
+                .find("unsupported element type 'tf32' (tf32"),
+            std::string::npos);
+}
+
+TEST(ImporterTest, NarrowIntegersAndSmallFloats) {
+  // i4 decimals and hex patterns (0xF is -1 in four bits), ui2, small float
+  // decimals rounded once, hex bit patterns of the type's width, and hex
+  // blobs of one byte per element.
+  std::vector<Literal> out = ImportAndRun(
+      "func.func @main() -> (tensor<3xi4>, tensor<2xui2>, tensor<3xf8E4M3FN>, tensor<2xf4E2M1FN>, "
+      "tensor<2xi4>, tensor<2xf8E5M2>) {\n"
+      "  %a = stablehlo.constant dense<[-8, 7, 0xF]> : tensor<3xi4>\n"
+      "  %b = stablehlo.constant dense<[3, 1]> : tensor<2xui2>\n"
+      "  %c = stablehlo.constant dense<[0.1, 500.0, 0x7E]> : tensor<3xf8E4M3FN>\n"
+      "  %d = stablehlo.constant dense<[0x0F, 5.0]> : tensor<2xf4E2M1FN>\n"
+      "  %e = stablehlo.constant dense<\"0x07F8\"> : tensor<2xi4>\n"
+      "  %f = stablehlo.constant dense<\"0x3C7B\"> : tensor<2xf8E5M2>\n"
+      "  return %a, %b, %c, %d, %e, %f : tensor<3xi4>, tensor<2xui2>, tensor<3xf8E4M3FN>, tensor<2xf4E2M1FN>, "
+      "tensor<2xi4>, tensor<2xf8E5M2>\n}");
+  std::vector<std::string> printed;
+  for (const Literal& l : out) printed.push_back(l.ToString());
+  EXPECT_EQ(printed, (std::vector<std::string>{"s4[3] {-8, 7, -1}", "u2[2] {3, 1}", "f8e4m3fn[3] {0.1, nan, 448}",
+                                               "f4e2m1fn[2] {-6, 4}", "s4[2] {7, -8}", "f8e5m2[2] {1, 57344}"}));
+  EXPECT_NE(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<8> : tensor<i4>\n  return\n}")
+                .find("out of range for s4"),
+            std::string::npos);
+  EXPECT_NE(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<0x1F> : tensor<f4E2M1FN>\n  return\n}")
+                .find("does not fit f4e2m1fn"),
+            std::string::npos);
+  EXPECT_NE(ImportError("func.func @main() {\n  %a = stablehlo.constant dense<\"0x10\"> : tensor<1xui4>\n  return\n}")
+                .find("does not fit u4"),
             std::string::npos);
 }
 

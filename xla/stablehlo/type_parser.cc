@@ -14,6 +14,11 @@ PrimitiveType ElementTypeFromName(const std::string& name) {
       {"si8", S8},           {"si16", S16}, {"si32", S32}, {"si64", S64}, {"ui8", U8},
       {"ui16", U16},         {"ui32", U32}, {"ui64", U64}, {"f16", F16},  {"bf16", BF16},
       {"f32", F32},          {"f64", F64},  {"complex<f32>", C64}, {"complex<f64>", C128},
+      {"i2", S2},            {"si2", S2},   {"i4", S4},    {"si4", S4},   {"ui2", U2},   {"ui4", U4},
+      {"f8E5M2", F8E5M2},    {"f8E4M3", F8E4M3},           {"f8E4M3FN", F8E4M3FN},
+      {"f8E4M3B11FNUZ", F8E4M3B11FNUZ},   {"f8E3M4", F8E3M4}, {"f8E5M2FNUZ", F8E5M2FNUZ},
+      {"f8E4M3FNUZ", F8E4M3FNUZ},         {"f8E8M0FNU", F8E8M0FNU},  {"f6E2M3FN", F6E2M3FN},
+      {"f6E3M2FN", F6E3M2FN},             {"f4E2M1FN", F4E2M1FN},
   };
   for (const auto& [n, t] : kTypes) {
     if (name == n) return t;

@@ -17,6 +17,7 @@
 #include "backends/cpu/codegen/alias_analysis.h"
 #include "backends/cpu/codegen/complex_ir_emitter.h"
 #include "backends/cpu/codegen/elemental_ir_emitter_internal.h"
+#include "backends/cpu/codegen/small_float_ir.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/IR/Constants.h"
@@ -36,7 +37,7 @@ bool IsSupportedElementType(PrimitiveType type) {
     case C64: case C128:
       return true;
     default:
-      return false;
+      return primitive_util::IsNarrowIntegralType(type) || primitive_util::IsSmallFloatType(type);
   }
 }
 
@@ -49,14 +50,14 @@ absl::Status CheckSupportedElementType(PrimitiveType type, const HloInstruction&
 llvm::Type* IrValueType(PrimitiveType type, llvm::LLVMContext& ctx) {
   switch (type) {
     case PRED: return llvm::Type::getInt1Ty(ctx);
-    case S8: case U8: return llvm::Type::getInt8Ty(ctx);
+    case S8: case U8: case S2: case S4: case U2: case U4: return llvm::Type::getInt8Ty(ctx);
     case S16: case U16: return llvm::Type::getInt16Ty(ctx);
     case S32: case U32: return llvm::Type::getInt32Ty(ctx);
     case S64: case U64: return llvm::Type::getInt64Ty(ctx);
     case F32: case F16: case BF16: return llvm::Type::getFloatTy(ctx);
     case F64: return llvm::Type::getDoubleTy(ctx);
     case C64: case C128: return ComplexIrType(type, ctx);
-    default: return nullptr;
+    default: return primitive_util::IsSmallFloatType(type) ? llvm::Type::getFloatTy(ctx) : nullptr;
   }
 }
 
@@ -65,12 +66,23 @@ llvm::Type* IrStorageType(PrimitiveType type, llvm::LLVMContext& ctx) {
     case PRED: return llvm::Type::getInt8Ty(ctx);
     case F16: return llvm::Type::getHalfTy(ctx);
     case BF16: return llvm::Type::getInt16Ty(ctx);
-    default: return IrValueType(type, ctx);
+    default:
+      if (primitive_util::IsSmallFloatType(type)) return llvm::Type::getInt8Ty(ctx);
+      return IrValueType(type, ctx);
   }
 }
 
 llvm::Value* ElementalIrEmitter::RoundToType(PrimitiveType type, llvm::Value* v) {
   if (type == F16) return b_->CreateFPExt(b_->CreateFPTrunc(v, b_->getHalfTy()), b_->getFloatTy());
+  if (const SmallFloatFormat* f = primitive_util::SmallFloatFormatOf(type)) {
+    return EmitSmallFloatToFloat(b_, module_, *f, EmitFloatToSmallFloat(b_, *f, v));
+  }
+  if (IsNarrowInt(type)) {
+    // Back into range: the low bits, sign- or zero-extended.
+    llvm::Value* amount = b_->getInt8(8 - primitive_util::BitWidth(type));
+    llvm::Value* high = b_->CreateShl(v, amount);
+    return IsSigned(type) ? b_->CreateAShr(high, amount) : b_->CreateLShr(high, amount);
+  }
   if (type != BF16) return v;
   // Round to nearest even on the float bits, as Eigen's bfloat16(float);
   // NaN becomes the quiet NaN with its sign.
@@ -105,7 +117,11 @@ llvm::Value* ElementalIrEmitter::LoadElement(llvm::Value* base, const Shape& sha
     case PRED: return b_->CreateICmpNE(v, b_->getInt8(0));
     case F16: return b_->CreateFPExt(v, b_->getFloatTy());
     case BF16: return b_->CreateBitCast(b_->CreateShl(b_->CreateZExt(v, b_->getInt32Ty()), 16), b_->getFloatTy());
-    default: return v;
+    default:
+      if (const SmallFloatFormat* f = primitive_util::SmallFloatFormatOf(shape.element_type())) {
+        return EmitSmallFloatToFloat(b_, module_, *f, v);
+      }
+      return v;
   }
 }
 
@@ -117,6 +133,9 @@ void ElementalIrEmitter::StoreElement(llvm::Value* value, llvm::Value* base, con
   if (shape.element_type() == F16) value = b_->CreateFPTrunc(value, storage);
   if (shape.element_type() == BF16) {
     value = b_->CreateTrunc(b_->CreateLShr(b_->CreateBitCast(value, b_->getInt32Ty()), 16), storage);
+  }
+  if (const SmallFloatFormat* f = primitive_util::SmallFloatFormatOf(shape.element_type())) {
+    value = EmitFloatToSmallFloat(b_, *f, value);
   }
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, {LinearIndex(shape, index)});
   TagBufferAccess(b_->CreateStore(value, ptr), base);
@@ -134,6 +153,9 @@ llvm::Value* ElementalIrEmitter::EmitLiteralElement(const Literal& literal, int6
   if (type == PRED) return b_->getInt1(raw != 0);
   if (type == F32) return llvm::ConstantFP::get(ctx, llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, raw)));
   if (type == F64) return llvm::ConstantFP::get(ctx, llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, raw)));
+  if (const SmallFloatFormat* f = primitive_util::SmallFloatFormatOf(type)) {
+    return llvm::ConstantFP::get(b_->getFloatTy(), SmallFloatToDouble(*f, static_cast<uint8_t>(raw)));
+  }
   if (type == F16 || type == BF16) {
     llvm::APFloat f(type == F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(), llvm::APInt(16, raw));
     bool lost;

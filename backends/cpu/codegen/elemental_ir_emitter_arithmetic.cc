@@ -12,6 +12,7 @@
 #include "backends/cpu/codegen/complex_ir_emitter.h"
 #include "backends/cpu/codegen/elemental_ir_emitter_internal.h"
 #include "backends/cpu/codegen/polynomial_math.h"
+#include "backends/cpu/codegen/small_float_ir.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/IR/Constants.h"
@@ -106,8 +107,20 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitUnaryOp(const HloInstructio
         return b_->CreateSelect(b_->CreateICmpSLT(x, zero), llvm::ConstantInt::getSigned(x->getType(), -1), pos);
       }
       case HloOpcode::kClz:
+        if (IsNarrowInt(type)) {
+          // Zeros above the top set bit within the value's width.
+          const int width = primitive_util::BitWidth(type);
+          llvm::Value* low = b_->CreateAnd(x, b_->getInt8((1u << width) - 1));
+          llvm::Value* n = b_->CreateIntrinsic(llvm::Intrinsic::ctlz, {x->getType()}, {low, b_->getFalse()});
+          return b_->CreateSub(n, b_->getInt8(8 - width));
+        }
         return b_->CreateIntrinsic(llvm::Intrinsic::ctlz, {x->getType()}, {x, b_->getFalse()});
-      case HloOpcode::kPopulationCount: return Intrinsic1(llvm::Intrinsic::ctpop, x);
+      case HloOpcode::kPopulationCount:
+        if (IsNarrowInt(type)) {
+          return Intrinsic1(llvm::Intrinsic::ctpop,
+                            b_->CreateAnd(x, b_->getInt8((1u << primitive_util::BitWidth(type)) - 1)));
+        }
+        return Intrinsic1(llvm::Intrinsic::ctpop, x);
       default: return OpNotImplemented(hlo, type);
     }
   }
@@ -215,6 +228,14 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBinaryOp(const HloInstructi
       case HloOpcode::kShiftRightLogical:
       case HloOpcode::kShiftRightArithmetic: {
         // Amounts are unsigned; >= the bit width gives 0 or the sign fill.
+        // Narrow integers shift their i8 (wrapped afterwards, as in the
+        // evaluator): a logical right shift sees only the value's bits, an
+        // arithmetic one the value sign-extended from its top bit.
+        if (IsNarrowInt(type) && op != HloOpcode::kShiftLeft) {
+          llvm::Value* amount8 = b_->getInt8(8 - primitive_util::BitWidth(type));
+          llvm::Value* high = b_->CreateShl(a, amount8);
+          a = op == HloOpcode::kShiftRightLogical ? b_->CreateLShr(high, amount8) : b_->CreateAShr(high, amount8);
+        }
         llvm::Value* too_big = b_->CreateICmpUGE(b, llvm::ConstantInt::get(t, bits));
         llvm::Value* max_amount = llvm::ConstantInt::get(t, bits - 1);
         if (op == HloOpcode::kShiftRightArithmetic) {
@@ -351,11 +372,24 @@ llvm::Value* ElementalIrEmitter::EmitConvert(PrimitiveType from, PrimitiveType t
   // reach f16/bf16 through a float rounded to odd, so that rounding is the
   // only one, as in the evaluator (Literal::Convert): a plain float would
   // round twice (f64 0.39179...: 0.392 instead of f16 0.3918).
-  const bool to_small_float = to == F16 || to == BF16;
+  // The f8/f6/f4 formats take integers through a float, as ml_dtypes (and
+  // so the evaluator) does.
+  const bool to_small_float = IsSmallFloat(to);
+  const bool to_f16_or_bf16 = to == F16 || to == BF16;
+  if (IsNarrowInt(to) && IsFloat(from)) {
+    // Saturating to the narrow range (NaN -> 0): saturate to 8 bits, clamp.
+    llvm::Value* v = EmitConvert(from, IsSigned(to) ? S8 : U8, x);
+    const int width = primitive_util::BitWidth(to);
+    if (IsSigned(to)) {
+      v = b_->CreateIntrinsic(llvm::Intrinsic::smax, {v->getType()}, {v, b_->getInt8(-(1 << (width - 1)))});
+      return b_->CreateIntrinsic(llvm::Intrinsic::smin, {v->getType()}, {v, b_->getInt8((1 << (width - 1)) - 1)});
+    }
+    return b_->CreateIntrinsic(llvm::Intrinsic::umin, {v->getType()}, {v, b_->getInt8((1 << width) - 1)});
+  }
   from = RegisterType(from);
   to = RegisterType(to);
   if (to_small_float && from == F64) return RoundToOddFloat(x);
-  if (to_small_float && IsInt(from) && primitive_util::BitWidth(from) == 32) {
+  if (to_f16_or_bf16 && IsInt(from) && primitive_util::BitWidth(from) == 32) {
     // Exact in a double, then one rounding as above.
     llvm::Value* d = IsSigned(from) ? b_->CreateSIToFP(x, b_->getDoubleTy())
                                     : b_->CreateSIToFP(b_->CreateZExt(x, b_->getInt64Ty()), b_->getDoubleTy());
@@ -473,8 +507,13 @@ llvm::Value* ElementalIrEmitter::ToBits(PrimitiveType type, llvm::Value* v) {
     case F64: return b_->CreateBitCast(v, b_->getInt64Ty());
     case F16: return b_->CreateBitCast(b_->CreateFPTrunc(v, b_->getHalfTy()), b_->getInt16Ty());
     case BF16: return b_->CreateTrunc(b_->CreateLShr(b_->CreateBitCast(v, b_->getInt32Ty()), 16), b_->getInt16Ty());
-    default: return v;
+    default: break;
   }
+  // Types narrower than a byte give exactly their width's bits.
+  const int width = primitive_util::BitWidth(type);
+  if (const SmallFloatFormat* f = primitive_util::SmallFloatFormatOf(type)) v = EmitFloatToSmallFloat(b_, *f, v);
+  if (width < 8) v = b_->CreateTrunc(v, b_->getIntNTy(width));
+  return v;
 }
 
 llvm::Value* ElementalIrEmitter::FromBits(PrimitiveType type, llvm::Value* bits) {
@@ -485,8 +524,15 @@ llvm::Value* ElementalIrEmitter::FromBits(PrimitiveType type, llvm::Value* bits)
     case F64: return b_->CreateBitCast(bits, b_->getDoubleTy());
     case F16: return b_->CreateFPExt(b_->CreateBitCast(bits, b_->getHalfTy()), b_->getFloatTy());
     case BF16: return b_->CreateBitCast(b_->CreateShl(b_->CreateZExt(bits, b_->getInt32Ty()), 16), b_->getFloatTy());
-    default: return bits;
+    default: break;
   }
+  if (primitive_util::BitWidth(type) < 8) {
+    bits = IsSigned(type) ? b_->CreateSExt(bits, b_->getInt8Ty()) : b_->CreateZExt(bits, b_->getInt8Ty());
+  }
+  if (const SmallFloatFormat* f = primitive_util::SmallFloatFormatOf(type)) {
+    return EmitSmallFloatToFloat(b_, module_, *f, bits);
+  }
+  return bits;
 }
 
 absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const HloInstruction* hlo,
@@ -503,7 +549,8 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBitcastConvertElement(const
       llvm::Type* storage = IrStorageType(from, b_->getContext());
       llvm::Value* ptr = b_->CreateInBoundsGEP(storage, buffer, {LinearIndex(operand->shape(), in)});
       llvm::Value* stored = b_->CreateLoad(b_->getIntNTy(8 * primitive_util::ByteWidth(from)), ptr);
-      return from == PRED ? b_->CreateICmpNE(stored, b_->getInt8(0)) : stored;
+      if (from == PRED) return b_->CreateICmpNE(stored, b_->getInt8(0));
+      return wi < 8 ? b_->CreateTrunc(stored, b_->getIntNTy(wi)) : stored;
     }
     ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(operand, in));
     return from == PRED ? v : ToBits(from, v);

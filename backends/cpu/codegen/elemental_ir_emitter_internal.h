@@ -16,11 +16,16 @@ namespace xla {
 namespace cpu {
 namespace elemental_internal {
 
-inline bool IsFloat(PrimitiveType t) { return t == F32 || t == F64 || t == F16 || t == BF16; }
+inline bool IsFloat(PrimitiveType t) { return primitive_util::IsFloatingPointType(t); }
 
-// F16/BF16 values are held as float in registers (the evaluator computes
-// in float and rounds back after every op).
-inline bool IsSmallFloat(PrimitiveType t) { return t == F16 || t == BF16; }
+// F16/BF16 and the f8/f6/f4 formats are held as float in registers (the
+// evaluator computes in float and rounds back after every op).
+inline bool IsSmallFloat(PrimitiveType t) {
+  return t == F16 || t == BF16 || primitive_util::IsSmallFloatType(t);
+}
+// S2/S4/U2/U4 are i8 in registers, sign-/zero-extended from their width
+// after every op (RoundToType), so i8 arithmetic wraps them correctly.
+inline bool IsNarrowInt(PrimitiveType t) { return primitive_util::IsNarrowIntegralType(t); }
 inline PrimitiveType RegisterType(PrimitiveType t) { return IsSmallFloat(t) ? F32 : t; }
 inline bool IsSigned(PrimitiveType t) { return primitive_util::IsSignedIntegralType(t); }
 inline bool IsInt(PrimitiveType t) { return primitive_util::IsIntegralType(t); }

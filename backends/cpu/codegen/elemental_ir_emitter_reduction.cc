@@ -294,7 +294,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConvolutionElement(const Hl
   const bool empty_lhs = ShapeUtil::ElementsIn(lhs->shape()) == 0;
   // Mixed precision (s32 from s8, f32 from bf16): operands are converted to
   // the accumulation type, f32 for f16/bf16 results, as in the evaluator.
-  const PrimitiveType acc_type = (type == F16 || type == BF16) ? F32 : type;
+  const PrimitiveType acc_type = IsSmallFloat(type) ? F32 : type;
   llvm::AllocaInst* acc = EntryAlloca(IrValueType(acc_type, b_->getContext()), "conv.acc");
   b_->CreateStore(Zero(acc_type), acc);
   RETURN_IF_ERROR(EmitLoopNest(*ctx_, sizes, order, "conv.k", [&](const IrIndex& k) -> absl::Status {

@@ -80,6 +80,8 @@ Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, in
     for (auto& v : data) {
       if constexpr (std::is_same_v<T, bool>) {
         v = rng() & 1;
+      } else if constexpr (is_int_n_v<T>) {  // s2/s4/u2/u4: random bits, wrapped
+        v = T(small > 0 ? static_cast<int64_t>(rng() % (2 * small + 1)) - small : static_cast<int64_t>(rng()));
       } else if constexpr (std::is_integral_v<T>) {
         if (small > 0) {
           v = static_cast<T>(static_cast<int64_t>(rng() % (2 * small + 1)) - small);
@@ -88,7 +90,7 @@ Literal RandomLiteral(const Shape& shape, std::mt19937_64& rng, double range, in
         }
       } else if constexpr (std::is_floating_point_v<T>) {
         v = static_cast<T>(std::uniform_real_distribution<double>(-range, range)(rng));
-      } else if constexpr (primitive_util::is_float_v<T>) {  // f16, bf16
+      } else if constexpr (primitive_util::is_float_v<T>) {  // f16, bf16, f8/f6/f4
         v = static_cast<T>(static_cast<float>(std::uniform_real_distribution<double>(-range, range)(rng)));
       }
     }

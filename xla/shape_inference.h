@@ -185,8 +185,8 @@ class ShapeInference {
   // after-all (tokens -> token), replica-id and partition-id (u32[]),
   // infeed (token -> declared (value, token)), outfeed ((value, token) ->
   // token), all-reduce, all-gather, collective-permute and
-  // collective-broadcast; any other opcode is an internal error.
-  static bool IsDistributedOpcode(HloOpcode opcode);
+  // collective-broadcast (IsDistributedOpcode); any other opcode is an
+  // internal error.
   static absl::StatusOr<Shape> InferDistributedShape(HloOpcode opcode, const HloInstructionProto& attrs,
                                                      absl::Span<const Shape* const> operands,
                                                      absl::Span<const ProgramShape* const> called,

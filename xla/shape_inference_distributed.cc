@@ -158,23 +158,6 @@ absl::StatusOr<Shape> InferAllGather(absl::string_view op, const HloInstructionP
 
 }  // namespace
 
-bool ShapeInference::IsDistributedOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAfterAll:
-    case HloOpcode::kReplicaId:
-    case HloOpcode::kPartitionId:
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectiveBroadcast:
-      return true;
-    default:
-      return false;
-  }
-}
-
 absl::StatusOr<Shape> ShapeInference::InferDistributedShape(HloOpcode opcode, const HloInstructionProto& attrs,
                                                             absl::Span<const Shape* const> operands,
                                                             absl::Span<const ProgramShape* const> called,

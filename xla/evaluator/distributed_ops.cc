@@ -58,23 +58,6 @@ absl::StatusOr<Literal> EvaluateCollective(const HloInstruction& instruction, ab
 
 }  // namespace
 
-bool IsDistributedOpcode(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kAfterAll:
-    case HloOpcode::kReplicaId:
-    case HloOpcode::kPartitionId:
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectiveBroadcast:
-      return true;
-    default:
-      return false;
-  }
-}
-
 absl::StatusOr<Literal> EvaluateDistributed(const HloInstruction& instruction,
                                             absl::Span<const Literal* const> operands,
                                             collectives::ReplicaContext* context, const ComputationRunner& run) {

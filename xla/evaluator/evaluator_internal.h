@@ -131,7 +131,6 @@ absl::StatusOr<Literal> EvaluateTopK(const HloInstruction& instruction, const Li
 // --- Tokens, I/O and collectives (distributed_ops.cc) ----------------------------
 // after-all, replica-id, partition-id, infeed, outfeed, all-reduce,
 // all-gather, collective-permute, collective-broadcast.
-bool IsDistributedOpcode(HloOpcode opcode);
 // `context` may be null (process (0, 0) of a 1 x 1 run, no feed queues).
 absl::StatusOr<Literal> EvaluateDistributed(const HloInstruction& instruction,
                                             absl::Span<const Literal* const> operands,

@@ -311,7 +311,7 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
   };
 
   if (IsElementwiseUnary(opcode)) return ei::EvaluateUnary(instruction, *operands[0]);
-  if (ei::IsDistributedOpcode(opcode)) return ei::EvaluateDistributed(instruction, operands, replica_context_, run);
+  if (IsDistributedOpcode(opcode)) return ei::EvaluateDistributed(instruction, operands, replica_context_, run);
   switch (opcode) {
     case HloOpcode::kConstant:
       if (!instruction.has_literal()) return InvalidArgument("HloEvaluator: %s has no literal", InstrLabel(instruction));

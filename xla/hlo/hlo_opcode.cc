@@ -96,4 +96,21 @@ bool IsElementwise(HloOpcode op) {
          op == HloOpcode::kReducePrecision;
 }
 
+bool IsDistributedOpcode(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectiveBroadcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace xla

@@ -134,6 +134,10 @@ bool IsElementwiseUnary(HloOpcode opcode);   // abs ... tanh, convert not includ
 bool IsElementwiseBinary(HloOpcode opcode);  // add ... xor, compare, complex, atan2
 // Ops whose result depends only on the matching operand elements.
 bool IsElementwise(HloOpcode opcode);
+// Tokens, per-process values and the collectives: after-all, replica-id,
+// partition-id, infeed, outfeed, all-reduce, all-gather, collective-permute,
+// collective-broadcast (xla/collectives).
+bool IsDistributedOpcode(HloOpcode opcode);
 // Ops with effects beyond their result: I/O (infeed, outfeed, send, recv),
 // collectives (they exchange data with the other processes of a run, which
 // must all execute the same collectives in the same order), random numbers

@@ -32,19 +32,7 @@ absl::Status CheckRowMajor(const HloInstruction& hlo, const Shape& shape) {
 }  // namespace
 
 bool CollectiveEmitter::Handles(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kReplicaId:
-    case HloOpcode::kPartitionId:
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectiveBroadcast:
-      return true;
-    default:
-      return false;
-  }
+  return IsDistributedOpcode(opcode) && opcode != HloOpcode::kAfterAll;  // a token has no code
 }
 
 absl::Status CollectiveEmitter::Emit(const HloInstruction& hlo) {

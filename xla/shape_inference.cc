@@ -225,6 +225,22 @@ absl::Status CheckScalarIndices(const std::string& op, const Shape& operand,
   return absl::OkStatus();
 }
 
+// At least one operand, every one an array with operand 0's dimensions
+// (sort, map).
+absl::Status ExpectArraysOfOneShape(absl::string_view op, absl::Span<const Shape* const> operands) {
+  RETURN_IF_ERROR(ExpectNonNull(op, operands));
+  if (operands.empty()) return InvalidArgument("%s: needs at least one operand", op);
+  const Shape& first = *operands[0];
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("operand ", i), *operands[i]));
+    if (!ShapeUtil::SameDimensions(*operands[i], first)) {
+      return InvalidArgument("%s: all operands must have the same dimensions: operand 0 %s, operand %d %s", op,
+                             first.ToString(), i, operands[i]->ToString());
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The opcodes InferInstructionShape knows; everything else is Unimplemented.
 bool InShapeInferenceSlice(HloOpcode opcode) {
   if (IsElementwiseUnary(opcode) || IsElementwiseBinary(opcode)) return true;
@@ -1425,16 +1441,8 @@ absl::StatusOr<Shape> ShapeInference::InferSelectAndScatterShape(const Shape& op
 absl::StatusOr<Shape> ShapeInference::InferSortShape(absl::Span<const Shape* const> operands, int64_t dimension,
                                                      const ProgramShape& comparator) {
   const char* op = "Sort";
-  RETURN_IF_ERROR(ExpectNonNull(op, operands));
-  if (operands.empty()) return InvalidArgument("%s: needs at least one operand", op);
+  RETURN_IF_ERROR(ExpectArraysOfOneShape(op, operands));
   const Shape& first = *operands[0];
-  for (size_t i = 0; i < operands.size(); ++i) {
-    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("operand ", i), *operands[i]));
-    if (!ShapeUtil::SameDimensions(*operands[i], first)) {
-      return InvalidArgument("%s: all operands must have the same dimensions: operand 0 %s, operand %d %s", op,
-                             first.ToString(), i, operands[i]->ToString());
-    }
-  }
   if (dimension < 0 || dimension >= first.rank()) {
     return InvalidArgument("%s: dimension %d is out of range for operand %s of rank %d", op, dimension,
                            first.ToString(), first.rank());
@@ -1627,16 +1635,8 @@ absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* cons
                                                     const ProgramShape& to_apply,
                                                     absl::Span<const int64_t> dimensions) {
   const char* op = "Map";
-  RETURN_IF_ERROR(ExpectNonNull(op, operands));
-  if (operands.empty()) return InvalidArgument("%s: needs at least one operand", op);
+  RETURN_IF_ERROR(ExpectArraysOfOneShape(op, operands));
   const Shape& first = *operands[0];
-  for (size_t i = 0; i < operands.size(); ++i) {
-    RETURN_IF_ERROR(ExpectArray(op, absl::StrCat("operand ", i), *operands[i]));
-    if (!ShapeUtil::SameDimensions(*operands[i], first)) {
-      return InvalidArgument("%s: all operands must have the same dimensions: operand 0 %s, operand %d %s", op,
-                             first.ToString(), i, operands[i]->ToString());
-    }
-  }
   // Only whole-array maps exist: dimensions are empty or {0, ..., rank-1}.
   if (!dimensions.empty()) {
     bool identity = static_cast<int64_t>(dimensions.size()) == first.rank();

@@ -69,6 +69,30 @@ absl::Status ScatterEmitter::EmitDynamicUpdateSlice(const HloInstruction& hlo, E
                               });
 }
 
+absl::StatusOr<std::vector<llvm::Value*>> ScatterEmitter::CopyOperandsIntoResults(const HloInstruction& hlo,
+                                                                                 int64_t n) {
+  std::vector<llvm::Value*> out;
+  if (hlo.shape().IsTuple()) {
+    ASSIGN_OR_RETURN(out, buffers_.LeafAddressesOf(&hlo));
+  } else {
+    ASSIGN_OR_RETURN(llvm::Value * only, buffers_.AddressOf(&hlo));
+    out.push_back(only);
+  }
+  if (static_cast<int64_t>(out.size()) != n) return Internal("CPU backend: %s: bad result leaves", hlo.name());
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& result = hlo.shape().IsTuple() ? hlo.shape().tuple_shapes(i) : hlo.shape();
+    const HloInstruction* operand = hlo.operand(i);
+    RETURN_IF_ERROR(EmitParallelLoopNest(ctx_, result, absl::StrCat(hlo.name(), ".copy", i), EstimateElementCost(*operand), 1,
+        [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
+          ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(buffers_.BufferOf(h)); });
+          ASSIGN_OR_RETURN(llvm::Value * v, local.EmitElement(operand, index));
+          local.StoreElement(v, remap(out[i]), result, index);
+          return absl::OkStatus();
+        }));
+  }
+  return out;
+}
+
 absl::Status ScatterEmitter::EmitScatter(const HloInstruction& hlo) {
   const int64_t n = hlo.operand_count() / 2;
   const HloInstruction* indices = hlo.operand(n);
@@ -84,26 +108,8 @@ absl::Status ScatterEmitter::EmitScatter(const HloInstruction& hlo) {
   if (n < 1 || hlo.operand_count() != 2 * n + 1 || !idx.IsArray() || !up.IsArray() || ivd < 0 || ivd > idx.rank()) {
     return InvalidArgument("CPU backend: %s: malformed scatter", hlo.name());
   }
-  std::vector<llvm::Value*> out;
-  if (hlo.shape().IsTuple()) {
-    ASSIGN_OR_RETURN(out, buffers_.LeafAddressesOf(&hlo));
-  } else {
-    ASSIGN_OR_RETURN(llvm::Value * only, buffers_.AddressOf(&hlo));
-    out.push_back(only);
-  }
-  if (static_cast<int64_t>(out.size()) != n) return Internal("CPU backend: %s: bad scatter leaves", hlo.name());
   // The operands first (the output buffers are never the operands').
-  for (int64_t i = 0; i < n; ++i) {
-    const Shape& result = result_shape(i);
-    const HloInstruction* operand = hlo.operand(i);
-    RETURN_IF_ERROR(EmitParallelLoopNest(ctx_, result, absl::StrCat(hlo.name(), ".copy", i), EstimateElementCost(*operand), 1,
-        [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
-          ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(buffers_.BufferOf(h)); });
-          ASSIGN_OR_RETURN(llvm::Value * v, local.EmitElement(operand, index));
-          local.StoreElement(v, remap(out[i]), result, index);
-          return absl::OkStatus();
-        }));
-  }
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, CopyOperandsIntoResults(hlo, n));
   if (ShapeUtil::HasZeroElements(up)) return absl::OkStatus();
   const ShapeInference::ScatterUpdateDimensions map = ShapeInference::MapScatterUpdateDimensions(dnums, up.rank());
   const std::vector<int64_t>& window_operand_dim = map.operand_dim;

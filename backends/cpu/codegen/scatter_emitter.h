@@ -6,7 +6,11 @@
 #ifndef BACKENDS_CPU_CODEGEN_SCATTER_EMITTER_H_
 #define BACKENDS_CPU_CODEGEN_SCATTER_EMITTER_H_
 
+#include <cstdint>
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "backends/cpu/codegen/elemental_ir_emitter.h"
 #include "backends/cpu/codegen/emit_context.h"
 #include "backends/cpu/codegen/value_buffers.h"
@@ -25,6 +29,10 @@ class ScatterEmitter : public OpEmitter {
   // row-major order of the updates (the evaluator's order); updates mapping
   // outside are skipped.
   absl::Status EmitScatter(const HloInstruction& hlo);
+  // Copies operand i into result leaf i (i < n; a single result when the
+  // result is an array) and returns the leaves' addresses: what scatter and
+  // sort then update in place.
+  absl::StatusOr<std::vector<llvm::Value*>> CopyOperandsIntoResults(const HloInstruction& hlo, int64_t n);
   // The output filled with the init value, then for each source element in
   // row-major order its window's selection (as the evaluator makes it)
   // combined with it through scatter. Indices of a dimension whose windows

@@ -7,6 +7,7 @@
 #include "backends/cpu/codegen/elemental_ir_emitter.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "backends/cpu/codegen/parallel_loop_emitter.h"
+#include "backends/cpu/codegen/scatter_emitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "xla/primitive_util.h"
@@ -56,27 +57,8 @@ absl::Status SortEmitter::EmitSort(const HloInstruction& hlo) {
   };
   const int64_t dim = hlo.dimensions(0);
   if (dim < 0 || dim >= result_shape(0).rank()) return InvalidArgument("CPU backend: %s: bad sort dimension", hlo.name());
-  std::vector<llvm::Value*> out;
-  if (hlo.shape().IsTuple()) {
-    ASSIGN_OR_RETURN(out, buffers_.LeafAddressesOf(&hlo));
-  } else {
-    ASSIGN_OR_RETURN(llvm::Value * only, buffers_.AddressOf(&hlo));
-    out.push_back(only);
-  }
-  if (static_cast<int64_t>(out.size()) != n) return Internal("CPU backend: %s: bad sort leaves", hlo.name());
   // The operands into the results (never the operands' buffers), sorted there.
-  for (int64_t i = 0; i < n; ++i) {
-    const Shape& result = result_shape(i);
-    const HloInstruction* operand = hlo.operand(i);
-    RETURN_IF_ERROR(EmitParallelLoopNest(ctx_, result, absl::StrCat(hlo.name(), ".copy", i),
-                                         EstimateElementCost(*operand), 1,
-        [&](const IrIndex& index, const ValueRemap& remap) -> absl::Status {
-          ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) { return remap(buffers_.BufferOf(h)); });
-          ASSIGN_OR_RETURN(llvm::Value * v, local.EmitElement(operand, index));
-          local.StoreElement(v, remap(out[i]), result, index);
-          return absl::OkStatus();
-        }));
-  }
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, ScatterEmitter(ctx_, buffers_).CopyOperandsIntoResults(hlo, n));
   const int64_t length = result_shape(0).dimensions(dim);
   if (ShapeUtil::HasZeroElements(result_shape(0)) || length <= 1) return absl::OkStatus();
   ASSIGN_OR_RETURN(llvm::Function * less_than, EmitComparator(hlo));

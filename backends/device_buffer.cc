@@ -12,6 +12,7 @@ namespace xla {
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateArray(const Shape& shape) {
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
   if (!shape.IsArray() && !shape.IsToken()) return InvalidArgument("AllocateArray: %s is not an array", shape.ToString());
+  RETURN_IF_ERROR(ShapeUtil::CheckNoPadding(shape, "a device buffer"));
   auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(shape));
   buffer->size_bytes_ = ShapeUtil::ByteSizeOfElements(shape);
   buffer->data_ = HostMemoryPool::Global().Allocate(std::max<int64_t>(buffer->size_bytes_, 1));
@@ -67,6 +68,10 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::FromLiteral(const Li
       elements.push_back(std::move(eb));
     }
     return MakeTuple(shape, std::move(elements));
+  }
+  // Device buffers are dense: a padded host literal loses its padding here.
+  if (shape.IsArray() && shape.has_layout() && shape.layout().has_padding()) {
+    return FromLiteral(literal.Relayout(shape.layout().WithoutPadding()));
   }
   Shape with_layout = shape.has_layout() ? shape : ShapeUtil::WithDefaultLayout(shape);
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer, AllocateArray(with_layout));

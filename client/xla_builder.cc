@@ -124,6 +124,7 @@ XlaOp XlaBuilder::Parameter(int64_t number, const Shape& shape, const std::strin
                              parameters_[number].name());
     }
     RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+    RETURN_IF_ERROR(ShapeUtil::CheckNoPadding(shape, "Parameter"));
     HloInstructionProto proto;
     proto.set_parameter_number(number);
     // Names are unique module-wide, so sub-builders' "x" and "y" cannot

@@ -37,7 +37,7 @@ int64_t AllocationTracker::ChargedBytes(const DeviceBuffer& buffer) { return buf
 
 int64_t AllocationTracker::ChargedBytesOfTree(const Shape& shape) {
   int64_t total = kNodeOverheadBytes;
-  if (!shape.IsTuple()) return SaturatingAdd(total, ShapeUtil::ByteSizeOfElements(shape));
+  if (!shape.IsTuple()) return SaturatingAdd(total, ShapeUtil::ByteSizeOfStorage(shape));
   for (const Shape& s : shape.tuple_shapes()) total = SaturatingAdd(total, ChargedBytesOfTree(s));
   return total;
 }

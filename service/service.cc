@@ -1,5 +1,7 @@
 #include "service/service.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <new>
@@ -187,20 +189,29 @@ absl::StatusOr<GlobalDataHandle> Service::TransferLiteralToServer(SessionId sess
 absl::StatusOr<Literal> Service::TransferLiteralToClient(SessionId session, const GlobalDataHandle& handle,
                                                          const Shape* shape_with_layout) {
   ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, handle));
-  // The copy (and a relaid copy) count against the quota while they exist.
-  const int64_t bytes = AllocationTracker::ChargedBytesOfTree(buffer->shape());
-  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
-                   allocations_.Reserve(session, bytes > INT64_MAX / 2 ? INT64_MAX : 2 * bytes,
-                                        absl::StrCat("a copy of ", buffer->shape().ToString())));
-  ASSIGN_OR_RETURN(Literal literal, backend_->transfer_manager()->TransferLiteralFromDevice(*buffer));
   if (shape_with_layout != nullptr) {
     RETURN_IF_ERROR(ShapeUtil::ValidateShape(*shape_with_layout));
-    if (!shape_with_layout->Compatible(literal.shape())) {
+    if (!shape_with_layout->Compatible(buffer->shape())) {
       return InvalidArgument("TransferToClient: requested shape %s does not match the data's shape %s",
-                             shape_with_layout->ToString(), literal.shape().ToString());
+                             shape_with_layout->ToString(), buffer->shape().ToString());
     }
-    literal = literal.RelayoutTo(*shape_with_layout);
   }
+  // The copy and a relaid copy (padded: its whole memory image) count
+  // against the quota while they exist.
+  const int64_t copy_bytes = AllocationTracker::ChargedBytesOfTree(buffer->shape());
+  const int64_t relaid_bytes =
+      AllocationTracker::ChargedBytesOfTree(shape_with_layout != nullptr ? *shape_with_layout : buffer->shape());
+  // Without a quota, a padded layout could still ask for more than exists.
+  const int64_t physical_bytes = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  if (relaid_bytes > physical_bytes) {
+    return ResourceExhausted("TransferToClient: the requested layout %s needs %d bytes, more than the machine's %d",
+                             shape_with_layout->ToString(true), relaid_bytes, physical_bytes);
+  }
+  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
+                   allocations_.Reserve(session, copy_bytes > INT64_MAX - relaid_bytes ? INT64_MAX : copy_bytes + relaid_bytes,
+                                        absl::StrCat("a copy of ", buffer->shape().ToString())));
+  ASSIGN_OR_RETURN(Literal literal, backend_->transfer_manager()->TransferLiteralFromDevice(*buffer));
+  if (shape_with_layout != nullptr) literal = literal.RelayoutTo(*shape_with_layout);
   return literal;
 }
 
@@ -320,6 +331,7 @@ absl::Status Service::Compile(SessionId session, const CompileRequest& arg, Comp
     }
     for (int i = 0; i < arg.input_shape_with_layout_size(); ++i) {
       ASSIGN_OR_RETURN(Shape s, ShapeUtil::FromProto(arg.input_shape_with_layout(i)));
+      RETURN_IF_ERROR(ShapeUtil::CheckNoPadding(s, absl::StrCat("Compile: argument ", i)));
       if (!s.Compatible(entry->parameter_instruction(i)->shape())) {
         return InvalidArgument("Compile: argument %d has shape %s but parameter %d is %s", i, s.ToString(), i,
                                entry->parameter_instruction(i)->shape().ToString());

@@ -1002,6 +1002,79 @@ TEST_P(ClientErrorsTest, StableHloText) {
               absl::StatusCode::kInvalidArgument, {"expected one entry point"});
 }
 
+// Padded layouts (the 2017 overview's padded_dimensions/padding_value) are
+// validated wherever a shape arrives, and refused in computation shapes.
+TEST_P(ClientErrorsTest, MalformedPaddedLayouts) {
+  LiteralProto base = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}}).ToProto();
+  base.mutable_shape()->mutable_layout()->add_minor_to_major(1);
+  base.mutable_shape()->mutable_layout()->add_minor_to_major(0);
+  {
+    LiteralProto p = base;
+    p.mutable_shape()->mutable_layout()->add_padded_dimensions(3);
+    ExpectError(TransferProto(p), absl::StatusCode::kInvalidArgument, {"padded_dimensions needs 2 entries"});
+  }
+  {
+    LiteralProto p = base;
+    p.mutable_shape()->mutable_layout()->add_padded_dimensions(1);
+    p.mutable_shape()->mutable_layout()->add_padded_dimensions(3);
+    ExpectError(TransferProto(p), absl::StatusCode::kInvalidArgument, {"dimension 0 is padded to 1, less than its size 2"});
+  }
+  {
+    LiteralProto p = base;
+    p.mutable_shape()->mutable_layout()->set_padding_value(ONE_PAD);
+    ExpectError(TransferProto(p), absl::StatusCode::kInvalidArgument, {"padding_value 2 without padded_dimensions"});
+  }
+  {
+    LiteralProto p = base;
+    p.mutable_shape()->mutable_layout()->add_padded_dimensions(2);
+    p.mutable_shape()->mutable_layout()->add_padded_dimensions(4);
+    p.mutable_shape()->mutable_layout()->set_padding_value(static_cast<PaddingValue>(77));
+    ExpectError(TransferProto(p), absl::StatusCode::kInvalidArgument, {"invalid padding_value 77"});
+  }
+  {
+    // Valid padding, but the data is the unpadded 6 elements, not 8.
+    LiteralProto p = base;
+    p.mutable_shape()->mutable_layout()->add_padded_dimensions(2);
+    p.mutable_shape()->mutable_layout()->add_padded_dimensions(4);
+    ExpectError(TransferProto(p), absl::StatusCode::kInvalidArgument, {"needs 8 elements but the proto holds 6"});
+  }
+  {
+    // A requested layout too large for any memory is refused, not allocated.
+    absl::StatusOr<std::unique_ptr<GlobalData>> data = client()->TransferToServer(Literal::CreateR1<float>({1, 2}));
+    ASSERT_TRUE(data.ok()) << data.status();
+    Shape huge = ShapeUtil::MakeShape(F32, {2});
+    huge.set_layout(Layout({0}, {int64_t{1} << 50}, ZERO_PAD));
+    absl::StatusOr<Literal> back = client()->TransferToClient(**data, &huge);
+    EXPECT_FALSE(back.ok());
+    EXPECT_TRUE(back.status().code() == absl::StatusCode::kResourceExhausted ||
+                back.status().code() == absl::StatusCode::kInvalidArgument)
+        << back.status();
+  }
+  Shape padded = ShapeUtil::MakeShape(F32, {2});
+  padded.set_layout(Layout({0}, {4}, ZERO_PAD));
+  {
+    XlaBuilder b(TestName());
+    Parameter(&b, 0, padded, "p");
+    ExpectBuildFails(&b, {"Parameter", "padded layout"});
+  }
+  {
+    // A module whose parameter shape is padded, sent as a proto.
+    HloModuleProto module = ValidModule();
+    *Find(&module, "parameter")->mutable_shape() = padded.ToProto();
+    ExpectModuleRejected(module, {"padded layout"});
+  }
+  {
+    absl::StatusOr<XlaComputation> c = [&] {
+      XlaBuilder b(TestName());
+      Neg(Parameter(&b, 0, F32Shape({2}), "p"));
+      return b.Build();
+    }();
+    ASSERT_TRUE(c.ok()) << c.status();
+    ExpectError(client()->Compile(*c, {padded}).status(), absl::StatusCode::kInvalidArgument,
+                {"Compile: argument 0", "padded layout"});
+  }
+}
+
 TEST_P(ClientErrorsTest, MalformedLiteralsOnTransfer) {
   {
     LiteralProto p = Literal::CreateR1<float>({1, 2}).ToProto();

@@ -708,6 +708,65 @@ TEST_P(ShapeOpsTest, TransferToClientWithColumnMajorLayout) {
   ComputeAndCompareR2<int32_t>(&b, {{1, 4}, {2, 5}, {3, 6}}, {back});
 }
 
+// The 2017 overview's padding example: [2 x 3] {a b c; d e f}, column-major
+// ({0, 1}), padded to [3, 5] with zeros, is `a d 0 b e 0 c f 0 0 0 0 0 0 0`
+// in linear memory.
+TEST_P(ShapeOpsTest, PaddedLayoutOfTheOverview) {
+  Literal m = Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}});  // a..f = 1..6
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> data, client()->TransferToServer(m));
+  Shape padded = ShapeUtil::MakeShape(F32, {2, 3});
+  padded.set_layout(Layout({0, 1}, {3, 5}, ZERO_PAD));
+  ASSERT_OK_AND_ASSIGN(Literal back, client()->TransferToClient(*data, &padded));
+  EXPECT_EQ(back.shape().layout(), padded.layout());
+  std::vector<float> raw(back.data<float>().begin(), back.data<float>().end());
+  EXPECT_EQ(raw, (std::vector<float>{1, 4, 0, 2, 5, 0, 3, 6, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(back.Get<float>({1, 2}), 6);
+  EXPECT_OK(test::ExactlyEqual(m, back));
+
+  // The other padding values fill the same positions.
+  padded.set_layout(Layout({0, 1}, {3, 5}, LOWEST_PAD));
+  ASSERT_OK_AND_ASSIGN(Literal lowest, client()->TransferToClient(*data, &padded));
+  const float inf = std::numeric_limits<float>::infinity();
+  raw.assign(lowest.data<float>().begin(), lowest.data<float>().end());
+  EXPECT_EQ(raw, (std::vector<float>{1, 4, -inf, 2, 5, -inf, 3, 6, -inf, -inf, -inf, -inf, -inf, -inf, -inf}));
+  Shape padded_rows = ShapeUtil::MakeShape(F32, {2, 3});
+  padded_rows.set_layout(Layout({1, 0}, {2, 4}, HIGHEST_PAD));
+  ASSERT_OK_AND_ASSIGN(Literal highest, client()->TransferToClient(*data, &padded_rows));
+  raw.assign(highest.data<float>().begin(), highest.data<float>().end());
+  EXPECT_EQ(raw, (std::vector<float>{1, 2, 3, inf, 4, 5, 6, inf}));
+}
+
+// A padded host literal goes to the service (and into an execution) as its
+// values; results come back padded when the output layout asks for it.
+TEST_P(ShapeOpsTest, PaddedLiteralsTransferAndExecute) {
+  Shape padded = ShapeUtil::MakeShape(S32, {2, 3});
+  padded.set_layout(Layout({1, 0}, {3, 4}, ONE_PAD));
+  Literal m(padded);
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) m.Set<int32_t>({i, j}, static_cast<int32_t>(10 * i + j));
+  }
+  std::vector<int32_t> raw(m.data<int32_t>().begin(), m.data<int32_t>().end());
+  EXPECT_EQ(raw, (std::vector<int32_t>{0, 1, 2, 1, 10, 11, 12, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(m.ToString(), "s32[2,3]{1,0:P[3,4]one} {{0, 1, 2}, {10, 11, 12}}");
+
+  XlaBuilder b(TestName());
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(S32, {2, 3}), "x");
+  Add(x, x);
+  ASSERT_OK_AND_ASSIGN(XlaComputation c, b.Build());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> arg, client()->TransferToServer(m));
+  ASSERT_OK_AND_ASSIGN(Shape stored, client()->GetShape(*arg));
+  EXPECT_FALSE(ShapeUtil::HasPadding(stored)) << stored.ToString(true);
+  ExecutionOptions options;
+  Shape out = ShapeUtil::MakeShape(S32, {2, 3});
+  out.set_layout(Layout({0, 1}, {2, 4}, ZERO_PAD));
+  *options.mutable_shape_with_output_layout() = out.ToProto();
+  ASSERT_OK_AND_ASSIGN(Literal result, client()->ExecuteAndTransfer(c, {arg.get()}, &options));
+  EXPECT_EQ(result.shape().layout(), out.layout());
+  raw.assign(result.data<int32_t>().begin(), result.data<int32_t>().end());
+  EXPECT_EQ(raw, (std::vector<int32_t>{0, 20, 2, 22, 4, 24, 0, 0}));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR2<int32_t>({{0, 2, 4}, {20, 22, 24}}), result));
+}
+
 TEST_P(ShapeOpsTest, ArgumentAndResultLayouts) {
   XlaBuilder b(TestName());
   XlaOp m = Parameter(&b, 0, ShapeUtil::MakeShape(S32, {2, 3}), "m");

@@ -27,7 +27,24 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
   if (shape.IsTuple()) {
     for (const Shape& s : shape.tuple_shapes()) elements_.emplace_back(s);
   } else if (shape.IsArray()) {
-    bytes_.assign(ShapeUtil::ByteSizeOfElements(shape), 0);
+    bytes_.assign(ShapeUtil::ByteSizeOfStorage(shape), 0);
+    if (shape.layout().has_padding()) FillPadding();
+  }
+}
+
+void Literal::FillPadding() {
+  const PaddingValue value = shape_.layout().padding_value();
+  if (value == ZERO_PAD || value == UNKNOWN_PAD) return;  // already zeros
+  const Literal fill = value == ONE_PAD      ? One(element_type())
+                       : value == LOWEST_PAD ? MinValue(element_type())
+                                             : MaxValue(element_type());
+  const int w = primitive_util::ByteWidth(element_type());
+  std::vector<int64_t> index(shape_.rank());
+  for (int64_t i = 0; i < ShapeUtil::StorageElementsIn(shape_); ++i) {
+    ShapeUtil::MultiIndex(shape_, i, absl::MakeSpan(index));
+    bool in_array = true;
+    for (int d = 0; d < shape_.rank(); ++d) in_array &= index[d] < shape_.dimensions(d);
+    if (!in_array) std::memcpy(bytes_.data() + i * w, fill.bytes_.data(), w);
   }
 }
 
@@ -242,13 +259,13 @@ absl::StatusOr<Literal> Literal::BitcastConvert(const Shape& to) const {
   if (primitive_util::BitWidth(element_type()) < 8 || primitive_util::BitWidth(to.element_type()) < 8) {
     return BitcastConvertBits(to);
   }
-  if (ShapeUtil::ByteSizeOfElements(to) != size_bytes()) {
+  if (ShapeUtil::ByteSizeOfElements(to) != ShapeUtil::ByteSizeOfElements(shape_)) {
     return InvalidArgument("BitcastConvert from %s to %s changes the byte size", shape_.ToString(),
                            to.ToString());
   }
   Literal src = Relayout(ShapeUtil::DefaultLayout(shape_.rank()));
   Literal out(ShapeUtil::MakeShape(to.element_type(), to.dimensions()));
-  std::memcpy(out.bytes_.data(), src.bytes_.data(), bytes_.size());
+  std::memcpy(out.bytes_.data(), src.bytes_.data(), src.bytes_.size());
   if (to.has_layout()) return out.Relayout(to.layout());
   return out;
 }
@@ -295,15 +312,26 @@ Literal Literal::Relayout(const Layout& layout) const {
   if (!shape_.IsArray() || layout.minor_to_major().size() != static_cast<size_t>(shape_.rank())) {
     return *this;
   }
-  Literal out = *this;
-  out.shape_.set_layout(layout);
-  if (shape_.layout() == layout) return out;
-  int w = primitive_util::ByteWidth(element_type());
+  Shape out_shape = shape_;
+  out_shape.set_layout(layout);
+  if (shape_.layout() == layout) {
+    Literal out = *this;
+    out.shape_ = out_shape;
+    return out;
+  }
+  // Callers validate shapes from outside; a padding that does not fit would
+  // write out of bounds, so it is dropped rather than trusted.
+  if (layout.has_padding() && !ShapeUtil::ValidateShape(out_shape).ok()) out_shape.set_layout(layout.WithoutPadding());
+  Literal out(out_shape);
+  const int w = primitive_util::ByteWidth(element_type());
+  const bool padded = shape_.layout().has_padding() || out_shape.layout().has_padding();
+  const Shape& order = padded ? ShapeUtil::MakeShape(element_type(), shape_.dimensions()) : shape_;
   std::vector<int64_t> index(shape_.rank());
   for (int64_t i = 0; i < element_count(); ++i) {
-    ShapeUtil::MultiIndex(shape_, i, absl::MakeSpan(index));
-    int64_t j = ShapeUtil::LinearIndex(out.shape_, index);
-    std::memcpy(out.bytes_.data() + j * w, bytes_.data() + i * w, w);
+    ShapeUtil::MultiIndex(order, i, absl::MakeSpan(index));
+    const int64_t from = padded ? ShapeUtil::LinearIndex(shape_, index) : i;
+    const int64_t to = ShapeUtil::LinearIndex(out_shape, index);
+    std::memcpy(out.bytes_.data() + to * w, bytes_.data() + from * w, w);
   }
   return out;
 }
@@ -324,7 +352,7 @@ absl::StatusOr<Literal> Literal::BroadcastScalar(const Literal& scalar, const Sh
   if (!scalar.shape().IsArray() || scalar.element_count() != 1) {
     return InvalidArgument("BroadcastScalar needs a scalar, got %s", scalar.shape().ToString());
   }
-  Shape out_shape = ShapeUtil::ChangeElementType(shape, scalar.element_type());
+  Shape out_shape = ShapeUtil::WithoutPadding(ShapeUtil::ChangeElementType(shape, scalar.element_type()));
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(out_shape));
   Literal out(out_shape);
   int w = primitive_util::ByteWidth(scalar.element_type());
@@ -359,6 +387,11 @@ bool Literal::operator==(const Literal& other) const {
     return true;
   }
   if (!shape_.IsArray()) return true;
+  // Padding positions are not values: compare the unpadded arrays.
+  if (shape_.layout().has_padding() || other.shape_.layout().has_padding()) {
+    const Layout unpadded = shape_.layout().WithoutPadding();
+    return Relayout(unpadded) == other.Relayout(unpadded);
+  }
   // Copy only when the layouts differ.
   std::optional<Literal> relaid;
   if (other.shape_.layout() != shape_.layout()) relaid = other.Relayout(shape_.layout());
@@ -528,8 +561,9 @@ absl::StatusOr<Literal> Literal::FromProto(const LiteralProto& proto) {
     return lit;
   }
   if (shape.IsToken()) return Literal(shape);
-  const int64_t n = ShapeUtil::ElementsIn(shape);
-  const int64_t bytes = ShapeUtil::ByteSizeOfElements(shape);
+  // Padded layouts carry their padding positions too (the memory image).
+  const int64_t n = ShapeUtil::StorageElementsIn(shape);
+  const int64_t bytes = ShapeUtil::ByteSizeOfStorage(shape);
   auto count_error = [&](int64_t got) {
     return InvalidArgument("literal of shape %s needs %d elements but the proto holds %d",
                            shape.ToString(), n, got);

@@ -1,5 +1,9 @@
 // Literal: a host value of any Shape (array of any element type, or tuple of
-// literals). Array data is dense, stored in the order of the shape's layout.
+// literals). Array data is dense, stored in the order of the shape's layout;
+// a padded layout (the 2017 overview's padded_dimensions) stores the padded
+// memory image, padding positions holding the padding value. Get/Set,
+// Relayout, Convert, comparison, text and protos honor padding; the other
+// transformations return unpadded literals.
 // Literals cross every boundary: client <-> service, evaluator, tests.
 #ifndef XLA_LITERAL_H_
 #define XLA_LITERAL_H_
@@ -166,6 +170,8 @@ class Literal {
   static absl::StatusOr<Literal> ParseValue(absl::string_view text, const Shape& shape);
 
  private:
+  // Writes the layout's padding value at the padding positions.
+  void FillPadding();
   // BitcastConvert where a side is narrower than a byte (pred, S2/S4/U2/U4,
   // F4/F6): bit by bit.
   absl::StatusOr<Literal> BitcastConvertBits(const Shape& to) const;

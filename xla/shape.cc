@@ -2,14 +2,21 @@
 
 #include <ostream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
 #include "xla/primitive_util.h"
 #include "xla/shape_util.h"
 
 namespace xla {
 
-std::string Layout::ToString() const { return absl::StrCat("{", absl::StrJoin(minor_to_major_, ","), "}"); }
+std::string Layout::ToString() const {
+  if (!has_padding()) return absl::StrCat("{", absl::StrJoin(minor_to_major_, ","), "}");
+  const std::string value = absl::AsciiStrToLower(absl::StripSuffix(PaddingValue_Name(padding_value()), "_PAD"));
+  return absl::StrCat("{", absl::StrJoin(minor_to_major_, ","), ":P[", absl::StrJoin(padded_dimensions_, ","), "]",
+                      value, "}");
+}
 
 bool Shape::IsArray() const { return primitive_util::IsArrayType(element_type_); }
 
@@ -67,6 +74,8 @@ ShapeProto Shape::ToProto() const {
   for (const Shape& s : tuple_shapes_) *proto.add_tuple_shapes() = s.ToProto();
   if (layout_.has_value()) {
     for (int64_t d : layout_->minor_to_major()) proto.mutable_layout()->add_minor_to_major(d);
+    for (int64_t d : layout_->padded_dimensions()) proto.mutable_layout()->add_padded_dimensions(d);
+    if (layout_->has_padding()) proto.mutable_layout()->set_padding_value(layout_->padding_value());
   }
   return proto;
 }

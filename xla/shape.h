@@ -13,19 +13,42 @@
 
 namespace xla {
 
-// Minor-to-major dimension order of an array's elements in memory.
+// Minor-to-major dimension order of an array's elements in memory, and the
+// 2017 overview's optional padding: each dimension may occupy a wider extent
+// (padded_dimensions, in dimension order) whose extra positions hold
+// padding_value. A padded layout describes host memory (literals and
+// transfers); device buffers and computation shapes are never padded.
 class Layout {
  public:
   Layout() = default;
   explicit Layout(std::vector<int64_t> minor_to_major) : minor_to_major_(std::move(minor_to_major)) {}
+  Layout(std::vector<int64_t> minor_to_major, std::vector<int64_t> padded_dimensions, PaddingValue padding_value)
+      : minor_to_major_(std::move(minor_to_major)),
+        padded_dimensions_(std::move(padded_dimensions)),
+        padding_value_(padding_value) {}
   const std::vector<int64_t>& minor_to_major() const { return minor_to_major_; }
   int64_t minor_to_major(int i) const { return minor_to_major_[i]; }
-  bool operator==(const Layout& other) const { return minor_to_major_ == other.minor_to_major_; }
+
+  bool has_padding() const { return !padded_dimensions_.empty(); }
+  const std::vector<int64_t>& padded_dimensions() const { return padded_dimensions_; }
+  // ZERO_PAD when a padded layout leaves it unset.
+  PaddingValue padding_value() const {
+    return padding_value_ == INVALID_PAD && has_padding() ? ZERO_PAD : padding_value_;
+  }
+  // The same order without padding.
+  Layout WithoutPadding() const { return Layout(minor_to_major_); }
+
+  bool operator==(const Layout& other) const {
+    return minor_to_major_ == other.minor_to_major_ && padded_dimensions_ == other.padded_dimensions_ &&
+           padding_value() == other.padding_value();
+  }
   bool operator!=(const Layout& other) const { return !(*this == other); }
-  std::string ToString() const;  // "{1,0}"
+  std::string ToString() const;  // "{1,0}", padded "{0,1:P[3,5]zero}"
 
  private:
   std::vector<int64_t> minor_to_major_;
+  std::vector<int64_t> padded_dimensions_;
+  PaddingValue padding_value_ = INVALID_PAD;
 };
 
 class Shape {

@@ -57,6 +57,43 @@ int64_t ShapeUtil::ByteSizeOfElements(const Shape& shape) {
   return ElementsIn(shape) * primitive_util::ByteWidth(shape.element_type());
 }
 
+int64_t ShapeUtil::StorageElementsIn(const Shape& shape) {
+  if (!shape.IsArray() || !shape.has_layout() || !shape.layout().has_padding()) return ElementsIn(shape);
+  int64_t n = 1;
+  for (int64_t d : shape.layout().padded_dimensions()) n *= d;
+  return n;
+}
+
+int64_t ShapeUtil::ByteSizeOfStorage(const Shape& shape) {
+  if (!shape.IsArray()) return 0;
+  return StorageElementsIn(shape) * primitive_util::ByteWidth(shape.element_type());
+}
+
+bool ShapeUtil::HasPadding(const Shape& shape) {
+  if (shape.IsTuple()) {
+    return std::any_of(shape.tuple_shapes().begin(), shape.tuple_shapes().end(),
+                       [](const Shape& s) { return HasPadding(s); });
+  }
+  return shape.IsArray() && shape.has_layout() && shape.layout().has_padding();
+}
+
+Shape ShapeUtil::WithoutPadding(const Shape& shape) {
+  Shape s = shape;
+  if (s.IsTuple()) {
+    for (Shape& e : *s.mutable_tuple_shapes()) e = WithoutPadding(e);
+  } else if (HasPadding(s)) {
+    s.set_layout(s.layout().WithoutPadding());
+  }
+  return s;
+}
+
+absl::Status ShapeUtil::CheckNoPadding(const Shape& shape, absl::string_view what) {
+  if (!HasPadding(shape)) return absl::OkStatus();
+  return InvalidArgument("%s: shape %s has a padded layout; padded layouts describe host memory in transfers "
+                         "and literals only",
+                         what, shape.ToString(true));
+}
+
 bool ShapeUtil::SameDimensions(const Shape& a, const Shape& b) { return a.dimensions() == b.dimensions(); }
 
 bool ShapeUtil::HasZeroElements(const Shape& shape) {
@@ -127,6 +164,30 @@ absl::Status ShapeUtil::ValidateShape(const Shape& shape) {
       }
       seen[d] = true;
     }
+    const Layout& layout = shape.layout();
+    if (layout.has_padding()) {
+      if (static_cast<int>(layout.padded_dimensions().size()) != shape.rank()) {
+        return InvalidArgument("layout %s of shape %s: padded_dimensions needs %d entries (one per dimension)",
+                               layout.ToString(), shape.ToString(), shape.rank());
+      }
+      int64_t padded_bytes = primitive_util::ByteWidth(shape.element_type());
+      for (int i = 0; i < shape.rank(); ++i) {
+        const int64_t p = layout.padded_dimensions()[i];
+        if (p < shape.dimensions(i)) {
+          return InvalidArgument("layout %s of shape %s: dimension %d is padded to %d, less than its size %d",
+                                 layout.ToString(), shape.ToString(), i, p, shape.dimensions(i));
+        }
+        if (p > 0 && padded_bytes > kMaxBytes / p) {
+          return InvalidArgument("layout %s of shape %s: the padded array is too large (more than 2^62 bytes)",
+                                 layout.ToString(), shape.ToString());
+        }
+        padded_bytes = p == 0 ? 0 : padded_bytes * p;
+      }
+      if (!PaddingValue_IsValid(layout.padding_value()) || layout.padding_value() == INVALID_PAD) {
+        return InvalidArgument("layout of shape %s: invalid padding_value %d", shape.ToString(),
+                               static_cast<int>(layout.padding_value()));
+      }
+    }
   }
   return absl::OkStatus();
 }
@@ -168,8 +229,20 @@ absl::StatusOr<Shape> ShapeUtil::FromProto(const ShapeProto& proto) {
     return InvalidArgument("non-tuple shape proto has tuple_shapes");
   }
   if (proto.has_layout() && primitive_util::IsArrayType(proto.element_type())) {
-    if (proto.layout().minor_to_major_size() > 0 || proto.dimensions_size() == 0) {
-      shape.set_layout(Layout({proto.layout().minor_to_major().begin(), proto.layout().minor_to_major().end()}));
+    const LayoutProto& layout = proto.layout();
+    if (layout.padded_dimensions_size() == 0 && layout.padding_value() != INVALID_PAD) {
+      return InvalidArgument("shape proto %s[%s]: padding_value %d without padded_dimensions",
+                             primitive_util::LowercaseName(proto.element_type()),
+                             absl::StrJoin(proto.dimensions(), ","), static_cast<int>(layout.padding_value()));
+    }
+    if (layout.minor_to_major_size() > 0 || proto.dimensions_size() == 0) {
+      shape.set_layout(Layout({layout.minor_to_major().begin(), layout.minor_to_major().end()},
+                              {layout.padded_dimensions().begin(), layout.padded_dimensions().end()},
+                              layout.padding_value()));
+    } else if (layout.padded_dimensions_size() > 0) {
+      return InvalidArgument("shape proto %s[%s]: padded_dimensions without minor_to_major",
+                             primitive_util::LowercaseName(proto.element_type()),
+                             absl::StrJoin(proto.dimensions(), ","));
     }
   }
   RETURN_IF_ERROR(ValidateShape(shape));
@@ -313,18 +386,21 @@ class ShapeParser {
 absl::StatusOr<Shape> ShapeUtil::ParseShape(absl::string_view text) { return ShapeParser(text).ParseAll(); }
 
 int64_t ShapeUtil::LinearIndex(const Shape& shape, absl::Span<const int64_t> index) {
-  const auto& m2m = shape.layout().minor_to_major();
+  const Layout& layout = shape.layout();
+  const auto& extents = layout.has_padding() ? layout.padded_dimensions() : shape.dimensions();
   int64_t linear = 0, stride = 1;
-  for (int64_t dim : m2m) {
+  for (int64_t dim : layout.minor_to_major()) {
     linear += index[dim] * stride;
-    stride *= shape.dimensions(dim);
+    stride *= extents[dim];
   }
   return linear;
 }
 
 void ShapeUtil::MultiIndex(const Shape& shape, int64_t linear, absl::Span<int64_t> index) {
-  for (int64_t dim : shape.layout().minor_to_major()) {
-    int64_t size = shape.dimensions(dim);
+  const Layout& layout = shape.layout();
+  const auto& extents = layout.has_padding() ? layout.padded_dimensions() : shape.dimensions();
+  for (int64_t dim : layout.minor_to_major()) {
+    int64_t size = extents[dim];
     index[dim] = size == 0 ? 0 : linear % size;
     linear = size == 0 ? 0 : linear / size;
   }

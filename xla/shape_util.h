@@ -28,6 +28,16 @@ class ShapeUtil {
   static int64_t ElementsIn(const Shape& shape);  // arrays only
   // Bytes of the dense array data (0 for tuples and tokens).
   static int64_t ByteSizeOfElements(const Shape& shape);
+  // Positions an array occupies in memory: ElementsIn, or the product of the
+  // padded dimensions for a padded layout; and their bytes.
+  static int64_t StorageElementsIn(const Shape& shape);
+  static int64_t ByteSizeOfStorage(const Shape& shape);
+  // Whether any array in `shape` has a padded layout; the shape without any.
+  static bool HasPadding(const Shape& shape);
+  static Shape WithoutPadding(const Shape& shape);
+  // InvalidArgument naming `what` if `shape` has a padded layout anywhere
+  // (computation shapes, device buffers).
+  static absl::Status CheckNoPadding(const Shape& shape, absl::string_view what);
   static bool SameDimensions(const Shape& a, const Shape& b);
   static bool HasZeroElements(const Shape& shape);
 
@@ -52,7 +62,9 @@ class ShapeUtil {
   // dynamic dimensions ("<=4", "?").
   static absl::StatusOr<Shape> ParseShape(absl::string_view text);
 
-  // Linear position (in the shape's layout) of a multi-index, and back.
+  // Linear position (in the shape's layout, padding included) of a
+  // multi-index, and back (a padding position gives an index beyond the
+  // dimensions).
   static int64_t LinearIndex(const Shape& shape, absl::Span<const int64_t> index);
   static void MultiIndex(const Shape& shape, int64_t linear, absl::Span<int64_t> index);
 

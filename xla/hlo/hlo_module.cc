@@ -91,9 +91,11 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloModule::CreateFromProto(const HloM
       max_id = std::max(max_id, iproto.id());
       auto shape_or = ShapeUtil::FromProto(iproto.shape());
       if (!shape_or.ok()) return AddErrorContext(shape_or.status(), iwhere);
+      RETURN_IF_ERROR(ShapeUtil::CheckNoPadding(*shape_or, iwhere));
       // Shapes kept as attributes are checked too, so none is misread later.
       for (const ShapeProto& s : iproto.operand_shapes_with_layout()) {
-        absl::Status valid = ShapeUtil::FromProto(s).status();
+        absl::StatusOr<Shape> shape = ShapeUtil::FromProto(s);
+        absl::Status valid = shape.ok() ? ShapeUtil::CheckNoPadding(*shape, "operand shape") : shape.status();
         if (!valid.ok()) return AddErrorContext(valid, absl::StrCat(iwhere, ": operand_shapes_with_layout"));
       }
       if (iproto.has_outfeed_shape()) {

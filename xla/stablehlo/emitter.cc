@@ -186,7 +186,9 @@ absl::StatusOr<Values> Emitter::LowerBlock(const Block& block, Scope& scope, siz
 
 absl::Status Emitter::LowerOp(const Op& op, Scope& scope) {
   absl::StatusOr<Values> results;
-  if (absl::StartsWith(op.name, "chlo.")) {
+  if (HasQuantizedTypes(op)) {
+    results = LowerQuantizedOp(op, scope);
+  } else if (absl::StartsWith(op.name, "chlo.")) {
     results = LowerChloOp(op, scope);
   } else {
     results = LowerStablehloOp(op, scope);

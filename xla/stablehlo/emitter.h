@@ -97,6 +97,9 @@ class Emitter {
   // (chlo_lowering.cc). Return the op's results.
   absl::StatusOr<Values> LowerStablehloOp(const Op& op, Scope& scope);
   absl::StatusOr<Values> LowerChloOp(const Op& op, Scope& scope);
+  // Ops with `!quant.uniform` operand or result types (quant_lowering.cc).
+  static bool HasQuantizedTypes(const Op& op);
+  absl::StatusOr<Values> LowerQuantizedOp(const Op& op, Scope& scope);
   // Tokens, I/O and collectives (distributed_lowering.cc); `name` without
   // the "stablehlo." prefix.
   static bool IsDistributedOp(const std::string& name);

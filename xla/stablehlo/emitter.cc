@@ -186,7 +186,7 @@ absl::StatusOr<Values> Emitter::LowerBlock(const Block& block, Scope& scope, siz
 
 absl::Status Emitter::LowerOp(const Op& op, Scope& scope) {
   absl::StatusOr<Values> results;
-  if (HasQuantizedTypes(op)) {
+  if (HasQuantizedTypes(op) || op.name == "stablehlo.uniform_quantize" || op.name == "stablehlo.uniform_dequantize") {
     results = LowerQuantizedOp(op, scope);
   } else if (absl::StartsWith(op.name, "chlo.")) {
     results = LowerChloOp(op, scope);

@@ -178,6 +178,33 @@ func.func @main() -> tensor<2xf32> {
       << message;
 }
 
+TEST(QuantizationTest, QuantizationOpsNeedQuantizedTypes) {
+  EXPECT_NE(Error(R"(
+func.func @main() -> tensor<2xi8> {
+  %x = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %q = "stablehlo.uniform_quantize"(%x) : (tensor<2xf32>) -> tensor<2xi8>
+  func.return %q : tensor<2xi8>
+}
+)").find("q.mlir:4:8: stablehlo.uniform_quantize: needs a quantized result type, got tensor<2xi8>"),
+            std::string::npos);
+  EXPECT_NE(Error(R"(
+func.func @main() -> tensor<2xf32> {
+  %x = stablehlo.constant dense<[1, 2]> : tensor<2xi8>
+  %d = "stablehlo.uniform_dequantize"(%x) : (tensor<2xi8>) -> tensor<2xf32>
+  func.return %d : tensor<2xf32>
+}
+)").find("stablehlo.uniform_dequantize: needs a quantized operand"),
+            std::string::npos);
+  EXPECT_NE(Error(R"(
+func.func @main() -> tensor<2xf16> {
+  %x = stablehlo.constant dense<[1, 2]> : tensor<2x!quant.uniform<i8:f32, 1.0>>
+  %d = "stablehlo.uniform_dequantize"(%x) : (tensor<2x!quant.uniform<i8:f32, 1.0>>) -> tensor<2xf16>
+  func.return %d : tensor<2xf16>
+}
+)").find("the result must be the operand's expressed type f32, got tensor<2xf16>"),
+            std::string::npos);
+}
+
 TEST(QuantizationTest, MalformedQuantizedTypesAreLocatedErrors) {
   const std::pair<const char*, const char*> kCases[] = {
       {"tensor<2x!quant.uniform<i7:f32, 1.0>>", "storage type must be i2, i4, i8, i16, i32, u2, u4, u8, u16 or u32"},

@@ -139,7 +139,7 @@ absl::Status Emitter::SplitAtRunParallel(const Block& block, size_t i, Scope& sc
       if (v->opcode() != HloOpcode::kConstant) carried.push_back(v);
     }
   }
-  // Check and probe operands recorded so far are carried too.
+  // Top-level check operands recorded so far are carried too.
   Values outputs = operands;
   outputs.insert(outputs.end(), carried.begin(), carried.end());
   outputs.insert(outputs.end(), extra_outputs_.begin(), extra_outputs_.end());

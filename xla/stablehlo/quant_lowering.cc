@@ -2,7 +2,8 @@
 // quant-to-integer legalization does: a quantized tensor is its storage
 // tensor in HLO, its scales and zero points are importer-side type
 // information, and the quantization ops become HLO arithmetic. Following
-// the StableHLO specification:
+// the StableHLO specification's quantize/dequantize (upstream docs/spec.md;
+// the copy in ../shared/spec predates its quantization sections):
 //   quantize(x)   = convert<storage>(round_nearest_even(clamp(storage_min,
 //                     x / scale + zero_point, storage_max)))
 //   dequantize(q) = convert<expressed>(q - zero_point) * scale

@@ -434,6 +434,44 @@ ENTRY %main (t: token[], x: f32[2]) -> (f32[2], token[]) {
   EXPECT_TRUE(parts[1].shape().IsToken());
 }
 
+// A token threaded through a while loop's state, used by an outfeed in the
+// body (the CPU backend copied the state's token leaf as if it had storage).
+TEST_P(ReplicatedExecutionTest, OutfeedInAWhileLoopThreadsItsToken) {
+  std::unique_ptr<Executable> e = Compile(R"(
+HloModule loop_outfeed
+%cond (p: (s32[], token[])) -> pred[] {
+  %p = (s32[], token[]) parameter(0)
+  %i = s32[] get-tuple-element(%p), index=0
+  %three = s32[] constant(3)
+  ROOT %lt = pred[] compare(%i, %three), direction=LT
+}
+%body (p: (s32[], token[])) -> (s32[], token[]) {
+  %p = (s32[], token[]) parameter(0)
+  %i = s32[] get-tuple-element(%p), index=0
+  %t = token[] get-tuple-element(%p), index=1
+  %one = s32[] constant(1)
+  %n = s32[] add(%i, %one)
+  %sq = s32[] multiply(%n, %n)
+  %out = token[] outfeed(%sq, %t)
+  ROOT %r = (s32[], token[]) tuple(%n, %out)
+}
+ENTRY %main () -> s32[] {
+  %zero = s32[] constant(0)
+  %t = token[] after-all()
+  %init = (s32[], token[]) tuple(%zero, %t)
+  %w = (s32[], token[]) while(%init), condition=%cond, body=%body
+  ROOT %i = s32[] get-tuple-element(%w), index=0
+})");
+  ASSERT_NE(e, nullptr);
+  std::vector<ProcessRun> runs(1);
+  runs[0].executable = e.get();
+  auto results = ExecuteReplicated(*backend_, std::move(runs), ReplicatedRunOptions());
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ((*results)[0].result, Literal::CreateR0<int32_t>(3));
+  ASSERT_EQ((*results)[0].outfeed.size(), 3);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ((*results)[0].outfeed[k], Literal::CreateR0<int32_t>((k + 1) * (k + 1)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ReplicatedExecutionTest, ::testing::Values("interpreter", "cpu"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 

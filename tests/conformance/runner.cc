@@ -19,6 +19,7 @@
 #include "backends/backend.h"
 #include "backends/execution_control.h"
 #include "backends/replicated_execution.h"
+#include "xla/collectives/replica_context.h"
 #include "tests/conformance/check_evaluation.h"
 #include "tests/conformance/interpreter_printing.h"
 #include "xla/hlo/hlo_verifier.h"
@@ -58,12 +59,19 @@ std::vector<Literal> ArgumentsFor(const std::string& relative) {
   return args;
 }
 
-// Compiles and runs one module; returns its outputs (the elements of the
-// result tuple).
+// The outfeed records (InstrumentSite) of one entry point, in the order
+// they were sent.
+using Records = std::vector<Literal>;
+
+// Compiles and runs one module as a single process; returns its outputs
+// (the elements of the result tuple) and appends what it sent to the
+// outfeed to `records` when the module is instrumented.
 absl::StatusOr<std::vector<Literal>> RunModule(Backend* backend, std::unique_ptr<HloModule> module,
                                                const std::string& name, const std::vector<Literal>& args,
-                                               const RunOptions& options) {
+                                               const RunOptions& options, const EntryPoint& entry,
+                                               Records* records) {
   RETURN_IF_ERROR(VerifyHloModule(*module));
+  const bool instrumented = entry.instrumented_modules.count(module->name()) > 0;
   ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
                    backend->compiler()->Compile(std::move(module), DebugOptions()));
   const ProgramShape program = executable->program_shape();
@@ -77,8 +85,14 @@ absl::StatusOr<std::vector<Literal>> RunModule(Backend* backend, std::unique_ptr
     buffers.push_back(std::move(b));
   }
   ExecutionControl control(absl::Now() + absl::Seconds(options.timeout_seconds));
+  collectives::ReplicaContext process;  // (0, 0) of 1 x 1: the outfeed queue
+  control.set_replica_context(&process);
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, executable->Execute(buffers, &control));
   ASSIGN_OR_RETURN(Literal literal, backend->transfer_manager()->TransferLiteralFromDevice(*result));
+  while (instrumented && process.outfeed().size() > 0) {
+    ASSIGN_OR_RETURN(Literal record, process.outfeed().Pop("outfeed", absl::ZeroDuration()));
+    records->push_back(std::move(record));
+  }
   if (!literal.shape().IsTuple()) return absl::InternalError("the entry's result is not a tuple");
   return std::move(literal).DecomposeTuple();
 }
@@ -87,11 +101,12 @@ absl::StatusOr<std::vector<Literal>> RunModule(Backend* backend, std::unique_ptr
 // one thread per process, on the operands in row-major process order; the
 // processes' results are concatenated in the same order.
 absl::StatusOr<std::vector<Literal>> RunStage(Backend* backend, stablehlo::ParallelStage& stage,
-                                              std::vector<Literal> operands, const RunOptions& options) {
+                                              std::vector<Literal> operands, const RunOptions& options,
+                                              const EntryPoint& entry, Records* records) {
   std::vector<Literal> infeed;
   for (std::unique_ptr<HloModule>& m : stage.infeed) {
     const std::string name = m->name();
-    ASSIGN_OR_RETURN(std::vector<Literal> value, RunModule(backend, std::move(m), name, {}, options));
+    ASSIGN_OR_RETURN(std::vector<Literal> value, RunModule(backend, std::move(m), name, {}, options, entry, records));
     if (value.size() != 1) return absl::InternalError(absl::StrCat("infeed function @", name, " returned no value"));
     infeed.push_back(std::move(value[0]));
   }
@@ -115,8 +130,14 @@ absl::StatusOr<std::vector<Literal>> RunStage(Backend* backend, stablehlo::Paral
   run_options.timeout = absl::Seconds(options.timeout_seconds);
   ASSIGN_OR_RETURN(std::vector<ProcessResult> results, ExecuteReplicated(*backend, std::move(runs), run_options));
   std::vector<Literal> out;
-  for (ProcessResult& r : results) {
+  for (size_t p = 0; p < results.size(); ++p) {
+    ProcessResult& r = results[p];
     if (!r.result.shape().IsTuple()) return absl::InternalError("a program's result is not a tuple");
+    // Each process's records in turn, in process order (the reference
+    // interpreter does not interleave the prints of its threads either).
+    if (entry.instrumented_modules.count(stage.programs[p]) > 0) {
+      for (Literal& record : r.outfeed) records->push_back(std::move(record));
+    }
     for (Literal& v : std::move(r.result).DecomposeTuple()) out.push_back(std::move(v));
   }
   if (static_cast<int64_t>(out.size()) != stage.num_results) {
@@ -125,19 +146,23 @@ absl::StatusOr<std::vector<Literal>> RunStage(Backend* backend, stablehlo::Paral
   return out;
 }
 
-// Runs one entry point (and its run_parallel stages); returns its outputs.
+// Runs one entry point (and its run_parallel stages); returns its outputs
+// and its outfeed records.
 absl::StatusOr<std::vector<Literal>> RunEntry(Backend* backend, EntryPoint& entry, const std::vector<Literal>& args,
-                                              const RunOptions& options) {
-  ASSIGN_OR_RETURN(std::vector<Literal> outputs, RunModule(backend, std::move(entry.module), entry.name, args, options));
+                                              const RunOptions& options, Records* records) {
+  ASSIGN_OR_RETURN(std::vector<Literal> outputs,
+                   RunModule(backend, std::move(entry.module), entry.name, args, options, entry, records));
   for (stablehlo::ParallelStage& stage : entry.stages) {
     if (static_cast<int64_t>(outputs.size()) < stage.num_operands) {
       return absl::InternalError("run_parallel: its operands are missing");
     }
     std::vector<Literal> operands(std::make_move_iterator(outputs.begin()),
                                   std::make_move_iterator(outputs.begin() + stage.num_operands));
-    ASSIGN_OR_RETURN(std::vector<Literal> next, RunStage(backend, stage, std::move(operands), options));
+    ASSIGN_OR_RETURN(std::vector<Literal> next,
+                     RunStage(backend, stage, std::move(operands), options, entry, records));
     for (size_t k = stage.num_operands; k < outputs.size(); ++k) next.push_back(std::move(outputs[k]));
-    ASSIGN_OR_RETURN(outputs, RunModule(backend, std::move(stage.continuation), entry.name, next, options));
+    ASSIGN_OR_RETURN(outputs,
+                     RunModule(backend, std::move(stage.continuation), entry.name, next, options, entry, records));
   }
   return outputs;
 }
@@ -159,7 +184,8 @@ absl::Status RunFileOrError(const std::string& root, const std::string& relative
   bool strict = true;
   for (stablehlo::ImportedChunk& chunk : chunks) {
     for (EntryPoint& entry : chunk.entries) {
-      absl::StatusOr<std::vector<Literal>> outputs = RunEntry(backend, entry, args, options);
+      Records records;
+      absl::StatusOr<std::vector<Literal>> outputs = RunEntry(backend, entry, args, options, &records);
       if (!outputs.ok()) {
         return absl::Status(outputs.status().code(),
                             absl::StrCat(entry.location, ": @", entry.name, ": ", outputs.status().message()));
@@ -167,29 +193,53 @@ absl::Status RunFileOrError(const std::string& root, const std::string& relative
       auto output = [&](int64_t i) -> const Literal* {
         return i >= 0 && i < static_cast<int64_t>(outputs->size()) ? &(*outputs)[i] : nullptr;
       };
-      if (has_check_lines) {
-        // The interpreter prints interpreter.print values as they run, then
-        // the entry point's results.
-        for (int64_t i : entry.prints) {
-          if (const Literal* v = output(i)) absl::StrAppend(&printed, PrintLikeInterpreter(*v), "\n");
+      // The records in the order they were sent: the interpreter prints
+      // interpreter.print values as they run (then the entry point's
+      // results); probes keep every execution's value.
+      std::map<std::string, std::vector<Literal>> probes;
+      std::vector<std::pair<const CheckSpec*, std::vector<Literal>>> nested_checks;
+      for (Literal& record : records) {
+        const Shape& shape = record.shape();
+        if (!shape.IsTuple() || shape.tuple_shapes_size() < 2 || shape.tuple_shapes(0).element_type() != S32 ||
+            shape.tuple_shapes(0).rank() != 0) {
+          return absl::InternalError(absl::StrCat("@", entry.name, ": malformed outfeed record ", shape.ToString()));
         }
+        std::vector<Literal> parts = std::move(record).DecomposeTuple();
+        const int64_t site = parts[0].GetAsInt64(0);
+        if (site < 0 || site >= static_cast<int64_t>(entry.sites.size())) {
+          return absl::InternalError(absl::StrCat("@", entry.name, ": outfeed record of unknown site ", site));
+        }
+        const stablehlo::InstrumentSite& s = entry.sites[site];
+        switch (s.kind) {
+          case stablehlo::InstrumentSite::kPrint:
+            if (has_check_lines) absl::StrAppend(&printed, s.name, " = ", PrintLikeInterpreter(parts[1]), "\n");
+            break;
+          case stablehlo::InstrumentSite::kProbe:
+            probes[s.name].push_back(std::move(parts[1]));
+            break;
+          case stablehlo::InstrumentSite::kCheck:
+            nested_checks.emplace_back(&s.check, std::move(parts));
+            break;
+        }
+      }
+      if (has_check_lines) {
         for (int64_t i = 0; i < entry.num_results; ++i) {
           if (const Literal* v = output(i)) absl::StrAppend(&printed, PrintLikeInterpreter(*v), "\n");
         }
       }
-      for (const CheckSpec& check : entry.checks) {
-        const Literal* actual = output(check.actual_output);
-        const Literal* expected = check.expected_literal.has_value() ? &*check.expected_literal
-                                                                     : output(check.expected_output);
+      // `values(i)` is the check's operand i (outputs or a record's elements).
+      auto evaluate = [&](const CheckSpec& check, auto values) -> absl::Status {
+        const Literal* actual = values(check.actual_output);
+        const Literal* expected =
+            check.expected_literal.has_value() ? &*check.expected_literal : values(check.expected_output);
         if (check.kind == CheckSpec::kSerializedEq) {
-          expected = nullptr;
-          for (const stablehlo::ProbeSpec& p : entry.probes) {
-            if (p.probe_id == check.probe_id && check.probe_iter == 0) expected = output(p.output);
-          }
-          if (expected == nullptr) {
+          auto it = probes.find(check.probe_id);
+          if (it == probes.end() || check.probe_iter < 0 ||
+              check.probe_iter >= static_cast<int64_t>(it->second.size())) {
             return absl::FailedPreconditionError(absl::StrCat(check.location, ": no value recorded for probe '",
                                                               check.probe_id, "' iteration ", check.probe_iter));
           }
+          expected = &it->second[check.probe_iter];
         }
         if (actual == nullptr || expected == nullptr) {
           return absl::InternalError(absl::StrCat(check.location, ": check output missing"));
@@ -199,6 +249,14 @@ absl::Status RunFileOrError(const std::string& root, const std::string& relative
         if (!verdict.pass) {
           return absl::FailedPreconditionError(absl::StrCat(check.location, ": check failed: ", verdict.message));
         }
+        return absl::OkStatus();
+      };
+      for (const CheckSpec& check : entry.checks) RETURN_IF_ERROR(evaluate(check, output));
+      for (const auto& [check, values] : nested_checks) {
+        auto element = [&values = values](int64_t i) -> const Literal* {
+          return i >= 0 && i < static_cast<int64_t>(values.size()) ? &values[i] : nullptr;
+        };
+        RETURN_IF_ERROR(evaluate(*check, element));
       }
     }
   }

@@ -19,6 +19,24 @@
 namespace xla {
 namespace stablehlo {
 
+// `!quant.uniform<storage<min:max>:expressed[:axis], scale:zero_point>` or
+// per axis `{scale:zp, ...}`: a quantized tensor is its storage-type tensor
+// in HLO; these parameters stay with the importer (quant_lowering.cc).
+struct QuantizedType {
+  PrimitiveType storage = PRIMITIVE_TYPE_INVALID;
+  int64_t storage_min = 0;
+  int64_t storage_max = 0;
+  PrimitiveType expressed = PRIMITIVE_TYPE_INVALID;
+  std::optional<int64_t> axis;     // per-axis quantization
+  std::vector<double> scales;      // one, or one per index along `axis`
+  std::vector<int64_t> zero_points;
+
+  bool operator==(const QuantizedType& o) const {
+    return storage == o.storage && storage_min == o.storage_min && storage_max == o.storage_max &&
+           expressed == o.expressed && axis == o.axis && scales == o.scales && zero_points == o.zero_points;
+  }
+};
+
 // A type: tensor<dims x elem>, tuple<...>, !stablehlo.token, or a bare
 // element type (in attributes: `1 : i64`, `array<i64: ...>`).
 struct Type {
@@ -26,8 +44,10 @@ struct Type {
   Kind kind = kTensor;
   // The element type's spelling ("f32", "complex<f64>", "i4", "!quant...").
   std::string element;
-  // PRIMITIVE_TYPE_INVALID when HLO has no such element type.
+  // PRIMITIVE_TYPE_INVALID when HLO has no such element type; a quantized
+  // type's storage type.
   PrimitiveType element_type = PRIMITIVE_TYPE_INVALID;
+  std::optional<QuantizedType> quant;
   std::vector<int64_t> dims;
   std::vector<Type> elements;  // tuple
   size_t loc = 0;

@@ -1,7 +1,12 @@
 // The check dialect (`check.expect_*`, `stablehlo.custom_call @check.*`)
-// and the interpreter dialect's probe/print: their operands become outputs
-// of the entry computation, described by CheckSpec/ProbeSpec for the
-// conformance runner to compare after the run.
+// and the interpreter dialect's probe/print. Checks at the entry function's
+// top level run once: their operands become outputs of the entry
+// computation. Prints, probes and nested checks run any number of times
+// (loops, branches, callees, run_parallel programs): each execution sends
+// an outfeed record, which the conformance runner drains after the run
+// (importer.h, InstrumentSite).
+#include <limits>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -26,25 +31,21 @@ absl::StatusOr<Values> Emitter::LowerCheck(const Op& op, Scope& scope) {
     return OpError(op, "is supported only at the top level of an entry function (@main)");
   }
   ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
-  const bool record = options_.checks_as_outputs && entry_ != nullptr;
-  if (record && !scope.is_entry_body) {
-    return OpError(op, "check, probe and print ops are supported only at the top level of an entry function");
-  }
   if (name == "interpreter.probe") {
     if (operands.size() != 1) return OpError(op, "takes one operand");
-    ASSIGN_OR_RETURN(std::string id, EnumAttr(op, {"probe_id"}));
-    if (record) {
-      entry_->probes.push_back(ProbeSpec{id, static_cast<int64_t>(extra_outputs_.size())});
-      extra_outputs_.push_back(operands[0]);
-    }
+    InstrumentSite site;
+    site.kind = InstrumentSite::kProbe;
+    ASSIGN_OR_RETURN(site.name, EnumAttr(op, {"probe_id"}));
+    RETURN_IF_ERROR(EmitRecord(op, scope, std::move(site), operands));
     return operands;
   }
   if (name == "interpreter.print") {
     if (operands.size() != 1) return OpError(op, "takes one operand");
-    if (record) {
-      entry_->prints.push_back(static_cast<int64_t>(extra_outputs_.size()));
-      extra_outputs_.push_back(operands[0]);
-    }
+    InstrumentSite site;
+    site.kind = InstrumentSite::kPrint;
+    const ValueRef& ref = op.operands[0];
+    site.name = ref.has_index ? absl::StrCat("%", ref.name, "#", ref.index) : absl::StrCat("%", ref.name);
+    RETURN_IF_ERROR(EmitRecord(op, scope, std::move(site), operands));
     return Values{};
   }
   if (absl::StartsWith(name, "interpreter.")) return OpError(op, "unknown interpreter op");
@@ -91,7 +92,17 @@ absl::StatusOr<Values> Emitter::LowerCheck(const Op& op, Scope& scope) {
     }
     check.expected_literal = std::move(literal);
   }
-  if (!record) return Values{};
+  if (!options_.checks_as_outputs || records_ == nullptr) return Values{};
+  if (!(scope.is_entry_body && entry_ != nullptr)) {
+    // Nested: the record is (site, actual[, expected]).
+    InstrumentSite site;
+    site.kind = InstrumentSite::kCheck;
+    check.actual_output = 1;
+    if (want == 2) check.expected_output = 2;
+    site.check = std::move(check);
+    RETURN_IF_ERROR(EmitRecord(op, scope, std::move(site), operands));
+    return Values{};
+  }
   check.actual_output = static_cast<int64_t>(extra_outputs_.size());
   extra_outputs_.push_back(operands[0]);
   if (want == 2) {
@@ -100,6 +111,44 @@ absl::StatusOr<Values> Emitter::LowerCheck(const Op& op, Scope& scope) {
   }
   entry_->checks.push_back(std::move(check));
   return Values{};
+}
+
+absl::Status Emitter::EmitRecord(const Op& op, Scope& scope, InstrumentSite site, const Values& values) {
+  if (!options_.checks_as_outputs || records_ == nullptr) return absl::OkStatus();
+  if (scope.in_reducer) {
+    return OpError(op, "is not supported in a reducer, comparator or map body (HLO may run those bodies any number "
+                       "of times, in any order)");
+  }
+  for (const HloInstruction* v : values) {
+    if (!v->shape().IsArray()) return OpError(op, "records arrays only");
+  }
+  const int64_t index = static_cast<int64_t>(records_->sites.size());
+  if (index > std::numeric_limits<int32_t>::max()) return OpError(op, "too many print, probe and check sites");
+  records_->sites.push_back(std::move(site));
+  records_->instrumented_modules.insert(hlo_->name());
+  if (scope.record_token == nullptr) {
+    ASSIGN_OR_RETURN(scope.record_token, Emit(op, scope, HloOpcode::kAfterAll, {}));
+  }
+  Values elements = {AddConstant(scope, Literal::CreateR0<int32_t>(static_cast<int32_t>(index)))};
+  elements.insert(elements.end(), values.begin(), values.end());
+  ASSIGN_OR_RETURN(HloInstruction * outfeed,
+                   Emit(op, scope, HloOpcode::kOutfeed, {AddTuple(scope, elements), scope.record_token}));
+  record_outfeeds_.insert(outfeed);
+  scope.record_token = outfeed;
+  return absl::OkStatus();
+}
+
+absl::Status Emitter::CheckRecordsAlone(const HloModule& module, size_t loc) const {
+  if (records_ == nullptr || records_->instrumented_modules.count(module.name()) == 0) return absl::OkStatus();
+  for (const HloComputation* c : module.computations()) {
+    for (const HloInstruction* i : c->instructions()) {
+      if (i->opcode() == HloOpcode::kOutfeed && !record_outfeeds_.contains(i)) {
+        return lex_.Error(loc, "interpreter.print, interpreter.probe and nested checks send their values through "
+                               "the outfeed, so they cannot share a program with stablehlo.outfeed");
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace stablehlo

@@ -65,17 +65,22 @@ absl::StatusOr<EntryPoint> Emitter::ImportEntry(const Func& func) {
   in_progress_.clear();
   computation_names_.clear();
   extra_outputs_.clear();
+  record_outfeeds_.clear();
   entry_ = &entry;
+  records_ = &entry;
   absl::StatusOr<HloComputation*> comp = LowerFunction(func, /*is_entry=*/true);
   entry_ = nullptr;
+  records_ = nullptr;
   if (!comp.ok()) return comp.status();
   const int64_t n = entry.num_results;
   for (CheckSpec& c : entry.checks) {
     c.actual_output += n;
     if (c.expected_output >= 0) c.expected_output += n;
   }
-  for (ProbeSpec& p : entry.probes) p.output += n;
-  for (int64_t& p : entry.prints) p += n;
+  records_ = &entry;
+  absl::Status alone = CheckRecordsAlone(*hlo_, func.loc);
+  records_ = nullptr;
+  RETURN_IF_ERROR(alone);
   if (entry.stages.empty()) {
     entry.module = std::move(hlo_);
   } else {
@@ -181,7 +186,9 @@ absl::StatusOr<Values> Emitter::LowerBlock(const Block& block, Scope& scope, siz
 
 absl::Status Emitter::LowerOp(const Op& op, Scope& scope) {
   absl::StatusOr<Values> results;
-  if (absl::StartsWith(op.name, "chlo.")) {
+  if (HasQuantizedTypes(op) || op.name == "stablehlo.uniform_quantize" || op.name == "stablehlo.uniform_dequantize") {
+    results = LowerQuantizedOp(op, scope);
+  } else if (absl::StartsWith(op.name, "chlo.")) {
     results = LowerChloOp(op, scope);
   } else {
     results = LowerStablehloOp(op, scope);
@@ -383,6 +390,7 @@ absl::StatusOr<HloComputation*> Emitter::LowerReducerRegion(const Op& op, const 
   Scope scope;
   scope.parent = &outer;
   scope.comp = comp.get();
+  scope.in_reducer = true;
   const Block& block = region.blocks[0];
   for (size_t i = 0; i < block.args.size(); ++i) {
     ASSIGN_OR_RETURN(Shape shape, TypeToShape(block.args[i].type, lex_));

@@ -35,8 +35,13 @@ struct Scope {
   Scope* parent = nullptr;
   HloComputation* comp = nullptr;
   absl::flat_hash_map<std::string, Values> values;
-  // The entry function's top level: the only place checks may run.
+  // The entry function's top level, where checks become outputs.
   bool is_entry_body = false;
+  // The last outfeed record of this block's computation (InstrumentSite):
+  // the next one waits for it, so records keep program order.
+  HloInstruction* record_token = nullptr;
+  // A reducer, comparator or map body (no side effects there).
+  bool in_reducer = false;
 };
 
 class Emitter {
@@ -84,11 +89,17 @@ class Emitter {
   absl::StatusOr<Values> LowerConditional(const Op& op, Scope& scope, HloInstruction* index);
   absl::StatusOr<Values> LowerCall(const Op& op, Scope& scope, const std::string& callee);
   absl::StatusOr<Values> LowerCheck(const Op& op, Scope& scope);
+  // Sends tuple(site, values...) to the outfeed when records are wanted
+  // (check_lowering.cc; see InstrumentSite).
+  absl::Status EmitRecord(const Op& op, Scope& scope, InstrumentSite site, const Values& values);
 
   // The op handlers: StableHLO ops (op_lowering.cc) and chlo ops
   // (chlo_lowering.cc). Return the op's results.
   absl::StatusOr<Values> LowerStablehloOp(const Op& op, Scope& scope);
   absl::StatusOr<Values> LowerChloOp(const Op& op, Scope& scope);
+  // Ops with `!quant.uniform` operand or result types (quant_lowering.cc).
+  static bool HasQuantizedTypes(const Op& op);
+  absl::StatusOr<Values> LowerQuantizedOp(const Op& op, Scope& scope);
   // Tokens, I/O and collectives (distributed_lowering.cc); `name` without
   // the "stablehlo." prefix.
   static bool IsDistributedOp(const std::string& name);
@@ -114,6 +125,9 @@ class Emitter {
   // ops after i use), records a ParallelStage, and continues in a new module
   // whose parameters are the run's results and those values.
   absl::Status SplitAtRunParallel(const Block& block, size_t i, Scope& scope);
+  // An instrumented module must not also use stablehlo.outfeed (the
+  // records would be mixed with its values); `loc` locates the error.
+  absl::Status CheckRecordsAlone(const HloModule& module, size_t loc) const;
   // Imports `name` as a module of its own whose entry returns a tuple.
   absl::StatusOr<std::unique_ptr<HloModule>> ImportProgram(const Op& op, const std::string& name);
   // `loc`: the region's, for a block without a return.
@@ -141,6 +155,10 @@ class Emitter {
   absl::flat_hash_set<std::string> computation_names_;
   Values extra_outputs_;
   EntryPoint* entry_ = nullptr;
+  // Where sites are recorded: the entry point, also while its run_parallel
+  // programs are imported (when entry_ is null).
+  EntryPoint* records_ = nullptr;
+  absl::flat_hash_set<const HloInstruction*> record_outfeeds_;
   int depth_ = 0;
   // The entry computation being built (LowerFunction's), replaced when
   // run_parallel starts a new module.

@@ -3,10 +3,13 @@
 // when defined, else every function in textual order), each imported as
 // its own HloModule whose entry takes the function's arguments.
 //
-// Check ops (`check.*`, `stablehlo.custom_call @check.*`) and
-// `interpreter.probe` in an entry function's body become extra outputs: the
-// entry computation returns tuple(results..., check and probe operands...)
-// and `checks` says how to compare them (see tests/conformance).
+// Check ops (`check.*`, `stablehlo.custom_call @check.*`) at the top level
+// of an entry function become extra outputs: the entry computation returns
+// tuple(results..., check operands...) and `checks` says how to compare
+// them (see tests/conformance). Ops that run any number of times (every
+// `interpreter.print` and `interpreter.probe`, and checks nested in control
+// flow, callees or run_parallel programs) send one outfeed record per
+// execution instead (InstrumentSite).
 //
 // Errors are "file:line:col: message"; the importer never crashes on bad
 // input.
@@ -17,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,9 +51,20 @@ struct CheckSpec {
   std::string location;  // "file:line:col" of the check op
 };
 
-struct ProbeSpec {
-  std::string probe_id;
-  int64_t output = -1;
+// A print, probe or nested check site. Each execution of it sends the
+// outfeed record tuple(s32[] site, operands...), where `site` indexes
+// EntryPoint::sites; the records of one computation are ordered by a token
+// chain (program order). A module with records may not also use
+// stablehlo.outfeed (the two would share the queue): the importer rejects
+// that.
+struct InstrumentSite {
+  enum Kind { kPrint, kProbe, kCheck };
+  Kind kind = kPrint;
+  // kPrint: the operand as written ("%0", printed as "%0 = <value>", as
+  // the reference interpreter does); kProbe: the probe_id.
+  std::string name;
+  // kCheck: actual_output/expected_output index the record's elements.
+  CheckSpec check;
 };
 
 // `interpreter.run_parallel`: a grid of num_replicas x num_partitions
@@ -85,8 +100,10 @@ struct EntryPoint {
   // The function's own results come first in the entry's result tuple.
   int64_t num_results = 0;
   std::vector<CheckSpec> checks;
-  std::vector<ProbeSpec> probes;
-  std::vector<int64_t> prints;  // outputs of interpreter.print, in order
+  std::vector<InstrumentSite> sites;
+  // The modules (by HloModule name: the entry, run_parallel programs and
+  // infeed functions, continuations) whose outfeeds are all records.
+  std::set<std::string> instrumented_modules;
 };
 
 struct ImportedChunk {

@@ -36,6 +36,9 @@ class Parser {
   // --- types (type_parser.cc)
   absl::StatusOr<std::string> ParseElementTypeName();
   absl::StatusOr<Type> ParseTensorType(size_t loc);
+  // A `!quant...` element type of *t (spelled at `loc`): its parameters, and
+  // the storage type as its HLO element type.
+  absl::Status ParseQuantized(Type* t, size_t loc);
   // `(A, B) -> R`, `(A) -> (R1, R2)`, `A, B -> R`, or a bare list `A, B`
   // (then `results` holds the list and `is_function` is false).
   struct TypeSignature {

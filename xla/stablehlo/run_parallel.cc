@@ -46,7 +46,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Emitter::ImportProgram(const Op& op, 
   in_progress_.clear();
   computation_names_.clear();
   extra_outputs_.clear();
-  entry_ = nullptr;  // checks inside a program are not recorded
+  entry_ = nullptr;  // no top-level checks or run_parallel in a program; records_ stays
   entry_comp_ = nullptr;
   tuple_root_ = true;
   absl::StatusOr<HloComputation*> comp = LowerFunction(*it->second, /*is_entry=*/true);
@@ -60,6 +60,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Emitter::ImportProgram(const Op& op, 
   entry_comp_ = saved_slot;
   tuple_root_ = saved_tuple_root;
   if (!comp.ok()) return comp.status();
+  RETURN_IF_ERROR(CheckRecordsAlone(*program, it->second->loc));
   return program;
 }
 
@@ -138,13 +139,14 @@ absl::Status Emitter::SplitAtRunParallel(const Block& block, size_t i, Scope& sc
       if (v->opcode() != HloOpcode::kConstant) carried.push_back(v);
     }
   }
-  // Check and probe operands recorded so far are carried too.
+  // Top-level check operands recorded so far are carried too.
   Values outputs = operands;
   outputs.insert(outputs.end(), carried.begin(), carried.end());
   outputs.insert(outputs.end(), extra_outputs_.begin(), extra_outputs_.end());
   std::unique_ptr<HloComputation>& slot = *entry_comp_;
   slot->set_root_instruction(AddTuple(scope, outputs));
   hlo_->AddEntryComputation(std::move(slot));
+  RETURN_IF_ERROR(CheckRecordsAlone(*hlo_, op.loc));
   if (entry_->stages.empty()) {
     entry_->module = std::move(hlo_);
   } else {
@@ -185,6 +187,7 @@ absl::Status Emitter::SplitAtRunParallel(const Block& block, size_t i, Scope& sc
   }
   scope.values = std::move(values);
   scope.comp = comp;
+  scope.record_token = nullptr;
   size_t next = 0;
   for (const ResultGroup& g : op.results) {
     scope.values[g.name] = Values(results.begin() + next, results.begin() + next + g.count);

@@ -1,6 +1,5 @@
 #include "xla/stablehlo/type_conversion.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "xla/shape_util.h"
@@ -27,9 +26,7 @@ absl::StatusOr<Shape> TypeToShape(const Type& type, const Lexer& lexer) {
   }
   if (type.element_type == PRIMITIVE_TYPE_INVALID) {
     std::string why = "HLO has no such element type";
-    if (absl::StartsWith(type.element, "!quant")) {
-      why = "quantized types need a quantized element type in xla_data.proto";
-    } else if (type.element == "tf32") {
+    if (type.element == "tf32") {
       why = "tf32 (1 sign, 8 exponent and 10 mantissa bits in 19) is not an XLA element type";
     }
     return lexer.Error(type.loc, absl::StrCat("unsupported element type '", type.element, "' (", why, ")"));

@@ -1,6 +1,7 @@
-// StableHLO types -> HLO shapes. Element types HLO lacks (i2/i4, ui2/ui4,
-// the f8/f6/f4 families, tf32, quantized types) are rejected with an error
-// naming the missing PrimitiveType, never dropped or widened.
+// StableHLO types -> HLO shapes. A `!quant.uniform` type is its storage
+// type (the parser resolved it; quant_lowering.cc keeps the parameters).
+// Element types HLO lacks (tf32, other dialect types) are rejected with an
+// error naming the type, never dropped or widened.
 #ifndef XLA_STABLEHLO_TYPE_CONVERSION_H_
 #define XLA_STABLEHLO_TYPE_CONVERSION_H_
 

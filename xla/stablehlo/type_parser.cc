@@ -1,7 +1,9 @@
 // Types: tensor<AxBxT>, tuple<...>, !stablehlo.token, element types.
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xla/stablehlo/parser.h"
+#include "xla/stablehlo/quant_type.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -70,6 +72,16 @@ absl::StatusOr<std::string> Parser::ParseElementTypeName() {
   return word;
 }
 
+absl::Status Parser::ParseQuantized(Type* t, size_t loc) {
+  if (!absl::StartsWith(t->element, "!quant.")) return absl::OkStatus();
+  // The spelling starts after any spaces at `loc`.
+  const size_t start = lex_.text().find('!', loc);
+  ASSIGN_OR_RETURN(QuantizedType q, ParseQuantizedType(t->element, start, lex_));
+  t->element_type = q.storage;
+  t->quant = std::move(q);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Type> Parser::ParseTensorType(size_t loc) {
   // After "tensor<".
   Type t;
@@ -85,8 +97,11 @@ absl::StatusOr<Type> Parser::ParseTensorType(size_t loc) {
     lex_.set_offset(lex_.offset() + 1);
     t.dims.push_back(d);
   }
+  const size_t element_loc = lex_.offset();
   ASSIGN_OR_RETURN(t.element, ParseElementTypeName());
   t.element_type = ElementTypeFromName(t.element);
+  RETURN_IF_ERROR(ParseQuantized(&t, element_loc));
+  RETURN_IF_ERROR(CheckQuantizedTensor(t, lex_));
   if (lex_.Consume(",")) {
     // An encoding attribute (e.g. bounds); ignored for static shapes.
     ASSIGN_OR_RETURN(Attr encoding, ParseAttrValue());
@@ -132,6 +147,7 @@ absl::StatusOr<Type> Parser::ParseType() {
     } else {
       t.element_type = ElementTypeFromName(t.element);
     }
+    RETURN_IF_ERROR(ParseQuantized(&t, loc));
     return t;
   }
   return lex_.ErrorHere("expected a type");

@@ -112,6 +112,9 @@ absl::StatusOr<std::vector<llvm::Value*>> IrEmitter::LeafAddresses(const ValueTr
 
 absl::Status IrEmitter::EmitCopy(llvm::Value* src, const Shape& src_shape, llvm::Value* dst, const Shape& dst_shape,
                                  const std::string& name) {
+  // Tokens have no storage: a token leaf of a loop state or a tuple copy
+  // (a token threaded through a while loop) copies nothing.
+  if (src_shape.IsToken() && dst_shape.IsToken()) return absl::OkStatus();
   ElementalIrEmitter elemental(ctx_, [](const HloInstruction*) { return nullptr; });
   return EmitLoopNestForShape(ctx_, dst_shape, name, [&](const IrIndex& index) {
     elemental.StoreElement(elemental.LoadElement(src, src_shape, index), dst, dst_shape, index);

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla/primitive_util.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -59,11 +60,13 @@ absl::StatusOr<std::unique_ptr<CustomCallInvocation>> CustomCallInvocation::Bind
 absl::Status CustomCallInvocation::Invoke(const void* const* operands, void* const* results) const {
   std::vector<CustomCallOperand> ins(operand_leaves_.size());
   for (size_t i = 0; i < ins.size(); ++i) {
-    ins[i] = {operand_leaves_[i].element_type(), operand_leaves_[i].dimensions(), operands[i]};
+    const PrimitiveType type = operand_leaves_[i].element_type();
+    ins[i] = {type, operand_leaves_[i].dimensions(), operands[i], primitive_util::LowercaseName(type)};
   }
   std::vector<CustomCallResult> outs(result_leaves_.size());
   for (size_t i = 0; i < outs.size(); ++i) {
-    outs[i] = {result_leaves_[i].element_type(), result_leaves_[i].dimensions(), results[i]};
+    const PrimitiveType type = result_leaves_[i].element_type();
+    outs[i] = {type, result_leaves_[i].dimensions(), results[i], primitive_util::LowercaseName(type)};
   }
   absl::Status status = (*handler_)(ins, outs, attributes_);
   if (status.ok()) return status;

@@ -37,11 +37,17 @@ namespace xla {
 
 // One row-major array buffer. `Data` is `const void` for operands, `void`
 // for results.
+//
+// Everything a plugin calls is inline here or virtual (CustomCallRegistrar),
+// so a plugin links no generated proto code of its own (which would clash
+// with the host's registration of the same .proto files).
 template <typename Data>
 struct CustomCallBuffer {
   PrimitiveType element_type = PRIMITIVE_TYPE_INVALID;
   absl::Span<const int64_t> dimensions;
   Data* data = nullptr;
+  // The element type's lowercase name ("f32"), for messages.
+  absl::string_view element_type_name;
 
   int64_t element_count() const {
     int64_t n = 1;
@@ -52,8 +58,9 @@ struct CustomCallBuffer {
   template <typename T>
   absl::StatusOr<absl::Span<std::conditional_t<std::is_const_v<Data>, const T, T>>> typed() const {
     if (primitive_util::NativeToPrimitiveType<T>() != element_type) {
-      return InvalidArgument("custom-call buffer holds %s, not %s", PrimitiveType_Name(element_type),
-                             PrimitiveType_Name(primitive_util::NativeToPrimitiveType<T>()));
+      return InvalidArgument("custom-call buffer holds %s elements, not the type asked for (PrimitiveType %d)",
+                             element_type_name.empty() ? "other" : element_type_name,
+                             static_cast<int>(primitive_util::NativeToPrimitiveType<T>()));
     }
     using Element = std::conditional_t<std::is_const_v<Data>, const T, T>;
     return absl::Span<Element>(static_cast<Element*>(data), static_cast<size_t>(element_count()));

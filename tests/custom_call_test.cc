@@ -253,6 +253,31 @@ TEST_P(CustomCallTest, UnknownTargetsFailToCompileNamingThem) {
   ComputeAndCompareR1<float>(&ok, {4, 6});
 }
 
+TEST_P(CustomCallTest, FromStableHlo) {
+  // An unregistered target imports and then fails to compile, naming it.
+  absl::StatusOr<ExecutionHandle> unknown = client()->CompileStableHlo(R"(
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.custom_call @system(%x) {backend_config = "rm -rf /"} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+})");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound) << unknown.status();
+  EXPECT_TRUE(absl::StrContains(unknown.status().message(), "target 'system' is not registered")) << unknown.status();
+
+  SKIP_IF_REMOTE();
+  ASSERT_OK_AND_ASSIGN(ExecutionHandle handle, client()->CompileStableHlo(R"(
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.custom_call @test.add_one_and_scale(%x) {backend_config = {scale = 3.0 : f32}, api_version = 4 : i32} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+})"));
+  ASSERT_OK_AND_ASSIGN(auto x, client()->TransferToServer(Literal::CreateR1<float>({0, 1, -1})));
+  GlobalData* args[] = {x.get()};
+  ASSERT_OK_AND_ASSIGN(auto result, client()->Execute(handle, args));
+  ASSERT_OK_AND_ASSIGN(Literal value, client()->TransferToClient(*result));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({3, 6, 0}), value));
+  EXPECT_OK(client()->UnregisterExecutable(handle));
+}
+
 XLA_CLIENT_TEST_P(CustomCallTest);
 
 }  // namespace

@@ -84,6 +84,9 @@ class Emitter {
   absl::StatusOr<Values> LowerConditional(const Op& op, Scope& scope, HloInstruction* index);
   absl::StatusOr<Values> LowerCall(const Op& op, Scope& scope, const std::string& callee);
   absl::StatusOr<Values> LowerCheck(const Op& op, Scope& scope);
+  // stablehlo.custom_call of a target other than check.* (custom_call_lowering.cc).
+  absl::StatusOr<Values> LowerCustomCall(const Op& op, Scope& scope, const std::string& target);
+  absl::StatusOr<std::vector<int64_t>> LayoutList(const Attr& layout) const;
 
   // The op handlers: StableHLO ops (op_lowering.cc) and chlo ops
   // (chlo_lowering.cc). Return the op's results.

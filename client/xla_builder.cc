@@ -646,6 +646,26 @@ XlaOp XlaBuilder::Fft(XlaOp operand, FftType fft_type, absl::Span<const int64_t>
   }());
 }
 
+XlaOp XlaBuilder::CustomCall(const std::string& target_name, absl::Span<const XlaOp> operands, const Shape& shape,
+                             const std::string& opaque, bool has_side_effect, CustomCallApiVersion api_version,
+                             const std::vector<Shape>* operand_shapes_with_layout) {
+  return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes(operands));
+    std::vector<const Shape*> ptrs;
+    for (const Shape& s : shapes) ptrs.push_back(&s);
+    HloInstructionProto proto;
+    proto.set_custom_call_target(target_name);
+    proto.set_backend_config(opaque);
+    proto.set_custom_call_has_side_effect(has_side_effect);
+    proto.set_custom_call_api_version(api_version);
+    if (operand_shapes_with_layout != nullptr) {
+      for (const Shape& s : *operand_shapes_with_layout) *proto.add_operand_shapes_with_layout() = s.ToProto();
+    }
+    ASSIGN_OR_RETURN(Shape out, ShapeInference::InferCustomCallShape(ptrs, proto, shape));
+    return AddInstruction(proto, HloOpcode::kCustomCall, out, operands);
+  }());
+}
+
 XlaOp XlaBuilder::TriangularSolve(XlaOp a, XlaOp b, const TriangularSolveOptions& options) {
   return ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     ASSIGN_OR_RETURN(std::vector<Shape> shapes, GetShapes({a, b}));
@@ -1313,6 +1333,20 @@ XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower, bool unit_di
   options.set_unit_diagonal(unit_diagonal);
   options.set_transpose_a(transpose_a);
   return builder->TriangularSolve(a, b, options);
+}
+
+XlaOp CustomCall(XlaBuilder* builder, const std::string& target_name, absl::Span<const XlaOp> operands,
+                 const Shape& shape, const std::string& opaque, bool has_side_effect,
+                 CustomCallApiVersion api_version) {
+  return builder->CustomCall(target_name, operands, shape, opaque, has_side_effect, api_version, nullptr);
+}
+
+XlaOp CustomCallWithLayout(XlaBuilder* builder, const std::string& target_name, absl::Span<const XlaOp> operands,
+                           const Shape& shape_with_layout, absl::Span<const Shape> operand_shapes_with_layout,
+                           const std::string& opaque, bool has_side_effect, CustomCallApiVersion api_version) {
+  const std::vector<Shape> layouts(operand_shapes_with_layout.begin(), operand_shapes_with_layout.end());
+  return builder->CustomCall(target_name, operands, shape_with_layout, opaque, has_side_effect, api_version,
+                             &layouts);
 }
 
 XlaOp Cholesky(XlaOp a, bool lower) {

@@ -129,6 +129,9 @@ class XlaBuilder {
   XlaOp Fft(XlaOp operand, FftType fft_type, absl::Span<const int64_t> fft_length);
   XlaOp TriangularSolve(XlaOp a, XlaOp b, const TriangularSolveOptions& options);
   XlaOp Cholesky(XlaOp a, bool lower);
+  XlaOp CustomCall(const std::string& target_name, absl::Span<const XlaOp> operands, const Shape& shape,
+                   const std::string& opaque, bool has_side_effect, CustomCallApiVersion api_version,
+                   const std::vector<Shape>* operand_shapes_with_layout);
   XlaOp Call(const XlaComputation& computation, absl::Span<const XlaOp> operands);
   XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
   XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branches,
@@ -413,6 +416,22 @@ XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower, bool unit_di
 // of a; the other triangle of the result is zero, and a matrix that is not
 // positive definite (a pivot whose square root is NaN) gives all NaNs.
 XlaOp Cholesky(XlaOp a, bool lower);
+// CustomCall: calls the host function registered under `target_name` in
+// the CustomCallRegistry (xla/custom_call) with the operands' array leaves,
+// filling the leaves of the declared result `shape`. `opaque` is the
+// backend_config: a string the handler reads itself, or with
+// API_VERSION_TYPED_FFI a dictionary of typed attributes
+// ("{scale = 2.0 : f32}"). An unregistered target fails at compile time.
+// Every custom call is kept by the passes (`has_side_effect` is recorded).
+XlaOp CustomCall(XlaBuilder* builder, const std::string& target_name, absl::Span<const XlaOp> operands,
+                 const Shape& shape, const std::string& opaque = "", bool has_side_effect = false,
+                 CustomCallApiVersion api_version = API_VERSION_ORIGINAL);
+// As CustomCall, with one layout constraint per operand (handlers see
+// row-major buffers, so other layouts are rejected when compiling).
+XlaOp CustomCallWithLayout(XlaBuilder* builder, const std::string& target_name, absl::Span<const XlaOp> operands,
+                           const Shape& shape_with_layout, absl::Span<const Shape> operand_shapes_with_layout,
+                           const std::string& opaque = "", bool has_side_effect = false,
+                           CustomCallApiVersion api_version = API_VERSION_ORIGINAL);
 // --- Tokens, side effects and collectives (xla_builder_distributed.cc) ----------
 // A token joining `tokens` (none: a fresh token, as CreateToken).
 XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -18,6 +19,8 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "service/grpc_service.h"
+#include "xla/custom_call/custom_call_plugin.h"
+#include "xla/custom_call/custom_call_registry.h"
 
 ABSL_FLAG(std::string, address, "127.0.0.1",
           "Address to listen on. The default is loopback only; use 0.0.0.0 to listen on all interfaces.");
@@ -45,6 +48,11 @@ ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain for TLS (with --tls_
 ABSL_FLAG(std::string, tls_key, "", "PEM private key for TLS (with --tls_cert).");
 ABSL_FLAG(int64_t, session_idle_timeout_seconds, 600,
           "Sessions idle this long are closed and their buffers freed.");
+ABSL_FLAG(std::string, custom_call_plugin, "",
+          "A shared library whose XlaRegisterCustomCalls entry point registers custom-call targets "
+          "(xla/custom_call/custom_call_plugin.h); repeat the flag for several. Computations can call only "
+          "targets linked into this binary or registered by these plugins. A plugin that fails to load is a "
+          "startup error.");
 
 namespace xla {
 namespace {
@@ -62,7 +70,22 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-int Main() {
+// Every --custom_call_plugin value in order (absl keeps only the last one).
+std::vector<std::string> PluginPaths(int argc, char** argv) {
+  std::vector<std::string> paths;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (absl::ConsumePrefix(&arg, "--custom_call_plugin=") || absl::ConsumePrefix(&arg, "-custom_call_plugin=")) {
+      paths.emplace_back(arg);
+    } else if ((arg == "--custom_call_plugin" || arg == "-custom_call_plugin") && i + 1 < argc) {
+      paths.emplace_back(argv[++i]);
+    }
+  }
+  return paths;
+}
+
+int Main(const std::vector<std::string>& plugins) {
   // Signals are taken by a dedicated thread (sigwait), so block them in
   // every thread before any is created.
   sigset_t signals;
@@ -86,6 +109,14 @@ int Main() {
     grpc::SslServerCredentialsOptions ssl;
     ssl.pem_key_cert_pairs.push_back({*key, *cert});
     credentials = grpc::SslServerCredentials(ssl);
+  }
+
+  // Before any request: the registry the backends bind custom calls to.
+  for (const std::string& path : plugins) {
+    if (path.empty()) return Fail("--custom_call_plugin needs a path");
+    absl::Status loaded = LoadCustomCallPlugin(path, CustomCallRegistry::Global());
+    if (!loaded.ok()) return Fail(std::string(loaded.message()));
+    std::fprintf(stderr, "xla_service: loaded custom-call plugin %s\n", path.c_str());
   }
 
   ServiceLimits limits;
@@ -152,11 +183,13 @@ int main(int argc, char** argv) {
       "The XLA execution service daemon.\n"
       "usage: xla_service [--address=127.0.0.1] [--port=0] [--backend=NAME] [--max_memory_bytes=N]\n"
       "                   [--max_session_bytes=N] [--cache_bytes=N] [--threads=N] [--auth_token_file=F]\n"
-      "                   [--tls_cert=F --tls_key=F] [--session_idle_timeout_seconds=N]");
+      "                   [--tls_cert=F --tls_key=F] [--session_idle_timeout_seconds=N]\n"
+      "                   [--custom_call_plugin=LIB.so ...]");
+  const std::vector<std::string> plugins = xla::PluginPaths(argc, argv);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() > 1) {
     std::fprintf(stderr, "xla_service: unexpected argument '%s' (see --help)\n", positional[1]);
     return 1;
   }
-  return xla::Main();
+  return xla::Main(plugins);
 }

@@ -259,6 +259,7 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kRngBitGenerator:
     case HloOpcode::kSort: case HloOpcode::kTopK:
     case HloOpcode::kFft: case HloOpcode::kTriangularSolve: case HloOpcode::kCholesky:
+    case HloOpcode::kCustomCall:
       return true;
     default:
       return false;
@@ -1631,6 +1632,41 @@ absl::StatusOr<Shape> ShapeInference::InferCholeskyShape(const Shape& a) {
   return NoLayout(a);
 }
 
+absl::StatusOr<Shape> ShapeInference::InferCustomCallShape(absl::Span<const Shape* const> operands,
+                                                           const HloInstructionProto& attrs,
+                                                           const Shape& declared_shape) {
+  const std::string op = "CustomCall";
+  if (attrs.custom_call_target().empty()) return InvalidArgument("%s: custom_call_target is empty", op);
+  const std::string label = absl::StrCat(op, " '", attrs.custom_call_target(), "'");
+  if (!CustomCallApiVersion_IsValid(attrs.custom_call_api_version())) {
+    return InvalidArgument("%s: unknown api_version %d", label, attrs.custom_call_api_version());
+  }
+  if (declared_shape.element_type() == PRIMITIVE_TYPE_INVALID) {
+    return InvalidArgument("%s: the result shape must be declared", label);
+  }
+  absl::Status valid = ShapeUtil::ValidateShape(declared_shape);
+  if (!valid.ok()) return InvalidArgument("%s: invalid declared result shape: %s", label, valid.message());
+  const auto& constraints = attrs.operand_shapes_with_layout();
+  if (!constraints.empty()) {
+    if (constraints.size() != static_cast<int>(operands.size())) {
+      return InvalidArgument("%s: %d operand layout constraints for %d operands", label, constraints.size(),
+                             operands.size());
+    }
+    for (size_t i = 0; i < operands.size(); ++i) {
+      absl::StatusOr<Shape> c = ShapeUtil::FromProto(constraints[static_cast<int>(i)]);
+      if (!c.ok()) return InvalidArgument("%s: operand layout constraint %d: %s", label, i, c.status().message());
+      if (!c->Compatible(*operands[i])) {
+        return InvalidArgument("%s: operand layout constraint %d is %s but operand %d is %s", label, i,
+                               c->ToString(), i, operands[i]->ToString());
+      }
+      if (c->IsArray() && !c->has_layout()) {
+        return InvalidArgument("%s: operand layout constraint %d (%s) has no layout", label, i, c->ToString());
+      }
+    }
+  }
+  return NoLayout(declared_shape);
+}
+
 absl::StatusOr<Shape> ShapeInference::InferMapShape(absl::Span<const Shape* const> operands,
                                                     const ProgramShape& to_apply,
                                                     absl::Span<const int64_t> dimensions) {
@@ -1960,6 +1996,8 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
     case HloOpcode::kCholesky:
       RETURN_IF_ERROR(expect_operands(1));
       return InferCholeskyShape(*operands[0]);
+    case HloOpcode::kCustomCall:
+      return InferCustomCallShape(operands, attrs, declared_shape);
     case HloOpcode::kMap:
       return InferMapShape(operands, *called[0], attrs.dimensions());
     case HloOpcode::kCall:

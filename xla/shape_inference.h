@@ -168,6 +168,13 @@ class ShapeInference {
                                                          const TriangularSolveOptions& options);
   // Cholesky: a batch of square floating-point or complex matrices; same shape.
   static absl::StatusOr<Shape> InferCholeskyShape(const Shape& a);
+  // CustomCall: the result is the declared shape (arrays, tuples, tokens),
+  // checked to be valid; the target is named; operand layout constraints,
+  // when given, are one per operand, compatible with it and laid out.
+  // Whether the target exists is the backends' compile-time check
+  // (xla/custom_call), not a property of shapes.
+  static absl::StatusOr<Shape> InferCustomCallShape(absl::Span<const Shape* const> operands,
+                                                    const HloInstructionProto& attrs, const Shape& declared_shape);
   static absl::StatusOr<Shape> InferMapShape(absl::Span<const Shape* const> operands,
                                              const ProgramShape& to_apply,
                                              absl::Span<const int64_t> dimensions);

@@ -780,12 +780,37 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
   for (HloOpcode op : {HloOpcode::kAllToAll, HloOpcode::kReduceScatter,
-                       HloOpcode::kRng, HloOpcode::kCustomCall}) {
+                       HloOpcode::kRng, HloOpcode::kAddDependency}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
     EXPECT_EQ(r.status().message(), absl::StrCat(HloOpcodeString(op), ": shape inference is not implemented yet"));
   }
+}
+
+TEST(InstructionTest, CustomCallResultIsTheDeclaredShape) {
+  HloInstructionProto attrs;
+  attrs.set_custom_call_target("t");
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCustomCall, {S("f32[2]"), S("s32[]")}, attrs, {}, S("(f32[3], s8[2,2])")),
+                      "(f32[3], s8[2,2])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCustomCall, {}, attrs, {}, S("f32[]")), "f32[]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCustomCall, {}, attrs), {"CustomCall 't'", "must be declared"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCustomCall, {}, attrs, {}, Shape(F32, {-1})),
+                      {"CustomCall 't'", "invalid declared result shape"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCustomCall, {}, HloInstructionProto(), {}, S("f32[]")),
+                      {"custom_call_target is empty"}));
+  HloInstructionProto version = attrs;
+  version.set_custom_call_api_version(static_cast<CustomCallApiVersion>(9));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCustomCall, {}, version, {}, S("f32[]")), {"unknown api_version 9"}));
+  HloInstructionProto layouts = attrs;
+  *layouts.add_operand_shapes_with_layout() = S("f32[2]{0}").ToProto();
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kCustomCall, {S("f32[2]")}, layouts, {}, S("f32[]")), "f32[]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCustomCall, {S("f32[3]")}, layouts, {}, S("f32[]")),
+                      {"operand layout constraint 0 is f32[2] but operand 0 is f32[3]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCustomCall, {S("f32[2]"), S("f32[2]")}, layouts, {}, S("f32[]")),
+                      {"1 operand layout constraints for 2 operands"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kCustomCall, {S("f32[2]")}, attrs, {ProgramShape()}, S("f32[]")),
+                      {"expects 0 called computations"}));
 }
 
 TEST(InstructionTest, ReducePrecision) {

@@ -10,6 +10,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "xla/custom_call/custom_call_invocation.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -24,6 +25,8 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   if (module == nullptr || module->entry_computation() == nullptr) {
     return InvalidArgument("CPU backend: module has no entry computation");
   }
+  // An unregistered custom-call target fails before any pass or code.
+  RETURN_IF_ERROR(CheckCustomCallTargets(*module));
   RETURN_IF_ERROR(RunCpuHloPasses(module.get(), options));
   ASSIGN_OR_RETURN(const CpuTarget target, ResolveCpuTarget(options.xla_cpu_target()));
   ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create(target));
@@ -57,7 +60,8 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
-                                         std::move(optimized_ir), threads, FeaturesMissingOnHost(target));
+                                         std::move(optimized_ir), threads, FeaturesMissingOnHost(target),
+                                         emitter.TakeCustomCalls());
 }
 
 }  // namespace cpu

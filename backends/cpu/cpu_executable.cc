@@ -39,14 +39,16 @@ bool SameLayouts(const Shape& a, const Shape& b) {
 
 CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
                              int64_t arena_bytes, std::string optimized_ir, int threads,
-                             std::vector<std::string> features_missing_on_host)
+                             std::vector<std::string> features_missing_on_host,
+                             std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls)
     : Executable(std::move(module)),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),
       optimized_ir_(std::move(optimized_ir)),
       device_(SharedThreadPoolDevice(threads)),
-      features_missing_on_host_(std::move(features_missing_on_host)) {}
+      features_missing_on_host_(std::move(features_missing_on_host)),
+      custom_calls_(std::move(custom_calls)) {}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control) {

@@ -10,6 +10,7 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/codegen/jit.h"
+#include "xla/custom_call/custom_call_invocation.h"
 
 namespace xla {
 namespace cpu {
@@ -24,7 +25,8 @@ class CpuExecutable : public Executable {
   // lacks (cpu_target.h); if any, Execute refuses instead of crashing.
   CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
                 int64_t arena_bytes, std::string optimized_ir, int threads,
-                std::vector<std::string> features_missing_on_host = {});
+                std::vector<std::string> features_missing_on_host = {},
+                std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls = {});
 
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
@@ -45,6 +47,8 @@ class CpuExecutable : public Executable {
   std::string optimized_ir_;
   const void* device_;  // Eigen::ThreadPoolDevice, or null for one thread
   std::vector<std::string> features_missing_on_host_;
+  // The bound custom calls whose addresses the code holds.
+  std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls_;
 };
 
 }  // namespace cpu

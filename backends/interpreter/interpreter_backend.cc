@@ -1,5 +1,6 @@
 #include "backends/interpreter/interpreter_backend.h"
 
+#include "xla/custom_call/custom_call_invocation.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/status_macros.h"
 
@@ -27,6 +28,8 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> InterpreterExecutable::Execute(
 
 absl::StatusOr<std::unique_ptr<Executable>> InterpreterCompiler::Compile(std::unique_ptr<HloModule> module,
                                                                          const DebugOptions& options) {
+  // An unregistered custom-call target fails here, not when it runs.
+  RETURN_IF_ERROR(CheckCustomCallTargets(*module));
   return std::make_unique<InterpreterExecutable>(std::move(module));
 }
 

@@ -110,6 +110,10 @@ absl::StatusOr<Literal> EvaluateTriangularSolve(const HloInstruction& instructio
                                                 const Literal& b);
 absl::StatusOr<Literal> EvaluateCholesky(const HloInstruction& instruction, const Literal& a);
 
+// --- CustomCall (custom_call_op.cc): the registered handler -------------------
+absl::StatusOr<Literal> EvaluateCustomCall(const HloInstruction& instruction,
+                                           absl::Span<const Literal* const> operands);
+
 // --- Reduce and map (reduce_op.cc) ---------------------------------------------
 absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction,
                                        absl::Span<const Literal* const> operands,

@@ -397,6 +397,8 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
       return ei::EvaluateTriangularSolve(instruction, *operands[0], *operands[1]);
     case HloOpcode::kCholesky:
       return ei::EvaluateCholesky(instruction, *operands[0]);
+    case HloOpcode::kCustomCall:
+      return ei::EvaluateCustomCall(instruction, operands);
     case HloOpcode::kReduce:
       RETURN_IF_ERROR(need_called(1));
       return ei::EvaluateReduce(instruction, operands, run);

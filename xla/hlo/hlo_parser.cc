@@ -778,6 +778,8 @@ absl::Status Parser::ApplyAttribute(const std::string& key, size_t key_pos, size
       {"fft_type", {HloOpcode::kFft}},
       {"fft_length", {HloOpcode::kFft}},
       {"k", {HloOpcode::kTopK}},
+      {"api_version", {HloOpcode::kCustomCall}},
+      {"custom_call_has_side_effect", {HloOpcode::kCustomCall}},
       {"largest", {HloOpcode::kTopK}},
       {"exponent_bits", {HloOpcode::kReducePrecision}},
       {"mantissa_bits", {HloOpcode::kReducePrecision}},
@@ -916,6 +918,17 @@ absl::Status Parser::ApplyAttribute(const std::string& key, size_t key_pos, size
   }
   if (key == "fft_length") return int_list(p.mutable_fft_length());
   if (key == "custom_call_target") return string_value([&](std::string v) { p.set_custom_call_target(v); });
+  if (key == "custom_call_has_side_effect") {
+    return bool_value([&](bool v) { p.set_custom_call_has_side_effect(v); });
+  }
+  if (key == "api_version") {
+    return enum_value("custom-call api_version", [&](const std::string& w) {
+      CustomCallApiVersion v;
+      if (!CustomCallApiVersion_Parse(w, &v)) return false;
+      p.set_custom_call_api_version(v);
+      return true;
+    });
+  }
   if (key == "infeed_config") return string_value([&](std::string v) { p.set_infeed_config(v); });
   if (key == "outfeed_config") return string_value([&](std::string v) { p.set_outfeed_config(v); });
   if (key == "backend_config") {

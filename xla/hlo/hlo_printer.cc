@@ -344,6 +344,10 @@ void AddAttributes(const HloInstruction& instr, AttrList* out) {
   if (op == HloOpcode::kCustomCall || !a.custom_call_target().empty()) {
     out->Add("custom_call_target", Quote(a.custom_call_target()));
   }
+  if (a.custom_call_has_side_effect()) out->Add("custom_call_has_side_effect", "true");
+  if (a.custom_call_api_version() != API_VERSION_UNSPECIFIED) {
+    out->Add("api_version", CustomCallApiVersion_Name(a.custom_call_api_version()));
+  }
   if (a.operand_shapes_with_layout_size() > 0) {
     std::vector<std::string> shapes;
     for (const ShapeProto& s : a.operand_shapes_with_layout()) shapes.push_back(ShapeProtoText(s));

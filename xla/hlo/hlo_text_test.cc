@@ -408,6 +408,7 @@ ENTRY %main {
   %x = f32[4]{0} parameter(9)
   %cc = f32[4]{0} custom-call(%x), custom_call_target="my_target", operand_layout_constraints={f32[4]{0}}, backend_config="cfg \"quoted\", with comma"
   %cc2 = f32[4]{0} custom-call(%x), custom_call_target="t2", backend_config={"k": [1, 2], "s": "a,b"}
+  %cc3 = (f32[4]{0}, s32[]) custom-call(%x, %x), custom_call_target="t3", custom_call_has_side_effect=true, api_version=API_VERSION_TYPED_FFI, backend_config={scale = 2.5 : f32, name = "a,b"}
   %scale = f32[3]{0} parameter(10)
   %bn = (f32[1,8,8,3]{3,2,1,0}, f32[3]{0}, f32[3]{0}) batch-norm-training(%img, %scale, %scale), epsilon=0.001, feature_index=3
   %topk = (f32[2]{0}, s32[2]{0}) topk(%x), k=2, largest=false
@@ -498,6 +499,10 @@ TEST(HloTextTest, RoundTripLinalgAndMiscAttributes) {
   EXPECT_EQ(FindInstruction(proto, "cc")->backend_config(), "cfg \"quoted\", with comma");
   EXPECT_EQ(FindInstruction(proto, "cc")->operand_shapes_with_layout_size(), 1);
   EXPECT_EQ(FindInstruction(proto, "cc2")->backend_config(), "{\"k\": [1, 2], \"s\": \"a,b\"}");
+  EXPECT_EQ(FindInstruction(proto, "cc2")->custom_call_api_version(), API_VERSION_UNSPECIFIED);
+  EXPECT_TRUE(FindInstruction(proto, "cc3")->custom_call_has_side_effect());
+  EXPECT_EQ(FindInstruction(proto, "cc3")->custom_call_api_version(), API_VERSION_TYPED_FFI);
+  EXPECT_EQ(FindInstruction(proto, "cc3")->backend_config(), "{scale = 2.5 : f32, name = \"a,b\"}");
   EXPECT_FLOAT_EQ(FindInstruction(proto, "bn")->epsilon(), 0.001f);
   EXPECT_EQ(FindInstruction(proto, "bn")->feature_index(), 3);
   EXPECT_EQ(FindInstruction(proto, "topk")->k(), 2);
@@ -566,6 +571,8 @@ TEST(HloTextTest, RoundTripLinalgAndMiscAttributes) {
            "custom-call(%x), custom_call_target=\"my_target\", operand_layout_constraints={f32[4]{0}}, "
            "backend_config=\"cfg \\\"quoted\\\", with comma\"\n",
            "backend_config={\"k\": [1, 2], \"s\": \"a,b\"}\n",
+           "custom-call(%x, %x), custom_call_target=\"t3\", custom_call_has_side_effect=true, "
+           "api_version=API_VERSION_TYPED_FFI, backend_config={scale = 2.5 : f32, name = \"a,b\"}\n",
            "batch-norm-training(%img, %scale, %scale), epsilon=0.001, feature_index=3\n",
            "topk(%x), k=2, largest=false\n",
            "sharding={devices=[2,1]0,1}\n",

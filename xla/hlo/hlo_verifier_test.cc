@@ -382,10 +382,10 @@ TEST(HloVerifierTest, UnimplementedOpsAreRejected) {
   auto module = std::make_unique<HloModule>("m");
   Comp main("main");
   HloInstruction* x = main.Param(0, "f32[4]", "x");
-  main.Op(HloOpcode::kCustomCall, "f32[4]", {x}, "cc");
+  main.Op(HloOpcode::kAddDependency, "f32[4]", {x, x}, "ad");
   main.Finish(module.get(), true);
   EXPECT_TRUE(FailsWith(VerifyHloModule(*module),
-                        {"instruction 'cc' in computation 'main': custom-call: shape inference is not implemented yet"},
+                        {"instruction 'ad' in computation 'main': add-dependency: shape inference is not implemented yet"},
                         absl::StatusCode::kUnimplemented));
 }
 

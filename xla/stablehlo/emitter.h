@@ -92,6 +92,9 @@ class Emitter {
   // Sends tuple(site, values...) to the outfeed when records are wanted
   // (check_lowering.cc; see InstrumentSite).
   absl::Status EmitRecord(const Op& op, Scope& scope, InstrumentSite site, const Values& values);
+  // stablehlo.custom_call of a target other than check.* (custom_call_lowering.cc).
+  absl::StatusOr<Values> LowerCustomCall(const Op& op, Scope& scope, const std::string& target);
+  absl::StatusOr<std::vector<int64_t>> LayoutList(const Attr& layout) const;
 
   // The op handlers: StableHLO ops (op_lowering.cc) and chlo ops
   // (chlo_lowering.cc). Return the op's results.

@@ -339,3 +339,57 @@ TEST(ImporterTest, NarrowIntegersAndSmallFloats) {
 }  // namespace
 }  // namespace stablehlo
 }  // namespace xla
+
+namespace xla {
+namespace stablehlo {
+namespace {
+
+// A custom_call of any target imports (whether it is registered is the
+// backends' compile-time check); its attributes land in the HLO.
+TEST(ImporterTest, CustomCallTargetsAndAttributes) {
+  absl::StatusOr<std::vector<ImportedChunk>> chunks = ImportStableHlo(R"(
+func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<i32>) {
+  %0 = stablehlo.custom_call @my.scale(%x) {backend_config = {scale = 2.5 : f32, name = "a\"b", on = true}, api_version = 4 : i32, has_side_effect = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1:2 = stablehlo.custom_call @my.pair(%0) {backend_config = "opaque text", operand_layouts = [dense<[1, 0]> : tensor<2xindex>]} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<i32>)
+  return %1#0, %1#1 : tensor<2x3xf32>, tensor<i32>
+}
+)", "cc.mlir");
+  ASSERT_TRUE(chunks.ok()) << chunks.status();
+  const HloModule& module = *(*chunks)[0].entries[0].module;
+  ASSERT_TRUE(VerifyHloModule(module).ok()) << VerifyHloModule(module);
+  std::vector<const HloInstruction*> calls;
+  for (const HloInstruction* i : module.entry_computation()->instructions()) {
+    if (i->opcode() == HloOpcode::kCustomCall) calls.push_back(i);
+  }
+  ASSERT_EQ(calls.size(), 2u);
+  const HloInstruction* scale = calls[0]->attributes().custom_call_target() == "my.scale" ? calls[0] : calls[1];
+  const HloInstruction* pair = scale == calls[0] ? calls[1] : calls[0];
+  EXPECT_EQ(scale->attributes().backend_config(), R"({"scale" = 2.5 : f32, "name" = "a\"b", "on" = true})");
+  EXPECT_EQ(scale->attributes().custom_call_api_version(), API_VERSION_TYPED_FFI);
+  EXPECT_TRUE(scale->attributes().custom_call_has_side_effect());
+  EXPECT_EQ(pair->attributes().custom_call_target(), "my.pair");
+  EXPECT_EQ(pair->attributes().backend_config(), "opaque text");
+  EXPECT_EQ(pair->attributes().custom_call_api_version(), API_VERSION_ORIGINAL);
+  EXPECT_EQ(pair->shape().ToString(), "(f32[2,3], s32[])");
+}
+
+TEST(ImporterTest, CustomCallFormsWithoutAnHloMeaningAreErrors) {
+  const std::string head = "func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {\n  %0 = stablehlo.custom_call @t(%x) ";
+  const std::string tail = " : (tensor<2x3xf32>) -> tensor<2x3xf32>\n  return %0 : tensor<2x3xf32>\n}\n";
+  EXPECT_NE(ImportError(head + "{operand_layouts = [dense<[0, 1]> : tensor<2xindex>]}" + tail)
+                .find("only row-major layouts are supported"),
+            std::string::npos);
+  EXPECT_NE(ImportError(head + "{backend_config = {a = 1}, api_version = 2 : i32}" + tail)
+                .find("a dictionary backend_config needs api_version = 4"),
+            std::string::npos);
+  EXPECT_NE(ImportError(head + "{backend_config = {a = [1, 2]}, api_version = 4 : i32}" + tail)
+                .find("backend_config entry 'a'"),
+            std::string::npos);
+  EXPECT_NE(ImportError(head + "{api_version = 9 : i32}" + tail).find("unknown api_version 9"), std::string::npos);
+  EXPECT_NE(ImportError(head + "{called_computations = [@f]}" + tail).find("called_computations is not supported"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace stablehlo
+}  // namespace xla

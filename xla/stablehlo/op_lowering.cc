@@ -838,7 +838,7 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     const Attr* target = FindAttr(op, {"call_target_name", "callee"});
     if (target == nullptr) return OpError(op, "needs a call target");
     if (absl::StartsWith(target->text, "check.")) return LowerCheck(op, scope);
-    return OpError(op, absl::StrCat("custom call target '", target->text, "' is not supported"));
+    return LowerCustomCall(op, scope, target->text);
   }
   if (name == "composite") {
     const Attr* d = FindAttr(op, {"decomposition"});

@@ -1,10 +1,11 @@
-// Side-effecting instructions (collectives, I/O) survive the passes: never
+// Side-effecting instructions (collectives, I/O, custom calls) survive the passes: never
 // removed when unused, merged with an identical one, or folded; and a
 // computation's post order keeps them in definition order.
 #include <algorithm>
 #include <memory>
 
 #include "gtest/gtest.h"
+#include "xla/custom_call/custom_call_registry.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/transforms/common_subexpression_elimination.h"
 #include "xla/transforms/constant_folding.h"
@@ -100,6 +101,44 @@ ENTRY main {
   };
   EXPECT_LT(position("first"), position("second"));
   EXPECT_LT(position("second"), position("r"));
+}
+
+}  // namespace
+}  // namespace xla
+
+namespace xla {
+namespace {
+
+// out = 2 * in over f32 (the module's "f" and "log" targets).
+absl::Status Twice(absl::Span<const CustomCallOperand> operands, absl::Span<const CustomCallResult> results,
+                   const CustomCallAttributes&) {
+  ASSIGN_OR_RETURN(auto in, operands[0].typed<float>());
+  ASSIGN_OR_RETURN(auto out, results[0].typed<float>());
+  for (size_t i = 0; i < in.size(); ++i) out[i] = 2 * in[i];
+  return absl::OkStatus();
+}
+XLA_REGISTER_CUSTOM_CALL("f", Twice);
+XLA_REGISTER_CUSTOM_CALL("log", Twice);
+
+// Custom calls are kept whether or not they declare a side effect: a host
+// function may do I/O the passes cannot see.
+TEST(SideEffectsTest, StandardPipelineKeepsEveryCustomCall) {
+  constexpr char kCustomCalls[] = R"(
+HloModule m
+ENTRY main {
+  c = f32[2] constant({1, 2})
+  p = f32[2] parameter(0)
+  unused = f32[2] custom-call(p), custom_call_target="log"
+  x = f32[2] custom-call(c), custom_call_target="f"
+  y = f32[2] custom-call(c), custom_call_target="f"
+  z = f32[2] custom-call(c), custom_call_target="f", custom_call_has_side_effect=true
+  ROOT r = f32[2] add(x, y)
+})";
+  HloPassPipeline pipeline("standard");
+  AddStandardHloPasses(&pipeline);
+  testing::PassRun run = RunPass(pipeline, kCustomCalls);
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kCustomCall), 4);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "backends/cpu/codegen/alias_analysis.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/collective_emitter.h"
+#include "backends/cpu/codegen/custom_call_emitter.h"
 #include "backends/cpu/codegen/dot_emitter.h"
 #include "backends/cpu/codegen/random_bits_emitter.h"
 #include "backends/cpu/codegen/linalg_emitter.h"
@@ -188,7 +189,7 @@ bool IrEmitter::HasEmitter(HloOpcode opcode) {
     case HloOpcode::kConvolution: case HloOpcode::kScatter: case HloOpcode::kSelectAndScatter:
     case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kRngBitGenerator: case HloOpcode::kSort:
     case HloOpcode::kFft: case HloOpcode::kTriangularSolve: case HloOpcode::kCholesky:
-    case HloOpcode::kAfterAll:
+    case HloOpcode::kAfterAll: case HloOpcode::kCustomCall:
       return true;
     default:
       return CollectiveEmitter::Handles(opcode);
@@ -245,6 +246,8 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
       return LinalgEmitter(ctx_, *this).EmitCholesky(hlo);
     case HloOpcode::kAfterAll:
       return absl::OkStatus();  // a token has no storage
+    case HloOpcode::kCustomCall:
+      return CustomCallEmitter(ctx_, *this, control_, [this] { return AbortBlock(); }, &custom_calls_).Emit(hlo);
     default:
       if (CollectiveEmitter::Handles(hlo.opcode())) {
         return CollectiveEmitter(ctx_, *this, control_, [this] { return AbortBlock(); }).Emit(hlo);

@@ -44,6 +44,7 @@
 #include "backends/cpu/codegen/value_buffers.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "xla/custom_call/custom_call_invocation.h"
 #include "xla/hlo/hlo_computation.h"
 
 namespace xla {
@@ -60,6 +61,9 @@ class IrEmitter : public ValueBuffers {
 
   // Emits `computation` as function `name` with the ABI above.
   absl::Status EmitEntryFunction(const HloComputation& computation, const std::string& name);
+  // The custom calls the code calls (custom_call_emitter.h): whoever runs
+  // the code must keep them alive.
+  std::vector<std::unique_ptr<CustomCallInvocation>> TakeCustomCalls() { return std::move(custom_calls_); }
 
 
  private:
@@ -139,6 +143,7 @@ class IrEmitter : public ValueBuffers {
   absl::flat_hash_map<const HloInstruction*, std::shared_ptr<const ValueTree>> trees_;
   // Base pointers computed in the entry block, per array instruction.
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> addresses_;
+  std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls_;
 };
 
 }  // namespace cpu

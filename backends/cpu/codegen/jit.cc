@@ -15,6 +15,7 @@
 #include "backends/cpu/codegen/streaming_stores.h"
 #include "backends/cpu/runtime/runtime_parallel.h"
 #include "backends/cpu/runtime/runtime_collectives.h"
+#include "backends/cpu/runtime/runtime_custom_call.h"
 #include "backends/cpu/runtime/runtime_random.h"
 #include "backends/cpu/runtime/runtime_sort.h"
 #include "backends/execution_control.h"
@@ -103,6 +104,7 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   add("__xla_cpu_runtime_Collective", &__xla_cpu_runtime_Collective);
   add("__xla_cpu_runtime_Infeed", &__xla_cpu_runtime_Infeed);
   add("__xla_cpu_runtime_Outfeed", &__xla_cpu_runtime_Outfeed);
+  add("__xla_cpu_runtime_CustomCall", &__xla_cpu_runtime_CustomCall);
   for (const RuntimeSymbol& s : ComplexRuntimeSymbols()) add(s.name, s.address);
   add("memcpy", static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy));
   add("memmove", static_cast<void* (*)(void*, const void*, size_t)>(&std::memmove));

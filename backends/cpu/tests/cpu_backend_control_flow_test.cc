@@ -192,12 +192,7 @@ ENTRY e {
 
 TEST(CpuBackendTest, UnimplementedIsAnError) {
   const std::vector<std::string> modules = {
-      "HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT r = c64[4] custom-call(a), custom_call_target=\"foo\"\n}\n",
       "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  ROOT r = f32[4] sort(a), dimensions={0}, to_apply=lt\n}\n",
-      // Unsupported inside a while body: still an error at compile time.
-      "HloModule m\ncond {\n  s = c64[4] parameter(0)\n  ROOT f = pred[] constant(false)\n}\nbody {\n  s = c64[4] "
-      "parameter(0)\n  ROOT n = c64[4] custom-call(s), custom_call_target=\"foo\"\n}\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT w = c64[4] "
-      "while(a), condition=cond, body=body\n}\n",
   };
   for (const std::string& text : modules) {
     auto module = ParseHloModule(text);
@@ -209,6 +204,25 @@ TEST(CpuBackendTest, UnimplementedIsAnError) {
     const bool named = executable.status().message().find("custom-call") != std::string::npos ||
                        executable.status().message().find("sort") != std::string::npos;
     EXPECT_TRUE(named) << executable.status();
+  }
+}
+
+TEST(CpuBackendTest, UnknownCustomCallTargetsFailToCompile) {
+  // Also inside a while body: the compiler binds every computation's calls.
+  const std::vector<std::string> modules = {
+      "HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT r = c64[4] custom-call(a), custom_call_target=\"foo\"\n}\n",
+      "HloModule m\ncond {\n  s = c64[4] parameter(0)\n  ROOT f = pred[] constant(false)\n}\nbody {\n  s = c64[4] "
+      "parameter(0)\n  ROOT n = c64[4] custom-call(s), custom_call_target=\"foo\"\n}\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT w = c64[4] "
+      "while(a), condition=cond, body=body\n}\n",
+  };
+  for (const std::string& text : modules) {
+    auto module = ParseHloModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
+    ASSERT_FALSE(executable.ok()) << text;
+    EXPECT_EQ(executable.status().code(), absl::StatusCode::kNotFound) << executable.status();
+    EXPECT_NE(executable.status().message().find("target 'foo' is not registered"), std::string::npos)
+        << executable.status();
   }
 }
 

@@ -415,21 +415,17 @@ TEST(CpuOpsTest, VariadicReduceSumMaxPairAndThree) {
   }
 }
 
-// --- What is still not implemented --------------------------------------------
+// --- Custom calls (tests/custom_call_test.cc runs registered ones) -------------
 
-TEST(CpuOpsTest, UnimplementedNamesTheOp) {
-  const std::vector<std::pair<std::string, std::string>> modules = {
-      {"HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT r = c64[4] custom-call(a), custom_call_target=\"foo\"\n}\n",
-       "custom-call"},
-  };
-  for (const auto& [text, op] : modules) {
-    auto module = ParseHloModule(text);
-    ASSERT_TRUE(module.ok()) << module.status();
-    auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
-    ASSERT_FALSE(executable.ok()) << text;
-    EXPECT_EQ(executable.status().code(), absl::StatusCode::kUnimplemented) << executable.status();
-    EXPECT_NE(executable.status().message().find(op), std::string::npos) << executable.status();
-  }
+TEST(CpuOpsTest, UnregisteredCustomCallNamesTheTarget) {
+  auto module = ParseHloModule(
+      "HloModule m\nENTRY e {\n  a = c64[4] parameter(0)\n  ROOT r = c64[4] custom-call(a), custom_call_target=\"foo\"\n}\n");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = CpuBackendOrDie()->compiler()->Compile(std::move(*module), DebugOptions());
+  ASSERT_FALSE(executable.ok());
+  EXPECT_EQ(executable.status().code(), absl::StatusCode::kNotFound) << executable.status();
+  EXPECT_NE(executable.status().message().find("custom-call r: target 'foo' is not registered"), std::string::npos)
+      << executable.status();
 }
 
 }  // namespace

@@ -163,7 +163,8 @@ bool IsLoopEmitted(const HloInstruction& hlo, const Decisions& d) {
   return d.Materialized(&hlo) && !IsControlFlow(hlo) && !PlanRuntimeMatMul(hlo).has_value() &&
          !d.epilogue_dot.contains(&hlo) && hlo.opcode() != HloOpcode::kDynamicUpdateSlice &&
          hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kSelectAndScatter &&
-         hlo.opcode() != HloOpcode::kSort && hlo.opcode() != HloOpcode::kFusion && !IsLinalgRuntimeCall(hlo) && !KeepsMinorDimension(hlo) &&
+         hlo.opcode() != HloOpcode::kSort && hlo.opcode() != HloOpcode::kFusion && !IsLinalgRuntimeCall(hlo) &&
+         hlo.opcode() != HloOpcode::kCustomCall && !KeepsMinorDimension(hlo) &&
          !ShapeUtil::HasZeroElements(hlo.shape());
 }
 

@@ -40,10 +40,11 @@ inline bool IsTupleReduce(const HloInstruction& hlo) {
 }
 
 // An op with an emitter of its own that writes a tuple of arrays, one
-// buffer per leaf: a tuple reduce, rng-bit-generator's (state, bits), or a
-// collective of several operands.
+// buffer per leaf: a tuple reduce, rng-bit-generator's (state, bits), a
+// collective of several operands, or a custom-call with a tuple result.
 inline bool WritesTupleOfArrays(const HloInstruction& hlo) {
   return IsTupleReduce(hlo) || hlo.opcode() == HloOpcode::kRngBitGenerator ||
+         (hlo.opcode() == HloOpcode::kCustomCall && hlo.shape().IsTuple()) ||
          ((hlo.opcode() == HloOpcode::kAllReduce || hlo.opcode() == HloOpcode::kAllGather ||
            hlo.opcode() == HloOpcode::kCollectiveBroadcast) &&
           hlo.shape().IsTuple());

@@ -45,7 +45,8 @@ inline bool IsTupleReduce(const HloInstruction& hlo) {
 inline bool WritesTupleOfArrays(const HloInstruction& hlo) {
   return IsTupleReduce(hlo) || hlo.opcode() == HloOpcode::kRngBitGenerator ||
          ((hlo.opcode() == HloOpcode::kAllReduce || hlo.opcode() == HloOpcode::kAllGather ||
-           hlo.opcode() == HloOpcode::kCollectiveBroadcast) &&
+           hlo.opcode() == HloOpcode::kCollectiveBroadcast || hlo.opcode() == HloOpcode::kAllToAll ||
+           hlo.opcode() == HloOpcode::kReduceScatter) &&
           hlo.shape().IsTuple());
 }
 

@@ -649,6 +649,27 @@ ENTRY %main (x: f32[4]) -> f32[4] {
   }
 }
 
+// Collectives between elementwise ops of their shape, one unused: the CPU
+// backend emits them as runtime calls, never inside a row loop of their
+// neighbours.
+TEST_P(ReplicatedExecutionTest, CollectivesAmongSameShapeElementwiseOps) {
+  auto results = Run(absl::StrCat("HloModule m\n", kSumS32, R"(
+ENTRY %main (x: s32[4]) -> s32[4] {
+  %x = s32[4] parameter(0)
+  %y = s32[4] add(%x, %x)
+  %unused = s32[4] all-to-all(%y), replica_groups={}, dimensions={0}
+  %a = s32[4] all-to-all(%y), replica_groups={}, dimensions={0}
+  %n = s32[4] negate(%a)
+  %s = s32[4] all-reduce(%n), replica_groups={}, to_apply=%sum
+  ROOT %m = s32[4] multiply(%s, %y)
+})"),
+                     2, 1, FourRows(2));
+  ASSERT_TRUE(results.ok()) << results.status();
+  // y_r = 2 x_r; a_0 = [0, 2, 20, 22], a_1 = [4, 6, 24, 26]; s = -[4, 8, 44, 48].
+  EXPECT_EQ((*results)[0], Literal::CreateR1<int32_t>({0, -16, -176, -288}));
+  EXPECT_EQ((*results)[1], Literal::CreateR1<int32_t>({-80, -176, -1056, -1248}));
+}
+
 // --- Send / Recv over a shared channel table ---
 
 constexpr char kSender[] = R"(

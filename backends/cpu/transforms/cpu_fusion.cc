@@ -164,6 +164,8 @@ bool IsLoopEmitted(const HloInstruction& hlo, const Decisions& d) {
          !d.epilogue_dot.contains(&hlo) && hlo.opcode() != HloOpcode::kDynamicUpdateSlice &&
          hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kSelectAndScatter &&
          hlo.opcode() != HloOpcode::kSort && hlo.opcode() != HloOpcode::kFusion && !IsLinalgRuntimeCall(hlo) && !KeepsMinorDimension(hlo) &&
+         // Collectives, send/recv, feeds, process ids: runtime calls.
+         !IsDistributedOpcode(hlo.opcode()) && !HasSideEffect(hlo.opcode()) &&
          !ShapeUtil::HasZeroElements(hlo.shape());
 }
 

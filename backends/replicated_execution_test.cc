@@ -796,6 +796,33 @@ ENTRY %main () -> (s32[2], s32[2], u8[]) {
   EXPECT_EQ(got[2], Literal::CreateR0<uint8_t>(9));
 }
 
+// The sender fails before sending (its argument has the wrong shape): the
+// receiver, waiting on the channel, stops at once with the sender's error
+// instead of waiting out the timeout.
+TEST_P(ReplicatedExecutionTest, ReceiverStopsWhenTheSenderFails) {
+  std::unique_ptr<Executable> sender = Compile(kSender);
+  std::unique_ptr<Executable> receiver = Compile(kReceiver);
+  ASSERT_NE(sender, nullptr);
+  ASSERT_NE(receiver, nullptr);
+  std::vector<ProcessRun> runs(2);
+  runs[0].executable = sender.get();
+  runs[0].arguments.push_back(Literal::CreateR1<float>({1, 2}));  // f32[3] expected
+  runs[1].executable = receiver.get();
+  ReplicatedRunOptions options;
+  options.num_replicas = 2;
+  options.timeout = absl::Seconds(20);
+  const absl::Time start = absl::Now();
+  auto each = ExecuteReplicatedEach(*backend_, std::move(runs), options);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  ASSERT_TRUE(each.ok()) << each.status();
+  ASSERT_FALSE((*each)[0].ok());
+  EXPECT_EQ((*each)[0].status().code(), absl::StatusCode::kInvalidArgument) << (*each)[0].status();
+  ASSERT_FALSE((*each)[1].ok());
+  EXPECT_EQ((*each)[1].status().code(), absl::StatusCode::kAborted) << (*each)[1].status();
+  EXPECT_THAT((*each)[1].status().message(), HasSubstr("recv-done 'd' on channel 7"));
+  EXPECT_THAT((*each)[1].status().message(), HasSubstr("f32[2]"));
+}
+
 // The host side of SendToHost / RecvFromHost is the table itself.
 TEST_P(ReplicatedExecutionTest, HostTransfersThroughTheTable) {
   std::unique_ptr<Executable> e = Compile(R"(

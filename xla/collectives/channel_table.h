@@ -10,6 +10,7 @@
 #define XLA_COLLECTIVES_CHANNEL_TABLE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -27,7 +28,11 @@ class ChannelTable {
  public:
   void Send(int64_t channel_id, Literal value);
   // The channel's oldest value; `label` names the receiving op in errors.
-  absl::StatusOr<Literal> Recv(int64_t channel_id, absl::string_view label, absl::Duration timeout);
+  // `stopped`, when given, is asked every few milliseconds while waiting:
+  // a non-OK status (e.g. the run's rendezvous aborted by a failing
+  // process) ends the wait with ABORTED quoting it.
+  absl::StatusOr<Literal> Recv(int64_t channel_id, absl::string_view label, absl::Duration timeout,
+                               const std::function<absl::Status()>& stopped = nullptr);
   // Values sent on the channel and not received yet.
   size_t pending(int64_t channel_id);
 

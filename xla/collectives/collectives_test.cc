@@ -1,6 +1,7 @@
 // Process groups of each StableHLO mode by hand, and the rendezvous:
 // exchange in group order, a missing member's deadline, abort; the
 // Send/Recv channel table.
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -132,6 +133,29 @@ TEST(ChannelTableTest, ReceiveWithoutSenderNamesTheChannel) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_THAT(r.status().message(), HasSubstr("recv-done 'in' on channel 9"));
+}
+
+TEST(ChannelTableTest, AStoppedRunEndsTheWait) {
+  ChannelTable table;
+  std::atomic<bool> failed{false};
+  std::thread failer([&] {
+    absl::SleepFor(absl::Milliseconds(30));
+    failed = true;
+  });
+  const absl::Time start = absl::Now();
+  auto r = table.Recv(4, "recv-done 'r'", absl::Seconds(30), [&] {
+    return failed ? absl::InvalidArgumentError("replica 1 failed") : absl::OkStatus();
+  });
+  failer.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(r.status().message(), HasSubstr("recv-done 'r' on channel 4"));
+  EXPECT_THAT(r.status().message(), HasSubstr("replica 1 failed"));
+  // With a callback that never stops, the deadline still holds.
+  auto late = table.Recv(4, "recv-done 'r'", absl::Milliseconds(40), [] { return absl::OkStatus(); });
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
 }
 
 }  // namespace

@@ -56,6 +56,9 @@ class ReplicaContext {
   // Send/Recv's channels (may be null: the run has none). Set before the run.
   void set_channels(std::shared_ptr<ChannelTable> channels) { channels_ = std::move(channels); }
   ChannelTable* channels() const { return channels_.get(); }
+  // Receives on `channel_id` within the run's timeout, ending early when
+  // the run's rendezvous is aborted.
+  absl::StatusOr<Literal> Recv(int64_t channel_id, absl::string_view label);
 
  private:
   const int64_t num_replicas_;

@@ -122,8 +122,7 @@ absl::StatusOr<Literal> EvaluateDistributed(const HloInstruction& instruction,
         return FailedPrecondition("HloEvaluator: %s: this run has no channel table", InstrLabel(instruction));
       }
       const Shape& value_shape = instruction.shape().tuple_shapes(0);
-      ASSIGN_OR_RETURN(Literal value, context->channels()->Recv(collectives::TransferChannel(instruction),
-                                                                InstrLabel(instruction), context->feed_timeout()));
+      ASSIGN_OR_RETURN(Literal value, context->Recv(collectives::TransferChannel(instruction), InstrLabel(instruction)));
       if (!value.shape().Compatible(value_shape)) {
         return InvalidArgument("HloEvaluator: %s expects %s but the channel held %s", InstrLabel(instruction),
                                value_shape.ToString(), value.shape().ToString());

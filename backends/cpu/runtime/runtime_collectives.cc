@@ -131,7 +131,7 @@ absl::Status Transfer(const void* control, const char* desc, int64_t size, const
       CopyIntoLeaves(Literal(ShapeUtil::WithDefaultLayout(value_shape)), out, &next);
       break;
     case HloOpcode::kRecvDone: {
-      ASSIGN_OR_RETURN(Literal value, context->channels()->Recv(proto.channel_id(), label, context->feed_timeout()));
+      ASSIGN_OR_RETURN(Literal value, context->Recv(proto.channel_id(), label));
       if (!value.shape().Compatible(value_shape)) {
         return InvalidArgument("%s expects %s but the channel held %s", label, value_shape.ToString(),
                                value.shape().ToString());

@@ -12,19 +12,23 @@
 
 namespace xla {
 
-absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, std::vector<ProcessRun> processes,
-                                                             const ReplicatedRunOptions& options) {
+absl::StatusOr<std::vector<absl::StatusOr<ProcessResult>>> ExecuteReplicatedEach(Backend& backend,
+                                                                                std::vector<ProcessRun> processes,
+                                                                                const ReplicatedRunOptions& options) {
   const int64_t n = options.num_replicas * options.num_partitions;
   if (options.num_replicas < 1 || options.num_partitions < 1 || static_cast<int64_t>(processes.size()) != n) {
     return InvalidArgument("a run of %d replica(s) x %d partition(s) needs %d processes, got %d",
                            options.num_replicas, options.num_partitions, n, processes.size());
   }
   auto rendezvous = std::make_shared<collectives::Rendezvous>(options.timeout);
+  std::shared_ptr<collectives::ChannelTable> channels =
+      options.channels != nullptr ? options.channels : std::make_shared<collectives::ChannelTable>();
   std::vector<std::unique_ptr<collectives::ReplicaContext>> contexts;
   for (int64_t i = 0; i < n; ++i) {
     const collectives::ProcessId self{i / options.num_partitions, i % options.num_partitions};
     contexts.push_back(std::make_unique<collectives::ReplicaContext>(options.num_replicas, options.num_partitions,
                                                                      self, rendezvous, options.timeout));
+    contexts.back()->set_channels(channels);
     for (Literal& v : processes[i].infeed) contexts.back()->infeed().Push(std::move(v));
   }
   std::vector<std::optional<absl::StatusOr<Literal>>> results(n);
@@ -55,18 +59,35 @@ absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, s
     });
   }
   for (std::thread& t : threads) t.join();
-  // The first process's own failure, not an abort it caused in others.
+  std::vector<absl::StatusOr<ProcessResult>> out;
   for (int64_t i = 0; i < n; ++i) {
-    if (!results[i]->ok() && results[i]->status().code() != absl::StatusCode::kAborted) return results[i]->status();
-  }
-  std::vector<ProcessResult> out(n);
-  for (int64_t i = 0; i < n; ++i) {
-    if (!results[i]->ok()) return results[i]->status();
-    out[i].result = std::move(**results[i]);
+    if (!results[i]->ok()) {
+      out.push_back(results[i]->status());
+      continue;
+    }
+    ProcessResult r;
+    r.result = std::move(**results[i]);
     while (contexts[i]->outfeed().size() > 0) {
       ASSIGN_OR_RETURN(Literal v, contexts[i]->outfeed().Pop("outfeed", absl::ZeroDuration()));
-      out[i].outfeed.push_back(std::move(v));
+      r.outfeed.push_back(std::move(v));
     }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, std::vector<ProcessRun> processes,
+                                                             const ReplicatedRunOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<absl::StatusOr<ProcessResult>> each,
+                   ExecuteReplicatedEach(backend, std::move(processes), options));
+  // The first process's own failure, not an abort it caused in others.
+  for (const auto& r : each) {
+    if (!r.ok() && r.status().code() != absl::StatusCode::kAborted) return r.status();
+  }
+  std::vector<ProcessResult> out;
+  for (auto& r : each) {
+    if (!r.ok()) return r.status();
+    out.push_back(std::move(*r));
   }
   return out;
 }

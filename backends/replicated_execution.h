@@ -4,17 +4,21 @@
 // ReplicaContext; the collectives meet in one shared Rendezvous. When a
 // process fails, the rendezvous is aborted so the others fail promptly
 // with that status; the run's result is the first failure, naming its
-// process, or every process's result.
+// process, or every process's result. Send/Recv go through a ChannelTable
+// that every process of the run holds; runs given the same table (at the
+// same time, e.g. by a service that owns it) talk to each other.
 #ifndef BACKENDS_REPLICATED_EXECUTION_H_
 #define BACKENDS_REPLICATED_EXECUTION_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "backends/backend.h"
+#include "xla/collectives/channel_table.h"
 #include "xla/literal.h"
 
 namespace xla {
@@ -24,6 +28,8 @@ struct ReplicatedRunOptions {
   int64_t num_partitions = 1;
   // Bounds every wait of a collective or an infeed, and the whole run.
   absl::Duration timeout = absl::Seconds(30);
+  // Send/Recv's channels; null: a table of the run's own.
+  std::shared_ptr<collectives::ChannelTable> channels;
 };
 
 struct ProcessRun {
@@ -41,6 +47,14 @@ struct ProcessResult {
 // partition); their executables must come from `backend`.
 absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, std::vector<ProcessRun> processes,
                                                              const ReplicatedRunOptions& options);
+
+// The same run, with every process's own outcome: a process that failed
+// has its status (prefixed with its process id), one that stopped because
+// another failed has ABORTED quoting that failure. The outer status is an
+// error only when the run cannot start.
+absl::StatusOr<std::vector<absl::StatusOr<ProcessResult>>> ExecuteReplicatedEach(Backend& backend,
+                                                                                std::vector<ProcessRun> processes,
+                                                                                const ReplicatedRunOptions& options);
 
 }  // namespace xla
 

@@ -459,6 +459,35 @@ XlaOp AllGather(XlaOp operand, int64_t all_gather_dimension, int64_t shard_count
 XlaOp CollectivePermute(XlaOp operand, absl::Span<const std::pair<int64_t, int64_t>> source_target_pairs,
                         int64_t channel_id = 0);
 XlaOp CollectiveBroadcast(XlaOp operand, absl::Span<const ReplicaGroup> replica_groups, int64_t channel_id = 0);
+// Splits `operand` along `split_dimension` into `split_count` parts (the
+// group size), sends part j to group member j and concatenates what it
+// receives along `concat_dimension`, in group order. With split ==
+// concat dimension one all-to-all; otherwise, as XLA's builder does, a
+// reshape that makes the parts a dimension, an all-to-all along it, and a
+// transpose and reshape that concatenate. `channel_id` > 0 reads the groups
+// as partition ids.
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension, int64_t split_count,
+               absl::Span<const ReplicaGroup> replica_groups = {}, int64_t channel_id = 0);
+// XLA's tuple form: one operand per group member, all of one shape; operand
+// j goes to member j and result j is what member j sent.
+XlaOp AllToAllTuple(absl::Span<const XlaOp> operands, absl::Span<const ReplicaGroup> replica_groups = {},
+                    int64_t channel_id = 0);
+// AllReduce, then member i of the group keeps part i of the result split
+// along `scatter_dimension` into `shard_count` (the group size) parts. A
+// tuple operand reduce-scatters each element.
+XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation, int64_t scatter_dimension, int64_t shard_count,
+                    absl::Span<const ReplicaGroup> replica_groups = {}, int64_t channel_id = 0,
+                    bool use_global_device_ids = false);
+// Send / Recv over a channel (a handle from CreateChannelHandle; the run's
+// ChannelTable, xla/collectives/channel_table.h). Send appends `operand` to
+// the channel and returns send-done's token; Recv returns recv-done's
+// (value of `shape`, token), waiting for a value up to the run's timeout.
+// The handle's type must be DEVICE_TO_DEVICE; SendToHost needs
+// DEVICE_TO_HOST and RecvFromHost HOST_TO_DEVICE (is_host_transfer).
+XlaOp SendWithToken(XlaOp operand, XlaOp token, const ChannelHandle& handle);
+XlaOp RecvWithToken(XlaOp token, const Shape& shape, const ChannelHandle& handle);
+XlaOp SendToHost(XlaOp operand, XlaOp token, const Shape& shape_with_layout, const ChannelHandle& handle);
+XlaOp RecvFromHost(XlaOp token, const Shape& shape, const ChannelHandle& handle);
 
 // Operators for readable client code.
 XlaOp operator+(XlaOp x, XlaOp y);

@@ -131,4 +131,184 @@ XlaOp CollectiveBroadcast(XlaOp operand, absl::Span<const ReplicaGroup> replica_
   return operand.builder()->DistributedOp(HloOpcode::kCollectiveBroadcast, {operand}, std::move(attrs));
 }
 
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension, int64_t split_count,
+               absl::Span<const ReplicaGroup> replica_groups, int64_t channel_id) {
+  XlaBuilder* builder = operand.builder();
+  if (builder == nullptr) return XlaOp();
+  absl::StatusOr<Shape> shape = builder->GetShape(operand);
+  if (!shape.ok()) return builder->ReportError(shape.status());
+  const int64_t rank = shape->IsArray() ? shape->rank() : 0;
+  const int64_t s = split_dimension;
+  const int64_t c = concat_dimension;
+  if (!shape->IsArray() || s < 0 || s >= rank || c < 0 || c >= rank || split_count < 1 ||
+      shape->dimensions(s) % split_count != 0) {
+    return builder->ReportError(InvalidArgument(
+        "AllToAll: split dimension %d, concat dimension %d and split count %d do not fit operand %s (the split "
+        "dimension must be divisible by the split count)",
+        s, c, split_count, shape->ToString()));
+  }
+  for (const ReplicaGroup& g : replica_groups) {
+    if (g.replica_ids_size() != split_count) {
+      return builder->ReportError(InvalidArgument("AllToAll: split count %d but a replica group has %d members",
+                                                  split_count, g.replica_ids_size()));
+    }
+  }
+  HloInstructionProto attrs;
+  SetGroups(replica_groups, &attrs);
+  attrs.set_channel_id(channel_id);
+  if (s == c) {
+    attrs.add_dimensions(s);
+    return builder->DistributedOp(HloOpcode::kAllToAll, {operand}, std::move(attrs));
+  }
+  // Dimension s becomes (split_count, size / split_count): index s names the
+  // part, and after the exchange the member it came from.
+  std::vector<int64_t> split_dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == s) {
+      split_dims.push_back(split_count);
+      split_dims.push_back(shape->dimensions(d) / split_count);
+    } else {
+      split_dims.push_back(shape->dimensions(d));
+    }
+  }
+  attrs.add_dimensions(s);
+  XlaOp exchanged =
+      builder->DistributedOp(HloOpcode::kAllToAll, {Reshape(operand, split_dims)}, std::move(attrs));
+  // The member index moves just before the concat dimension and merges with
+  // it: concatenation in group order.
+  const int64_t concat_in_split = c < s ? c : c + 1;
+  std::vector<int64_t> permutation;
+  for (int64_t d = 0; d <= rank; ++d) {
+    if (d == s) continue;
+    if (d == concat_in_split) permutation.push_back(s);
+    permutation.push_back(d);
+  }
+  std::vector<int64_t> out_dims(shape->dimensions().begin(), shape->dimensions().end());
+  out_dims[s] /= split_count;
+  out_dims[c] *= split_count;
+  return Reshape(Transpose(exchanged, permutation), out_dims);
+}
+
+XlaOp AllToAllTuple(absl::Span<const XlaOp> operands, absl::Span<const ReplicaGroup> replica_groups,
+                    int64_t channel_id) {
+  if (operands.empty() || operands[0].builder() == nullptr) return XlaOp();
+  HloInstructionProto attrs;
+  SetGroups(replica_groups, &attrs);
+  attrs.set_channel_id(channel_id);
+  return operands[0].builder()->DistributedOp(HloOpcode::kAllToAll, operands, std::move(attrs));
+}
+
+XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation, int64_t scatter_dimension, int64_t shard_count,
+                    absl::Span<const ReplicaGroup> replica_groups, int64_t channel_id, bool use_global_device_ids) {
+  XlaBuilder* builder = operand.builder();
+  if (builder == nullptr) return XlaOp();
+  absl::StatusOr<Shape> shape = builder->GetShape(operand);
+  if (!shape.ok()) return builder->ReportError(shape.status());
+  // A tuple operand: each element, as one variadic reduce-scatter.
+  std::vector<XlaOp> operands;
+  std::vector<Shape> shapes;
+  if (shape->IsTuple()) {
+    for (int i = 0; i < shape->tuple_shapes_size(); ++i) {
+      operands.push_back(GetTupleElement(operand, i));
+      shapes.push_back(shape->tuple_shapes(i));
+    }
+  } else {
+    operands.push_back(operand);
+    shapes.push_back(*shape);
+  }
+  if (operands.empty()) return builder->ReportError(InvalidArgument("ReduceScatter: the operand is an empty tuple"));
+  std::vector<Shape> results;
+  for (const Shape& s : shapes) {
+    if (!s.IsArray() || scatter_dimension < 0 || scatter_dimension >= s.rank() || shard_count < 1 ||
+        s.dimensions(scatter_dimension) % shard_count != 0) {
+      return builder->ReportError(InvalidArgument(
+          "ReduceScatter: scatter dimension %d and shard count %d do not fit operand %s (the dimension must be "
+          "divisible by the shard count)",
+          scatter_dimension, shard_count, s.ToString()));
+    }
+    std::vector<int64_t> dims(s.dimensions().begin(), s.dimensions().end());
+    dims[scatter_dimension] /= shard_count;
+    results.push_back(ShapeUtil::MakeShape(s.element_type(), dims));
+  }
+  for (const ReplicaGroup& g : replica_groups) {
+    if (g.replica_ids_size() != shard_count) {
+      return builder->ReportError(InvalidArgument("ReduceScatter: shard count %d but a replica group has %d members",
+                                                  shard_count, g.replica_ids_size()));
+    }
+  }
+  HloInstructionProto attrs;
+  SetGroups(replica_groups, &attrs);
+  attrs.set_channel_id(channel_id);
+  attrs.set_use_global_device_ids(use_global_device_ids);
+  attrs.add_dimensions(scatter_dimension);
+  const Shape declared = results.size() == 1 ? results[0] : ShapeUtil::MakeTupleShape(results);
+  XlaOp r = builder->DistributedOp(HloOpcode::kReduceScatter, operands, std::move(attrs), &computation, declared);
+  if (!shape->IsTuple() || operands.size() != 1) return r;
+  return Tuple(builder, {r});  // a one-element tuple stays a tuple
+}
+
+namespace {
+
+absl::Status CheckHandle(absl::string_view op, const ChannelHandle& handle, ChannelHandle::ChannelType want) {
+  if (handle.type() != want) {
+    return InvalidArgument("%s: needs a %s channel handle, got %s (handle %d)", op, ChannelHandle::ChannelType_Name(want),
+                           ChannelHandle::ChannelType_Name(handle.type()), handle.handle());
+  }
+  if (handle.handle() <= 0) return InvalidArgument("%s: channel handle %d is not a valid handle", op, handle.handle());
+  return absl::OkStatus();
+}
+
+HloInstructionProto TransferAttrs(const ChannelHandle& handle, bool host) {
+  HloInstructionProto attrs;
+  attrs.set_channel_id(handle.handle());
+  attrs.set_is_host_transfer(host);
+  return attrs;
+}
+
+XlaOp Send(absl::string_view op, XlaOp operand, XlaOp token, const ChannelHandle& handle, bool host,
+           ChannelHandle::ChannelType want) {
+  XlaBuilder* builder = operand.builder();
+  if (builder == nullptr) return XlaOp();
+  if (absl::Status s = CheckHandle(op, handle, want); !s.ok()) return builder->ReportError(s);
+  XlaOp send = builder->DistributedOp(HloOpcode::kSend, {operand, token}, TransferAttrs(handle, host));
+  return builder->DistributedOp(HloOpcode::kSendDone, {send}, TransferAttrs(handle, host));
+}
+
+XlaOp Recv(absl::string_view op, XlaOp token, const Shape& shape, const ChannelHandle& handle, bool host,
+           ChannelHandle::ChannelType want) {
+  XlaBuilder* builder = token.builder();
+  if (builder == nullptr) return XlaOp();
+  if (absl::Status s = CheckHandle(op, handle, want); !s.ok()) return builder->ReportError(s);
+  XlaOp recv = builder->DistributedOp(
+      HloOpcode::kRecv, {token}, TransferAttrs(handle, host), nullptr,
+      ShapeUtil::MakeTupleShape({shape, ShapeUtil::MakeScalarShape(U32), ShapeUtil::MakeTokenShape()}));
+  return builder->DistributedOp(HloOpcode::kRecvDone, {recv}, TransferAttrs(handle, host));
+}
+
+}  // namespace
+
+XlaOp SendWithToken(XlaOp operand, XlaOp token, const ChannelHandle& handle) {
+  return Send("SendWithToken", operand, token, handle, false, ChannelHandle::DEVICE_TO_DEVICE);
+}
+
+XlaOp RecvWithToken(XlaOp token, const Shape& shape, const ChannelHandle& handle) {
+  return Recv("RecvWithToken", token, shape, handle, false, ChannelHandle::DEVICE_TO_DEVICE);
+}
+
+XlaOp SendToHost(XlaOp operand, XlaOp token, const Shape& shape_with_layout, const ChannelHandle& handle) {
+  XlaBuilder* builder = operand.builder();
+  if (builder == nullptr) return XlaOp();
+  absl::StatusOr<Shape> shape = builder->GetShape(operand);
+  if (!shape.ok()) return builder->ReportError(shape.status());
+  if (!shape->Compatible(shape_with_layout)) {
+    return builder->ReportError(InvalidArgument("SendToHost: shape_with_layout %s does not match the operand %s",
+                                                shape_with_layout.ToString(), shape->ToString()));
+  }
+  return Send("SendToHost", operand, token, handle, true, ChannelHandle::DEVICE_TO_HOST);
+}
+
+XlaOp RecvFromHost(XlaOp token, const Shape& shape, const ChannelHandle& handle) {
+  return Recv("RecvFromHost", token, shape, handle, true, ChannelHandle::HOST_TO_DEVICE);
+}
+
 }  // namespace xla

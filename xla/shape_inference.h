@@ -191,9 +191,11 @@ class ShapeInference {
   // --- Tokens, side effects and collectives (shape_inference_distributed.cc) --
   // after-all (tokens -> token), replica-id and partition-id (u32[]),
   // infeed (token -> declared (value, token)), outfeed ((value, token) ->
-  // token), all-reduce, all-gather, collective-permute and
-  // collective-broadcast (IsDistributedOpcode); any other opcode is an
-  // internal error.
+  // token), all-reduce, all-gather, reduce-scatter, all-to-all,
+  // collective-permute, collective-broadcast, send ((value, token) ->
+  // (value, u32[], token)), send-done (-> token), recv (token -> declared
+  // (value, u32[], token)) and recv-done (-> (value, token))
+  // (IsDistributedOpcode); any other opcode is an internal error.
   static absl::StatusOr<Shape> InferDistributedShape(HloOpcode opcode, const HloInstructionProto& attrs,
                                                      absl::Span<const Shape* const> operands,
                                                      absl::Span<const ProgramShape* const> called,

@@ -779,8 +779,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 }
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
-  for (HloOpcode op : {HloOpcode::kAllToAll, HloOpcode::kReduceScatter,
-                       HloOpcode::kRng, HloOpcode::kAddDependency}) {
+  for (HloOpcode op : {HloOpcode::kRng, HloOpcode::kAddDependency}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
@@ -1247,6 +1246,103 @@ TEST(CholeskyTest, ShapesAndErrors) {
   EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("f32[4]")}), {"rank at least 2", "f32[4]"}));
   EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("f32[2,3,4]")}), {"square matrices", "f32[2,3,4]"}));
   EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("(f32[2,2])")}), {"must be an array"}));
+}
+
+}  // namespace
+}  // namespace xla
+
+// --- all-to-all, reduce-scatter, send/recv (shape_inference_distributed.cc) ---
+
+namespace xla {
+namespace {
+
+HloInstructionProto Groups(std::vector<std::vector<int64_t>> groups, std::vector<int64_t> dims = {}) {
+  HloInstructionProto attrs;
+  for (const auto& g : groups) {
+    ReplicaGroup* group = attrs.add_replica_groups();
+    for (int64_t id : g) group->add_replica_ids(id);
+  }
+  for (int64_t d : dims) attrs.add_dimensions(d);
+  return attrs;
+}
+
+TEST(CollectivesTest, AllToAll) {
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kAllToAll, {S("f32[4,6]")}, Groups({{0, 1}, {2, 3}}, {1})), "f32[4,6]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kAllToAll, {S("f32[3]")}, Groups({}, {0})), "f32[3]"));  // group size unknown
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kAllToAll, {S("s8[2]"), S("s8[2]")}, Groups({{1, 0}})), "(s8[2], s8[2])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kAllToAll, {S("s8[2]")}, Groups({})), "(s8[2])"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("f32[4,6]")}, Groups({{0, 1, 2, 3}}, {1})),
+                      {"all-to-all", "dimension 1", "not divisible by the group size 4"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("f32[4]")}, Groups({}, {1})), {"split dimension 1 is out of range"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("f32[4]")}, Groups({}, {0, 0})), {"at most one split dimension"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("f32[4]"), S("f32[4]")}, Groups({}, {0})), {"expects 1 operands"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("f32[4]")}, Groups({{0, 1}, {2}}, {0})),
+                      {"all replica groups must have the same size"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("f32[4]")}, Groups({{0, 1}, {1, 2}}, {0})),
+                      {"id 1 appears in more than one replica group"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("f32[2]"), S("f32[3]")}, Groups({})),
+                      {"tuple form's operands must have one shape", "f32[3]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("f32[2]")}, Groups({{0, 1}})),
+                      {"one operand per group member (2), got 1"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kAllToAll, {S("(f32[2])")}, Groups({}, {0})), {"must be an array"}));
+}
+
+TEST(CollectivesTest, ReduceScatter) {
+  const ProgramShape sum = PS({"f32[]", "f32[]"}, "f32[]");
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kReduceScatter, {S("f32[2,8]")}, Groups({{0, 1, 2, 3}}, {1}), {sum},
+                            S("f32[2,2]")),
+                      "f32[2,2]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kReduceScatter, {S("f32[6]"), S("f32[3,2]")}, Groups({{0, 1, 2}}, {0}),
+                            {sum}, S("(f32[2], f32[1,2])")),
+                      "(f32[2], f32[1,2])"));
+  // Groups of the run (empty) or multiplied by partitions (channel): the
+  // declared part must divide the operand.
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kReduceScatter, {S("f32[8]")}, Groups({}, {0}), {sum}, S("f32[2]")), "f32[2]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("f32[8]")}, Groups({}, {0}), {sum}, S("f32[3]")),
+                      {"reduce-scatter", "does not scatter operand f32[8] along dimension 0"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("f32[8]")}, Groups({{0, 1}}, {0}), {sum}, S("f32[2]")),
+                      {"does not scatter", "over groups of 2"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("f32[9]")}, Groups({{0, 1}}, {0}), {sum}, S("f32[4]")),
+                      {"not divisible by the group size 2"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("f32[8]")}, Groups({{0, 1}}, {1}), {sum}, S("f32[4]")),
+                      {"scatter dimension 1 is out of range"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("f32[8]")}, Groups({{0, 1}}), {sum}, S("f32[4]")),
+                      {"exactly one scatter dimension"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("s32[8]")}, Groups({{0, 1}}, {0}), {sum}, S("s32[4]")),
+                      {"the reducer must be (s32[], s32[]) -> s32[]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("f32[8]")}, Groups({{0, 1}}, {0}), {}, S("f32[4]")),
+                      {"expects 1 called computations"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("f32[8]")}, Groups({{0, 1}}, {0}), {sum}, S("s32[4]")),
+                      {"declared result s32[4] does not fit operand f32[8]"}));
+  HloInstructionProto global = Groups({{0, 1}}, {0});
+  global.set_use_global_device_ids(true);
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kReduceScatter, {S("f32[8]")}, global, {sum}, S("f32[4]")),
+                      {"use_global_device_ids needs a channel_id > 0"}));
+}
+
+TEST(CollectivesTest, SendRecvAndTheirDones) {
+  HloInstructionProto channel;
+  channel.set_channel_id(3);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSend, {S("f32[2,3]"), S("token[]")}, channel), "(f32[2,3], u32[], token[])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSend, {S("(f32[2], s8[])"), S("token[]")}, channel),
+                      "((f32[2], s8[]), u32[], token[])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSendDone, {S("(f32[2,3], u32[], token[])")}, channel), "token[]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kRecv, {S("token[]")}, channel, {}, S("(s32[4], u32[], token[])")),
+                      "(s32[4], u32[], token[])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kRecvDone, {S("(s32[4], u32[], token[])")}, channel), "(s32[4], token[])"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSend, {S("f32[2]"), S("f32[2]")}, channel), {"send", "operand 1 must be a token"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSend, {S("f32[2]")}, channel), {"expects 2 operands"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSend, {S("token[]"), S("token[]")}, channel), {"array or a tuple of arrays"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRecv, {S("token[]")}, channel, {}, S("(s32[4], token[])")),
+                      {"recv", "declared as (value, u32[], token)"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRecv, {S("s32[]")}, channel, {}, S("(s32[4], u32[], token[])")),
+                      {"must be a token"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSendDone, {S("token[]")}, channel), {"send-done", "send's (value, u32[], token)"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRecvDone, {S("(s32[4], s32[], token[])")}, channel),
+                      {"recv-done", "recv's (value, u32[], token)"}));
+  HloInstructionProto negative;
+  negative.set_channel_id(-1);
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSend, {S("f32[2]"), S("token[]")}, negative), {"channel_id -1 is negative"}));
 }
 
 }  // namespace

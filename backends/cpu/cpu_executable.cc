@@ -67,6 +67,12 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Shape& want = entry->parameter_instruction(i)->shape();
     const DeviceBuffer* arg = arguments[i].get();
+    // The code reads the parameter's bytes: an argument of another shape
+    // would be read out of bounds.
+    if (!arg->shape().Compatible(want)) {
+      return InvalidArgument("CPU backend: argument %d has shape %s but parameter %d is %s", i, arg->shape().ToString(),
+                             i, want.ToString());
+    }
     if (!SameLayouts(arg->shape(), want)) {
       ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> copy,
                        DeviceBuffer::FromLiteral(arg->ToLiteral().RelayoutTo(want)));

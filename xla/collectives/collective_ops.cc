@@ -113,6 +113,127 @@ absl::Status AllGather(ReplicaContext* context, const CollectiveOp& op, ProcessI
   return absl::OkStatus();
 }
 
+// A row-major array split along `dim` into `parts` equal parts: part j is
+// `outer` runs of `run` bytes, run o at byte (o * parts + j) * run.
+struct Split {
+  int64_t outer = 1;
+  int64_t run = 0;
+};
+
+absl::StatusOr<Split> SplitOf(const CollectiveOp& op, const Shape& shape, int64_t dim, int64_t parts,
+                              absl::Span<const ProcessId> group) {
+  if (dim < 0 || dim >= shape.rank() || shape.dimensions(dim) % parts != 0) {
+    return InvalidArgument("%s: %s cannot be split along dimension %d into %d parts, one per member of the group %s",
+                           Label(op), shape.ToString(), dim, parts, GroupToString(group));
+  }
+  Split split;
+  for (int64_t d = 0; d < dim; ++d) split.outer *= shape.dimensions(d);
+  split.run = split.outer == 0 ? 0 : Bytes(shape) / split.outer / parts;
+  return split;
+}
+
+int64_t IndexIn(absl::Span<const ProcessId> group, ProcessId self) {
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (group[i] == self) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+// Copies part `part` of a split array at `src` to `dst`, contiguous.
+void CopyPart(const Split& split, int64_t parts, int64_t part, const char* src, char* dst) {
+  for (int64_t o = 0; o < split.outer; ++o) {
+    std::memcpy(dst + o * split.run, src + (o * parts + part) * split.run, split.run);
+  }
+}
+
+absl::Status ReduceScatter(ReplicaContext* context, const CollectiveOp& op, ProcessId self, int64_t nr, int64_t np,
+                           absl::Span<const void* const> operands, absl::Span<void* const> results,
+                           const Combiner& combine) {
+  ASSIGN_OR_RETURN(GroupMode mode, ReplicaGroupMode(Label(op), op.channel_id, op.use_global_device_ids));
+  ASSIGN_OR_RETURN(std::vector<ProcessId> group, MemberGroup(op, mode, nr, np, self));
+  const int64_t k = static_cast<int64_t>(group.size());
+  const int64_t me = IndexIn(group, self);
+  std::vector<Split> splits;
+  int64_t total = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    ASSIGN_OR_RETURN(Split split, SplitOf(op, op.operands[i], op.dimension, k, group));
+    if (Bytes(op.results[i]) * k != Bytes(op.operands[i])) {
+      return InvalidArgument("%s: operand %s scattered over a group of %d processes %s cannot give %s", Label(op),
+                             op.operands[i].ToString(), k, GroupToString(group), op.results[i].ToString());
+    }
+    splits.push_back(split);
+    total += Bytes(op.operands[i]);
+  }
+  ASSIGN_OR_RETURN(auto blobs, Exchange(context, op, group, Concatenated(op, operands)));
+  for (const auto& b : blobs) RETURN_IF_ERROR(CheckBlob(op, *b, total));
+  int64_t offset = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    // Fold member g's part `me` into the result, in group order.
+    char* acc = static_cast<char*>(results[i]);
+    CopyPart(splits[i], k, me, blobs[0]->data() + offset, acc);
+    std::string other(Bytes(op.results[i]), '\0');
+    for (int64_t g = 1; g < k; ++g) {
+      CopyPart(splits[i], k, me, blobs[g]->data() + offset, other.data());
+      RETURN_IF_ERROR(combine(static_cast<int64_t>(i), acc, other.data(), ShapeUtil::ElementsIn(op.results[i])));
+    }
+    offset += Bytes(op.operands[i]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AllToAll(ReplicaContext* context, const CollectiveOp& op, ProcessId self, int64_t nr, int64_t np,
+                      absl::Span<const void* const> operands, absl::Span<void* const> results) {
+  ASSIGN_OR_RETURN(auto groups, ProcessGroups(Label(op), ReplicaOrPartitionMode(op.channel_id), op.replica_groups, nr,
+                                              np));
+  std::vector<ProcessId> group = GroupOf(groups, self);
+  if (group.empty()) return InvalidArgument("%s: process %s is in no replica group", Label(op), self.ToString());
+  const int64_t k = static_cast<int64_t>(group.size());
+  const int64_t me = IndexIn(group, self);
+  int64_t total = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    if (Bytes(op.operands[i]) != Bytes(op.results[i])) {
+      return InvalidArgument("%s: operand %s and result %s differ in size", Label(op), op.operands[i].ToString(),
+                             op.results[i].ToString());
+    }
+    total += Bytes(op.operands[i]);
+  }
+  if (!op.has_dimension) {
+    // Tuple form: operand j goes to member j, all of one size.
+    if (static_cast<int64_t>(op.operands.size()) != k) {
+      return InvalidArgument("%s: the tuple form has %d operands but the group %s has %d members", Label(op),
+                             op.operands.size(), GroupToString(group), k);
+    }
+    const int64_t bytes = Bytes(op.operands[0]);
+    for (const Shape& s : op.operands) {
+      if (Bytes(s) != bytes) return InvalidArgument("%s: the tuple form needs operands of one size", Label(op));
+    }
+    ASSIGN_OR_RETURN(auto blobs, Exchange(context, op, group, Concatenated(op, operands)));
+    for (const auto& b : blobs) RETURN_IF_ERROR(CheckBlob(op, *b, total));
+    for (int64_t j = 0; j < k; ++j) std::memcpy(results[j], blobs[j]->data() + me * bytes, bytes);
+    return absl::OkStatus();
+  }
+  std::vector<Split> splits;
+  for (const Shape& s : op.operands) {
+    ASSIGN_OR_RETURN(Split split, SplitOf(op, s, op.dimension, k, group));
+    splits.push_back(split);
+  }
+  ASSIGN_OR_RETURN(auto blobs, Exchange(context, op, group, Concatenated(op, operands)));
+  for (const auto& b : blobs) RETURN_IF_ERROR(CheckBlob(op, *b, total));
+  int64_t offset = 0;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    // Result part g is member g's part `me`.
+    const Split& split = splits[i];
+    char* dst = static_cast<char*>(results[i]);
+    for (int64_t o = 0; o < split.outer; ++o) {
+      for (int64_t g = 0; g < k; ++g) {
+        std::memcpy(dst + (o * k + g) * split.run, blobs[g]->data() + offset + (o * k + me) * split.run, split.run);
+      }
+    }
+    offset += Bytes(op.operands[i]);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CollectivePermute(ReplicaContext* context, const CollectiveOp& op, ProcessId self, int64_t nr,
                                int64_t np, absl::Span<const void* const> operands, absl::Span<void* const> results) {
   const GroupMode mode = ReplicaOrPartitionMode(op.channel_id);
@@ -220,11 +341,24 @@ absl::StatusOr<CollectiveOp> CollectiveOp::FromProto(const HloInstructionProto& 
   for (const SourceTarget& st : proto.source_target_pairs()) op.source_target_pairs.emplace_back(st.source(), st.target());
   op.channel_id = proto.channel_id();
   op.use_global_device_ids = proto.use_global_device_ids();
-  if (op.opcode == HloOpcode::kAllGather) {
-    if (proto.dimensions_size() != 1) return InvalidArgument("%s: needs one all-gather dimension", label);
+  if (op.opcode == HloOpcode::kAllGather || op.opcode == HloOpcode::kReduceScatter) {
+    if (proto.dimensions_size() != 1) return InvalidArgument("%s: needs one dimension", label);
     op.dimension = proto.dimensions(0);
   }
+  if (op.opcode == HloOpcode::kAllToAll) {
+    if (proto.dimensions_size() > 1) return InvalidArgument("%s: needs at most one split dimension", label);
+    op.has_dimension = proto.dimensions_size() == 1;
+    if (op.has_dimension) op.dimension = proto.dimensions(0);
+  }
   return op;
+}
+
+int64_t TransferChannel(const HloInstruction& instruction) {
+  const int64_t own = instruction.attributes().channel_id();
+  if (own != 0 || instruction.operand_count() != 1) return own;
+  const HloInstruction* start = instruction.operand(0);
+  if (start->opcode() != HloOpcode::kSend && start->opcode() != HloOpcode::kRecv) return own;
+  return start->attributes().channel_id();
 }
 
 absl::StatusOr<CollectiveOp> CollectiveOp::FromInstruction(const HloInstruction& instruction) {
@@ -247,6 +381,12 @@ absl::Status RunCollective(ReplicaContext* context, const CollectiveOp& op, absl
       break;
     case HloOpcode::kAllGather:
       status = AllGather(context, op, self, nr, np, operands, results);
+      break;
+    case HloOpcode::kReduceScatter:
+      status = ReduceScatter(context, op, self, nr, np, operands, results, combine);
+      break;
+    case HloOpcode::kAllToAll:
+      status = AllToAll(context, op, self, nr, np, operands, results);
       break;
     case HloOpcode::kCollectivePermute:
       status = CollectivePermute(context, op, self, nr, np, operands, results);

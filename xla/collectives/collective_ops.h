@@ -8,6 +8,14 @@
 // all-reduce folds the group's contributions in group order:
 // acc = x[g0]; acc = f(acc, x[g1]); ... (float sums round in that order).
 // all-gather concatenates them along `dimension` in group order.
+// reduce-scatter folds like all-reduce and keeps the group member's part:
+// the fold split along `dimension` into group-size parts, part
+// index_of(self, group). all-to-all with a dimension (split and concat
+// dimension are one, as in XLA's HLO) splits each operand along it into
+// group-size parts and sends part j to member j; a member's result is the
+// parts it received, concatenated along the dimension in group order. The
+// tuple form (no dimension) has one operand per member: operand j goes to
+// member j, and result j is what member j sent.
 // collective-permute: a process that is the target of a pair receives its
 // source's operand, any other gets zeros. collective-broadcast: every
 // member of a group receives the group's first member's operand; a process
@@ -44,7 +52,8 @@ struct CollectiveOp {
   std::vector<std::pair<int64_t, int64_t>> source_target_pairs;
   int64_t channel_id = 0;
   bool use_global_device_ids = false;
-  int64_t dimension = 0;  // all-gather
+  int64_t dimension = 0;  // all-gather, reduce-scatter, all-to-all
+  bool has_dimension = false;  // all-to-all: array form (else the tuple form)
 
   // The instruction's attributes and shapes (operand shapes in
   // operand_shapes_with_layout).
@@ -53,6 +62,10 @@ struct CollectiveOp {
   static absl::StatusOr<CollectiveOp> FromInstruction(const HloInstruction& instruction);
 };
 
+// The channel of a send, recv, send-done or recv-done: its channel_id, or
+// for a -done op that has none, its operand's (the send or recv it ends).
+int64_t TransferChannel(const HloInstruction& instruction);
+
 // Combines `count` elements of operand `operand`: accumulator[i] =
 // f(accumulator[i], other[i]).
 using Combiner = std::function<absl::Status(int64_t operand, void* accumulator, const void* other, int64_t count)>;
@@ -60,7 +73,7 @@ using Combiner = std::function<absl::Status(int64_t operand, void* accumulator, 
 // Runs `op` as process context->self(): sends its part, waits for the
 // others (the rendezvous' timeout bounds the wait) and writes the result
 // leaves. `context` may be null (a single process). `combine` is used by
-// all-reduce only.
+// all-reduce and reduce-scatter only.
 absl::Status RunCollective(ReplicaContext* context, const CollectiveOp& op, absl::Span<const void* const> operands,
                            absl::Span<void* const> results, const Combiner& combine);
 

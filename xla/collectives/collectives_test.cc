@@ -1,10 +1,13 @@
 // Process groups of each StableHLO mode by hand, and the rendezvous:
-// exchange in group order, a missing member's deadline, abort.
+// exchange in group order, a missing member's deadline, abort; the
+// Send/Recv channel table.
+#include <atomic>
 #include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/collectives/channel_table.h"
 #include "xla/collectives/process_groups.h"
 #include "xla/collectives/rendezvous.h"
 
@@ -97,6 +100,62 @@ TEST(RendezvousTest, AbortWakesWaiters) {
   absl::SleepFor(absl::Milliseconds(20));
   rendezvous.Abort(absl::InvalidArgumentError("bad input"));
   waiter.join();
+}
+
+TEST(ChannelTableTest, FifoPerChannelAndABlockingReceive) {
+  ChannelTable table;
+  table.Send(1, Literal::CreateR0<int32_t>(10));
+  table.Send(2, Literal::CreateR0<int32_t>(20));
+  table.Send(1, Literal::CreateR0<int32_t>(11));
+  EXPECT_EQ(table.pending(1), 2);
+  auto a = table.Recv(1, "recv-done 'r'", absl::Seconds(1));
+  auto b = table.Recv(1, "recv-done 'r'", absl::Seconds(1));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, Literal::CreateR0<int32_t>(10));
+  EXPECT_EQ(*b, Literal::CreateR0<int32_t>(11));
+  // A receiver waits for a sender on another thread.
+  std::thread sender([&] {
+    absl::SleepFor(absl::Milliseconds(20));
+    table.Send(3, Literal::CreateR0<int32_t>(30));
+  });
+  auto c = table.Recv(3, "recv-done 'r'", absl::Seconds(10));
+  sender.join();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(*c, Literal::CreateR0<int32_t>(30));
+  EXPECT_EQ(table.pending(2), 1);
+}
+
+TEST(ChannelTableTest, ReceiveWithoutSenderNamesTheChannel) {
+  ChannelTable table;
+  const absl::Time start = absl::Now();
+  auto r = table.Recv(9, "recv-done 'in'", absl::Milliseconds(50));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(r.status().message(), HasSubstr("recv-done 'in' on channel 9"));
+}
+
+TEST(ChannelTableTest, AStoppedRunEndsTheWait) {
+  ChannelTable table;
+  std::atomic<bool> failed{false};
+  std::thread failer([&] {
+    absl::SleepFor(absl::Milliseconds(30));
+    failed = true;
+  });
+  const absl::Time start = absl::Now();
+  auto r = table.Recv(4, "recv-done 'r'", absl::Seconds(30), [&] {
+    return failed ? absl::InvalidArgumentError("replica 1 failed") : absl::OkStatus();
+  });
+  failer.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(r.status().message(), HasSubstr("recv-done 'r' on channel 4"));
+  EXPECT_THAT(r.status().message(), HasSubstr("replica 1 failed"));
+  // With a callback that never stops, the deadline still holds.
+  auto late = table.Recv(4, "recv-done 'r'", absl::Milliseconds(40), [] { return absl::OkStatus(); });
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
 }
 
 }  // namespace

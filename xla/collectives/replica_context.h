@@ -1,7 +1,8 @@
 // ReplicaContext: one process's place in a run of num_replicas x
 // num_partitions processes of the same executable (its replica and
 // partition ids), and what it shares with the others (the rendezvous of
-// the collectives) or owns as its device (infeed and outfeed queues). The
+// the collectives, the Send/Recv channel table, which executions of other
+// runs may share too) or owns as its device (infeed and outfeed queues). The
 // interpreter's evaluator and the CPU runtime calls read it; an execution
 // without one is process (0, 0) of a 1 x 1 run with empty queues.
 #ifndef XLA_COLLECTIVES_REPLICA_CONTEXT_H_
@@ -15,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "xla/collectives/channel_table.h"
 #include "xla/collectives/feed_queue.h"
 #include "xla/collectives/process_groups.h"
 #include "xla/collectives/rendezvous.h"
@@ -51,12 +53,20 @@ class ReplicaContext {
   FeedQueue& outfeed() { return outfeed_; }
   absl::Duration feed_timeout() const { return feed_timeout_; }
 
+  // Send/Recv's channels (may be null: the run has none). Set before the run.
+  void set_channels(std::shared_ptr<ChannelTable> channels) { channels_ = std::move(channels); }
+  ChannelTable* channels() const { return channels_.get(); }
+  // Receives on `channel_id` within the run's timeout, ending early when
+  // the run's rendezvous is aborted.
+  absl::StatusOr<Literal> Recv(int64_t channel_id, absl::string_view label);
+
  private:
   const int64_t num_replicas_;
   const int64_t num_partitions_;
   const ProcessId self_;
   const std::shared_ptr<Rendezvous> rendezvous_;
   const absl::Duration feed_timeout_;
+  std::shared_ptr<ChannelTable> channels_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, int64_t> occurrences_ ABSL_GUARDED_BY(mu_);
   FeedQueue infeed_;

@@ -3,8 +3,11 @@
 // and the rendezvous come from the ReplicaContext the caller set; without
 // one the evaluation is process (0, 0) of a 1 x 1 run with empty queues.
 // The collectives' data movement is xla/collectives/collective_ops.h (the
-// CPU runtime runs the same code); all-reduce's reducer computation is
-// applied here element by element, in group order.
+// CPU runtime runs the same code); all-reduce's and reduce-scatter's
+// reducer computation is applied here element by element, in group order.
+// Send appends its value to its channel in the context's ChannelTable and
+// never waits; recv only starts (its value is zeros), recv-done takes the
+// channel's oldest value, waiting up to the run's timeout.
 #include <cstring>
 #include <vector>
 
@@ -91,9 +94,44 @@ absl::StatusOr<Literal> EvaluateDistributed(const HloInstruction& instruction,
       return Literal::CreateToken();
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllGather:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kReduceScatter:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectiveBroadcast:
       return EvaluateCollective(instruction, operands, context, run);
+    case HloOpcode::kSend:
+    case HloOpcode::kRecv: {
+      if (context == nullptr || context->channels() == nullptr) {
+        return FailedPrecondition("HloEvaluator: %s: this run has no channel table", InstrLabel(instruction));
+      }
+      std::vector<Literal> parts;
+      if (instruction.opcode() == HloOpcode::kSend) {
+        context->channels()->Send(collectives::TransferChannel(instruction), *operands[0]);
+        parts.push_back(*operands[0]);
+      } else {
+        parts.emplace_back(instruction.shape().tuple_shapes(0));
+      }
+      parts.push_back(Literal::CreateR0<uint32_t>(0));
+      parts.push_back(Literal::CreateToken());
+      return Literal::MakeTuple(std::move(parts));
+    }
+    case HloOpcode::kSendDone:
+      return Literal::CreateToken();
+    case HloOpcode::kRecvDone: {
+      if (context == nullptr || context->channels() == nullptr) {
+        return FailedPrecondition("HloEvaluator: %s: this run has no channel table", InstrLabel(instruction));
+      }
+      const Shape& value_shape = instruction.shape().tuple_shapes(0);
+      ASSIGN_OR_RETURN(Literal value, context->Recv(collectives::TransferChannel(instruction), InstrLabel(instruction)));
+      if (!value.shape().Compatible(value_shape)) {
+        return InvalidArgument("HloEvaluator: %s expects %s but the channel held %s", InstrLabel(instruction),
+                               value_shape.ToString(), value.shape().ToString());
+      }
+      std::vector<Literal> parts;
+      parts.push_back(std::move(value));
+      parts.push_back(Literal::CreateToken());
+      return Literal::MakeTuple(std::move(parts));
+    }
     default:
       return Internal("HloEvaluator: %s is not a distributed op", InstrLabel(instruction));
   }

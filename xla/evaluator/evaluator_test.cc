@@ -12,6 +12,7 @@
 
 #include "absl/base/casts.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/hlo_module.h"
 #include "xla/hlo/hlo_parser.h"
@@ -1393,9 +1394,20 @@ TEST(EvaluatorTest, ArgumentErrorsNameTheParameter) {
 TEST(EvaluatorTest, UnimplementedOpcodeIsNamed) {
   // A custom-call runs a registered handler; none is registered here.
   EXPECT_ERROR(EvalOp(HloOpcode::kCustomCall, "f32[1]", {R1<float>({1})}), "target '' is not registered");
-  auto r = EvalOp(HloOpcode::kAllToAll, "f32[1]", {R1<float>({1})});
+  EXPECT_ERROR(EvalOp(HloOpcode::kAddDependency, "f32[1]", {R1<float>({1}), Literal::CreateToken()}),
+               "opcode 'add-dependency' is not implemented");
+}
+
+// Without a ReplicaContext an evaluation is one process: a collective over
+// a group of one returns its operand; send and recv have no channel table.
+TEST(EvaluatorTest, SingleProcessCollectivesAndChannels) {
+  HloInstructionProto split;
+  split.add_dimensions(0);
+  EXPECT_LITERAL(EvalOp(HloOpcode::kAllToAll, "f32[2]", {R1<float>({1, 2})}, split), R1<float>({1, 2}));
+  auto r = EvalOp(HloOpcode::kSend, "(f32[1], u32[], token[])", {R1<float>({1}), Literal::CreateToken()});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("no channel table"));
 }
 
 TEST(EvaluatorTest, DeadCodeIsNotEvaluated) {

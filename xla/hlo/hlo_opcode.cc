@@ -107,6 +107,12 @@ bool IsDistributedOpcode(HloOpcode op) {
     case HloOpcode::kAllGather:
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
       return true;
     default:
       return false;

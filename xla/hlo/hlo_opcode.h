@@ -136,7 +136,8 @@ bool IsElementwiseBinary(HloOpcode opcode);  // add ... xor, compare, complex, a
 bool IsElementwise(HloOpcode opcode);
 // Tokens, per-process values and the collectives: after-all, replica-id,
 // partition-id, infeed, outfeed, all-reduce, all-gather, collective-permute,
-// collective-broadcast (xla/collectives).
+// collective-broadcast, all-to-all, reduce-scatter, send/send-done and
+// recv/recv-done (xla/collectives).
 bool IsDistributedOpcode(HloOpcode opcode);
 // Ops with effects beyond their result: I/O (infeed, outfeed, send, recv),
 // collectives (they exchange data with the other processes of a run, which

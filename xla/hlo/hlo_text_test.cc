@@ -432,6 +432,11 @@ ENTRY %main {
   %inf = ((f32[4]{0}), token[]) infeed(%tok), infeed_config="cfg"
   %outf = token[] outfeed(%x, %tok), outfeed_config="o", outfeed_shape=f32[4]{0}
   %snd = (f32[4]{0}, u32[], token[]) send(%x, %tok), channel_id=5, is_host_transfer=true
+  %sdone = token[] send-done(%snd), channel_id=5, is_host_transfer=true
+  %rcv = (f32[4]{0}, u32[], token[]) recv(%tok), channel_id=6
+  %rdone = (f32[4]{0}, token[]) recv-done(%rcv), channel_id=6
+  %a2a1 = f32[4]{0} all-to-all(%x), dimensions={0}, replica_groups={{0,1}}, channel_id=3
+  %rs = f32[2]{0} reduce-scatter(%x), dimensions={0}, replica_groups={{0,1}}, channel_id=4, use_global_device_ids=true, to_apply=%add
   %gds = s32[] get-dimension-size(%x), dimensions={0}
   %dot2 = f32[2,3,5]{2,1,0} dot(%a, %b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, algorithm=dot_bf16_bf16_f32
   %neg = f32[4]{0} negate(%x), index=3, control-predecessors={%gds}

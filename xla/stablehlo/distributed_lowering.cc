@@ -1,9 +1,10 @@
 // StableHLO's tokens, I/O and collectives: after_all, create_token,
-// replica_id, partition_id, infeed, outfeed, all_reduce, all_gather,
-// collective_permute, collective_broadcast. Replica groups padded with -1
-// (ragged groups) lose the padding; channel_handle<handle = N> becomes
-// channel_id N (it only selects the process-group mode, see
-// xla/collectives/process_groups.h).
+// replica_id, partition_id, infeed, outfeed, send, recv, all_reduce,
+// all_gather, all_to_all, reduce_scatter, collective_permute,
+// collective_broadcast. Replica groups padded with -1 (ragged groups) lose
+// the padding; channel_handle<handle = N> becomes channel_id N (for the
+// collectives it only selects the process-group mode, see
+// xla/collectives/process_groups.h; for send/recv it names the channel).
 #include "absl/strings/str_cat.h"
 #include "xla/shape_util.h"
 #include "xla/stablehlo/emitter.h"
@@ -45,12 +46,30 @@ absl::Status SetChannel(const Emitter& e, const Op& op, HloInstructionProto* att
   return absl::OkStatus();
 }
 
+// send/recv's channel_type must agree with is_host_transfer (C1):
+// DEVICE_TO_HOST (2) for a host send, HOST_TO_DEVICE (3) for a host recv,
+// DEVICE_TO_DEVICE (1) otherwise.
+absl::Status CheckChannelType(const Emitter& e, const Op& op, bool host, int64_t host_type) {
+  const Attr* a = e.FindAttr(op, {"channel_handle"});
+  if (a == nullptr || a->kind != Attr::kStruct) return absl::OkStatus();
+  const Attr* type = a->Find("type");
+  if (type == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<int64_t> v, e.IntList(*type));
+  const int64_t want = host ? host_type : 1;
+  if (v.size() != 1 || v[0] != want) {
+    return e.Error(type->loc, absl::StrCat("channel type must be ", want, " when is_host_transfer is ",
+                                           host ? "true" : "false"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool Emitter::IsDistributedOp(const std::string& name) {
   return name == "after_all" || name == "create_token" || name == "replica_id" || name == "partition_id" ||
          name == "infeed" || name == "outfeed" || name == "all_reduce" || name == "all_gather" ||
-         name == "collective_permute" || name == "collective_broadcast";
+         name == "collective_permute" || name == "collective_broadcast" || name == "all_to_all" ||
+         name == "reduce_scatter" || name == "send" || name == "recv";
 }
 
 absl::StatusOr<Values> Emitter::LowerDistributedOp(const Op& op, Scope& scope, const std::string& name) {
@@ -100,6 +119,41 @@ absl::StatusOr<Values> Emitter::LowerDistributedOp(const Op& op, Scope& scope, c
     ASSIGN_OR_RETURN(HloInstruction * t, Emit(op, scope, HloOpcode::kOutfeed, {value, token}, attrs));
     return Values{t};
   }
+  if (name == "send" || name == "recv") {
+    // XLA's pair: send (value, token) -> send-done -> token; recv token ->
+    // recv-done -> (value, token). Several values travel as one tuple.
+    HloInstructionProto attrs;
+    RETURN_IF_ERROR(SetChannel(*this, op, &attrs));
+    ASSIGN_OR_RETURN(bool host, BoolAttr(op, "is_host_transfer", false));
+    attrs.set_is_host_transfer(host);
+    RETURN_IF_ERROR(CheckChannelType(*this, op, host, name == "send" ? 2 : 3));
+    if (name == "send") {
+      if (operands.empty()) return OpError(op, "takes the values and a token");
+      HloInstruction* token = operands.back();
+      Values inputs(operands.begin(), operands.end() - 1);
+      HloInstruction* value = inputs.size() == 1 ? inputs[0] : AddTuple(scope, inputs);
+      ASSIGN_OR_RETURN(HloInstruction * send, Emit(op, scope, HloOpcode::kSend, {value, token}, attrs));
+      ASSIGN_OR_RETURN(HloInstruction * done, Emit(op, scope, HloOpcode::kSendDone, {send}, attrs));
+      return Values{done};
+    }
+    const int64_t n = static_cast<int64_t>(op.result_types.size());
+    if (n < 1) return OpError(op, "needs its result types written out (values..., token)");
+    std::vector<Shape> values;
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      ASSIGN_OR_RETURN(Shape s, RequiredResultShape(op, i));
+      values.push_back(std::move(s));
+    }
+    const Shape value = values.size() == 1 ? values[0] : ShapeUtil::MakeTupleShape(values);
+    ASSIGN_OR_RETURN(HloInstruction * recv,
+                     Emit(op, scope, HloOpcode::kRecv, operands, attrs, {},
+                          ShapeUtil::MakeTupleShape({value, ShapeUtil::MakeScalarShape(U32),
+                                                     ShapeUtil::MakeTokenShape()})));
+    ASSIGN_OR_RETURN(HloInstruction * done, Emit(op, scope, HloOpcode::kRecvDone, {recv}, attrs));
+    HloInstruction* v = AddGetTupleElement(scope, done, 0);
+    Values out = values.size() == 1 ? Values{v} : Untuple(scope, v);
+    out.push_back(AddGetTupleElement(scope, done, 1));
+    return out;
+  }
   HloInstructionProto attrs;
   RETURN_IF_ERROR(SetReplicaGroups(*this, op, &attrs));
   RETURN_IF_ERROR(SetChannel(*this, op, &attrs));
@@ -124,6 +178,86 @@ absl::StatusOr<Values> Emitter::LowerDistributedOp(const Op& op, Scope& scope, c
     const Shape shape = declared.size() == 1 ? declared[0] : ShapeUtil::MakeTupleShape(declared);
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kAllGather, operands, attrs, {}, shape));
     return results(r);
+  }
+  if (name == "reduce_scatter") {
+    if (op.regions.size() != 1) return OpError(op, "needs one reducer region");
+    ASSIGN_OR_RETURN(int64_t dim, IntAttr(op, {"scatter_dimension"}));
+    attrs.add_dimensions(dim);
+    ASSIGN_OR_RETURN(HloComputation * reducer, LowerReducerRegion(op, op.regions[0], scope, "reduce_scatter"));
+    std::vector<Shape> declared;
+    for (size_t i = 0; i < op.result_types.size(); ++i) {
+      ASSIGN_OR_RETURN(Shape s, RequiredResultShape(op, i));
+      declared.push_back(std::move(s));
+    }
+    if (declared.size() != operands.size()) {
+      return OpError(op, absl::StrCat("has ", operands.size(), " operands but ", declared.size(), " result types"));
+    }
+    const Shape shape = declared.size() == 1 ? declared[0] : ShapeUtil::MakeTupleShape(declared);
+    ASSIGN_OR_RETURN(HloInstruction * r,
+                     Emit(op, scope, HloOpcode::kReduceScatter, operands, attrs, {reducer}, shape));
+    return results(r);
+  }
+  if (name == "all_to_all") {
+    // Each operand on its own, as XLA's builder lowers it: split == concat
+    // is one all-to-all; otherwise the split dimension becomes (count,
+    // size / count), the all-to-all exchanges along the count, and a
+    // transpose and reshape concatenate the received parts in group order.
+    ASSIGN_OR_RETURN(int64_t split, IntAttr(op, {"split_dimension"}));
+    ASSIGN_OR_RETURN(int64_t concat, IntAttr(op, {"concat_dimension"}));
+    ASSIGN_OR_RETURN(int64_t count, IntAttr(op, {"split_count"}));
+    if (operands.empty()) return OpError(op, "needs at least one operand");
+    Values out;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      const Shape& in = operands[i]->shape();
+      const int64_t rank = in.IsArray() ? in.rank() : 0;
+      if (!in.IsArray() || split < 0 || split >= rank || concat < 0 || concat >= rank || count < 1 ||
+          in.dimensions(split) % count != 0) {
+        return OpError(op, absl::StrCat("split_dimension ", split, ", concat_dimension ", concat, " and split_count ",
+                                        count, " do not fit operand ", in.ToString(),
+                                        " (the split dimension must be divisible by split_count)"));
+      }
+      for (const ReplicaGroup& g : attrs.replica_groups()) {
+        if (g.replica_ids_size() != count) {
+          return OpError(op, absl::StrCat("split_count ", count, " but a replica group has ", g.replica_ids_size(),
+                                          " members"));
+        }
+      }
+      HloInstructionProto a2a = attrs;
+      a2a.set_use_global_device_ids(false);
+      a2a.add_dimensions(split);
+      if (split == concat) {
+        ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kAllToAll, {operands[i]}, a2a));
+        out.push_back(r);
+        continue;
+      }
+      std::vector<int64_t> split_dims;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d == split) {
+          split_dims.push_back(count);
+          split_dims.push_back(in.dimensions(d) / count);
+        } else {
+          split_dims.push_back(in.dimensions(d));
+        }
+      }
+      ASSIGN_OR_RETURN(HloInstruction * parts, Emit(op, scope, HloOpcode::kReshape, {operands[i]}, {}, {},
+                                                    ShapeUtil::MakeShape(in.element_type(), split_dims)));
+      ASSIGN_OR_RETURN(HloInstruction * exchanged, Emit(op, scope, HloOpcode::kAllToAll, {parts}, a2a));
+      const int64_t concat_in_split = concat < split ? concat : concat + 1;
+      HloInstructionProto transpose;
+      for (int64_t d = 0; d <= rank; ++d) {
+        if (d == split) continue;
+        if (d == concat_in_split) transpose.add_dimensions(split);
+        transpose.add_dimensions(d);
+      }
+      ASSIGN_OR_RETURN(HloInstruction * moved, Emit(op, scope, HloOpcode::kTranspose, {exchanged}, transpose));
+      std::vector<int64_t> out_dims(in.dimensions().begin(), in.dimensions().end());
+      out_dims[split] /= count;
+      out_dims[concat] *= count;
+      ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kReshape, {moved}, {}, {},
+                                                ShapeUtil::MakeShape(in.element_type(), out_dims)));
+      out.push_back(r);
+    }
+    return out;
   }
   if (name == "collective_permute") {
     const Attr* pairs = FindAttr(op, {"source_target_pairs"});

@@ -78,10 +78,6 @@ const absl::flat_hash_map<std::string, HloOpcode>& BinaryOps() {
 const absl::flat_hash_map<std::string, std::string>& MissingOps() {
   static const auto* ops = new absl::flat_hash_map<std::string, std::string>{
       {"rng", "rng needs shape inference and evaluator support"},
-      {"send", "send/recv need channels in the runtime"},
-      {"recv", "send/recv need channels in the runtime"},
-      {"all_to_all", "all-to-all is not implemented yet (xla/collectives has no all-to-all)"},
-      {"reduce_scatter", "reduce-scatter is not implemented yet (xla/collectives has no reduce-scatter)"},
       {"batch_norm_training", "batch-norm needs shape inference and evaluator support"},
       {"batch_norm_inference", "batch-norm needs shape inference and evaluator support"},
       {"batch_norm_grad", "batch-norm needs shape inference and evaluator support"},

@@ -103,6 +103,50 @@ ENTRY main {
   EXPECT_LT(position("second"), position("r"));
 }
 
+// Send/recv and the new collectives: an unused send and its send-done, a
+// second identical send, and an all-to-all / reduce-scatter no one uses all
+// survive the standard pipeline, and the two sends stay in program order.
+TEST(SideEffectsTest, StandardPipelineKeepsSendRecvAndTheirOrder) {
+  std::unique_ptr<HloModule> module = testing::ParseAndVerify(R"(
+HloModule m
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[2] parameter(0)
+  t = token[] after-all()
+  first = (f32[2], u32[], token[]) send(p, t), channel_id=1
+  first_done = token[] send-done(first), channel_id=1
+  second = (f32[2], u32[], token[]) send(p, t), channel_id=1
+  second_done = token[] send-done(second), channel_id=1
+  r = (f32[2], u32[], token[]) recv(t), channel_id=2
+  r_done = (f32[2], token[]) recv-done(r), channel_id=2
+  a2a = f32[2] all-to-all(p), replica_groups={}, dimensions={0}
+  rs = f32[1] reduce-scatter(p), replica_groups={{0,1}}, dimensions={0}, to_apply=sum
+  ROOT n = f32[2] negate(p)
+})");
+  ASSERT_NE(module, nullptr);
+  HloPassPipeline pipeline("standard");
+  AddStandardHloPasses(&pipeline);
+  ASSERT_TRUE(pipeline.Run(module.get()).ok());
+  const HloComputation& entry = *module->entry_computation();
+  EXPECT_EQ(CountOpcode(entry, HloOpcode::kSend), 2);
+  EXPECT_EQ(CountOpcode(entry, HloOpcode::kSendDone), 2);
+  EXPECT_EQ(CountOpcode(entry, HloOpcode::kRecv), 1);
+  EXPECT_EQ(CountOpcode(entry, HloOpcode::kRecvDone), 1);
+  EXPECT_EQ(CountOpcode(entry, HloOpcode::kAllToAll), 1);
+  EXPECT_EQ(CountOpcode(entry, HloOpcode::kReduceScatter), 1);
+  std::vector<HloInstruction*> order = module->entry_computation()->MakeInstructionPostOrder();
+  auto position = [&](const std::string& name) {
+    return std::find_if(order.begin(), order.end(), [&](const HloInstruction* i) { return i->name() == name; }) -
+           order.begin();
+  };
+  EXPECT_LT(position("first"), position("second"));
+  EXPECT_LT(position("first_done"), position("second_done"));
+}
+
 }  // namespace
 }  // namespace xla
 

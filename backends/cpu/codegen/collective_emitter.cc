@@ -46,13 +46,24 @@ absl::Status CollectiveEmitter::Emit(const HloInstruction& hlo) {
       return EmitInfeed(hlo);
     case HloOpcode::kOutfeed:
       return EmitOutfeed(hlo);
+    case HloOpcode::kSend:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+      return EmitTransfer(hlo);
+    case HloOpcode::kSendDone:
+      return absl::OkStatus();  // the send did the work; a token has no storage
     default:
       return EmitCollective(hlo);
   }
 }
 
 std::pair<llvm::Value*, llvm::Value*> CollectiveEmitter::Description(const HloInstruction& hlo) {
-  const std::string bytes = collectives::CollectiveOp::ToProto(hlo).SerializeAsString();
+  return Description(hlo, collectives::CollectiveOp::ToProto(hlo));
+}
+
+std::pair<llvm::Value*, llvm::Value*> CollectiveEmitter::Description(const HloInstruction& hlo,
+                                                                     const HloInstructionProto& proto) {
+  const std::string bytes = proto.SerializeAsString();
   llvm::Constant* init = llvm::ConstantDataArray::getString(module_->getContext(), bytes, /*AddNull=*/false);
   auto* global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
                                          llvm::GlobalValue::PrivateLinkage, init, hlo.name() + ".desc");
@@ -88,22 +99,8 @@ absl::Status CollectiveEmitter::EmitProcessId(const HloInstruction& hlo) {
 }
 
 absl::Status CollectiveEmitter::EmitInfeed(const HloInstruction& hlo) {
-  ASSIGN_OR_RETURN(std::vector<llvm::Value*> leaves, buffers_.LeafAddressesOf(&hlo));
-  // The value's leaves; the token (last) has no storage to fill.
-  std::vector<Shape> shapes;
-  std::function<void(const Shape&)> flatten = [&](const Shape& s) {
-    if (s.IsTuple()) {
-      for (const Shape& e : s.tuple_shapes()) flatten(e);
-    } else {
-      shapes.push_back(s);
-    }
-  };
-  flatten(hlo.shape());
-  if (leaves.size() != shapes.size()) return Internal("CPU backend: %s: infeed leaves do not match", hlo.name());
-  std::vector<llvm::Value*> arrays;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    if (shapes[i].IsArray()) arrays.push_back(leaves[i]);
-  }
+  // The value's leaves; the token has no storage to fill.
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> arrays, ArrayLeaves(&hlo));
   auto [desc, size] = Description(hlo);
   llvm::Type* ptr = b_.getPtrTy();
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
@@ -131,7 +128,7 @@ absl::Status CollectiveEmitter::EmitOutfeed(const HloInstruction& hlo) {
 
 absl::StatusOr<llvm::Function*> CollectiveEmitter::EmitCombiner(const HloInstruction& hlo) {
   if (hlo.called_computations().size() != 1 || hlo.called_computations()[0] == nullptr) {
-    return InvalidArgument("CPU backend: %s: all-reduce needs one reducer", hlo.name());
+    return InvalidArgument("CPU backend: %s: %s needs one reducer", hlo.name(), HloOpcodeString(hlo.opcode()));
   }
   const HloComputation& reducer = *hlo.called_computations()[0];
   const PrimitiveType type = hlo.operand(0)->shape().element_type();
@@ -189,7 +186,7 @@ absl::Status CollectiveEmitter::EmitCollective(const HloInstruction& hlo) {
   }
   llvm::Type* ptr = b_.getPtrTy();
   llvm::Value* combine = llvm::ConstantPointerNull::get(llvm::PointerType::get(module_->getContext(), 0));
-  if (hlo.opcode() == HloOpcode::kAllReduce) {
+  if (hlo.opcode() == HloOpcode::kAllReduce || hlo.opcode() == HloOpcode::kReduceScatter) {
     ASSIGN_OR_RETURN(llvm::Function * f, EmitCombiner(hlo));
     combine = f;
   }
@@ -199,6 +196,48 @@ absl::Status CollectiveEmitter::EmitCollective(const HloInstruction& hlo) {
       llvm::FunctionType::get(b_.getInt1Ty(), {ptr, ptr, b_.getInt64Ty(), ptr, ptr, ptr}, false));
   CheckCall(b_.CreateCall(fn, {control_, desc, size, PointerArray(operands, hlo.name() + ".operands"),
                                PointerArray(results, hlo.name() + ".results"), combine}),
+            hlo);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> CollectiveEmitter::ArrayLeaves(const HloInstruction* hlo) {
+  if (hlo->shape().IsArray()) {
+    ASSIGN_OR_RETURN(llvm::Value * address, buffers_.AddressOf(hlo));
+    return std::vector<llvm::Value*>{address};
+  }
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> leaves, buffers_.LeafAddressesOf(hlo));
+  std::vector<Shape> shapes;
+  std::function<void(const Shape&)> flatten = [&](const Shape& s) {
+    if (s.IsTuple()) {
+      for (const Shape& e : s.tuple_shapes()) flatten(e);
+    } else {
+      shapes.push_back(s);
+    }
+  };
+  flatten(hlo->shape());
+  if (leaves.size() != shapes.size()) return Internal("CPU backend: %s: leaves do not match its shape", hlo->name());
+  std::vector<llvm::Value*> arrays;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (shapes[i].IsArray()) arrays.push_back(leaves[i]);
+  }
+  return arrays;
+}
+
+absl::Status CollectiveEmitter::EmitTransfer(const HloInstruction& hlo) {
+  std::vector<llvm::Value*> in;
+  if (hlo.opcode() == HloOpcode::kSend) {
+    ASSIGN_OR_RETURN(in, ArrayLeaves(hlo.operand(0)));
+  }
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, ArrayLeaves(&hlo));
+  HloInstructionProto proto = collectives::CollectiveOp::ToProto(hlo);
+  proto.set_channel_id(collectives::TransferChannel(hlo));
+  auto [desc, size] = Description(hlo, proto);
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::FunctionCallee fn = module_->getOrInsertFunction(
+      "__xla_cpu_runtime_Transfer",
+      llvm::FunctionType::get(b_.getInt1Ty(), {ptr, ptr, b_.getInt64Ty(), ptr, ptr}, false));
+  CheckCall(b_.CreateCall(fn, {control_, desc, size, PointerArray(in, hlo.name() + ".in"),
+                               PointerArray(out, hlo.name() + ".out")}),
             hlo);
   return absl::OkStatus();
 }

@@ -2,8 +2,10 @@
 // collectives as calls into the runtime (runtime/runtime_collectives.h),
 // which meets the run's other processes through their ReplicaContext.
 // The instruction's description travels as its serialized proto in a
-// constant; all-reduce's reducer is emitted as a function the runtime calls
-// to fold each member's contribution, in group order. A failing call
+// constant; all-reduce's and reduce-scatter's reducer is emitted as a
+// function the runtime calls to fold each member's contribution, in group
+// order. Send, recv and recv-done are runtime calls on the run's channel
+// table; send-done has no code. A failing call
 // returns from the entry function; the executable reports the status the
 // runtime recorded.
 #ifndef BACKENDS_CPU_CODEGEN_COLLECTIVE_EMITTER_H_
@@ -35,13 +37,19 @@ class CollectiveEmitter : public OpEmitter {
   absl::Status EmitInfeed(const HloInstruction& hlo);
   absl::Status EmitOutfeed(const HloInstruction& hlo);
   absl::Status EmitCollective(const HloInstruction& hlo);
+  absl::Status EmitTransfer(const HloInstruction& hlo);
+  // The array leaves' addresses of `hlo`'s value (tuples flattened, tokens
+  // left out).
+  absl::StatusOr<std::vector<llvm::Value*>> ArrayLeaves(const HloInstruction* hlo);
   // The serialized description of `hlo` as a constant: (pointer, size).
   std::pair<llvm::Value*, llvm::Value*> Description(const HloInstruction& hlo);
+  std::pair<llvm::Value*, llvm::Value*> Description(const HloInstruction& hlo, const HloInstructionProto& proto);
   // An array of pointers in the function's entry block, filled here.
   llvm::Value* PointerArray(const std::vector<llvm::Value*>& pointers, const std::string& name);
   // Branches to the abort block when `ok` (i1) is false.
   void CheckCall(llvm::Value* ok, const HloInstruction& hlo);
-  // void(i64 operand, ptr acc, ptr other, i64 count): acc[i] = f(acc[i], other[i]).
+  // void(i64 operand, ptr acc, ptr other, i64 count): acc[i] = f(acc[i], other[i])
+  // (all-reduce and reduce-scatter).
   absl::StatusOr<llvm::Function*> EmitCombiner(const HloInstruction& hlo);
 
   llvm::Value* control_;

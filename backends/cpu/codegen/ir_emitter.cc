@@ -58,6 +58,20 @@ absl::Status IrEmitter::CheckInstruction(const HloInstruction& hlo) {
       if (!s.IsArray()) return NotImplemented(hlo, "infeed of a nested tuple");
       RETURN_IF_ERROR(CheckSupportedElementType(s.element_type(), hlo));
     }
+  } else if (hlo.opcode() == HloOpcode::kSend || hlo.opcode() == HloOpcode::kRecv ||
+             hlo.opcode() == HloOpcode::kRecvDone || hlo.opcode() == HloOpcode::kSendDone) {
+    // (value, u32[], token), (value, token) or a token: the value's arrays
+    // are read or written by the runtime.
+    std::function<absl::Status(const Shape&, int)> check = [&](const Shape& s, int depth) -> absl::Status {
+      if (s.IsTuple()) {
+        if (depth >= 2) return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " of a nested tuple"));
+        for (const Shape& e : s.tuple_shapes()) RETURN_IF_ERROR(check(e, depth + 1));
+      } else if (s.IsArray()) {
+        RETURN_IF_ERROR(CheckSupportedElementType(s.element_type(), hlo));
+      }
+      return absl::OkStatus();
+    };
+    RETURN_IF_ERROR(check(hlo.shape(), 0));
   } else if (WritesTupleOfArrays(hlo)) {
     for (const Shape& s : hlo.shape().tuple_shapes()) {
       if (!s.IsArray()) return NotImplemented(hlo, absl::StrCat(HloOpcodeString(hlo.opcode()), " with a nested tuple result"));

@@ -105,6 +105,7 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   add("__xla_cpu_runtime_Infeed", &__xla_cpu_runtime_Infeed);
   add("__xla_cpu_runtime_Outfeed", &__xla_cpu_runtime_Outfeed);
   add("__xla_cpu_runtime_CustomCall", &__xla_cpu_runtime_CustomCall);
+  add("__xla_cpu_runtime_Transfer", &__xla_cpu_runtime_Transfer);
   for (const RuntimeSymbol& s : ComplexRuntimeSymbols()) add(s.name, s.address);
   add("memcpy", static_cast<void* (*)(void*, const void*, size_t)>(&std::memcpy));
   add("memmove", static_cast<void* (*)(void*, const void*, size_t)>(&std::memmove));

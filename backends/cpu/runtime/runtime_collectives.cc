@@ -108,6 +108,47 @@ absl::Status Collective(const void* control, const char* desc, int64_t size, con
                                     absl::MakeConstSpan(results, op.results.size()), combiner);
 }
 
+absl::Status Transfer(const void* control, const char* desc, int64_t size, const void* const* in, void* const* out) {
+  ASSIGN_OR_RETURN(HloInstructionProto proto, ParseDesc(desc, size));
+  ASSIGN_OR_RETURN(HloOpcode opcode, StringToHloOpcode(proto.opcode()));
+  ASSIGN_OR_RETURN(Shape shape, ShapeUtil::FromProto(proto.shape()));
+  const std::string label = absl::StrCat(proto.opcode(), " '", proto.name(), "'");
+  collectives::ReplicaContext* context = Context(control);
+  if (context == nullptr || context->channels() == nullptr) {
+    return FailedPrecondition("%s: this run has no channel table", label);
+  }
+  const Shape& value_shape = shape.tuple_shapes(0);
+  size_t next = 0;
+  switch (opcode) {
+    case HloOpcode::kSend: {
+      Literal value = LiteralFromLeaves(value_shape, in, &next);
+      next = 0;
+      CopyIntoLeaves(value, out, &next);
+      context->channels()->Send(proto.channel_id(), std::move(value));
+      break;
+    }
+    case HloOpcode::kRecv:
+      CopyIntoLeaves(Literal(ShapeUtil::WithDefaultLayout(value_shape)), out, &next);
+      break;
+    case HloOpcode::kRecvDone: {
+      ASSIGN_OR_RETURN(Literal value, context->Recv(proto.channel_id(), label));
+      if (!value.shape().Compatible(value_shape)) {
+        return InvalidArgument("%s expects %s but the channel held %s", label, value_shape.ToString(),
+                               value.shape().ToString());
+      }
+      // The emitted code's leaves are row-major (checked at compile time).
+      CopyIntoLeaves(value.RelayoutTo(ShapeUtil::WithDefaultLayout(value.shape())), out, &next);
+      return absl::OkStatus();
+    }
+    default:
+      return Internal("CPU runtime: %s is not a send or recv", label);
+  }
+  // send and recv: the u32[] context after the value.
+  const uint32_t zero = 0;
+  std::memcpy(out[next], &zero, sizeof(zero));
+  return absl::OkStatus();
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace xla
@@ -132,6 +173,11 @@ bool __xla_cpu_runtime_Infeed(const void* control, const char* desc, int64_t des
 
 bool __xla_cpu_runtime_Outfeed(const void* control, const char* desc, int64_t desc_size, const void* const* leaves) {
   return xla::cpu::Report(control, xla::cpu::Outfeed(control, desc, desc_size, leaves));
+}
+
+bool __xla_cpu_runtime_Transfer(const void* control, const char* desc, int64_t desc_size, const void* const* in,
+                                void* const* out) {
+  return xla::cpu::Report(control, xla::cpu::Transfer(control, desc, desc_size, in, out));
 }
 
 }  // extern "C"

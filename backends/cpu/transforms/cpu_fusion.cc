@@ -165,6 +165,8 @@ bool IsLoopEmitted(const HloInstruction& hlo, const Decisions& d) {
          hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kSelectAndScatter &&
          hlo.opcode() != HloOpcode::kSort && hlo.opcode() != HloOpcode::kFusion && !IsLinalgRuntimeCall(hlo) &&
          hlo.opcode() != HloOpcode::kCustomCall && !KeepsMinorDimension(hlo) &&
+         // Collectives, send/recv, feeds, process ids: runtime calls.
+         !IsDistributedOpcode(hlo.opcode()) && !HasSideEffect(hlo.opcode()) &&
          !ShapeUtil::HasZeroElements(hlo.shape());
 }
 

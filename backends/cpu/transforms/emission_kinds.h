@@ -46,7 +46,8 @@ inline bool WritesTupleOfArrays(const HloInstruction& hlo) {
   return IsTupleReduce(hlo) || hlo.opcode() == HloOpcode::kRngBitGenerator ||
          (hlo.opcode() == HloOpcode::kCustomCall && hlo.shape().IsTuple()) ||
          ((hlo.opcode() == HloOpcode::kAllReduce || hlo.opcode() == HloOpcode::kAllGather ||
-           hlo.opcode() == HloOpcode::kCollectiveBroadcast) &&
+           hlo.opcode() == HloOpcode::kCollectiveBroadcast || hlo.opcode() == HloOpcode::kAllToAll ||
+           hlo.opcode() == HloOpcode::kReduceScatter) &&
           hlo.shape().IsTuple());
 }
 

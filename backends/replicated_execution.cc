@@ -1,6 +1,7 @@
 #include "backends/replicated_execution.h"
 
 #include <memory>
+#include <new>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -12,8 +13,8 @@
 
 namespace xla {
 
-absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, std::vector<ProcessRun> processes,
-                                                             const ReplicatedRunOptions& options) {
+absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> ExecuteReplicatedOnDevices(
+    std::vector<DeviceProcessRun> processes, const ReplicatedRunOptions& options) {
   const int64_t n = options.num_replicas * options.num_partitions;
   if (options.num_replicas < 1 || options.num_partitions < 1 || static_cast<int64_t>(processes.size()) != n) {
     return InvalidArgument("a run of %d replica(s) x %d partition(s) needs %d processes, got %d",
@@ -25,27 +26,29 @@ absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, s
     const collectives::ProcessId self{i / options.num_partitions, i % options.num_partitions};
     contexts.push_back(std::make_unique<collectives::ReplicaContext>(options.num_replicas, options.num_partitions,
                                                                      self, rendezvous, options.timeout));
-    for (Literal& v : processes[i].infeed) contexts.back()->infeed().Push(std::move(v));
-  }
-  std::vector<std::optional<absl::StatusOr<Literal>>> results(n);
-  const absl::Time deadline = absl::Now() + options.timeout;
-  auto run = [&](int64_t i) -> absl::StatusOr<Literal> {
-    if (processes[i].executable == nullptr) return InvalidArgument("process %d has no executable", i);
-    std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
-    for (const Literal& arg : processes[i].arguments) {
-      ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> b, backend.transfer_manager()->TransferLiteralToDevice(arg));
-      buffers.push_back(std::move(b));
+    if (processes[i].infeed != nullptr || processes[i].outfeed != nullptr) {
+      contexts.back()->set_feeds(
+          processes[i].infeed ? processes[i].infeed : std::make_shared<collectives::FeedQueue>(),
+          processes[i].outfeed ? processes[i].outfeed : std::make_shared<collectives::FeedQueue>());
     }
-    ExecutionControl control(deadline);
+  }
+  std::vector<std::optional<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> results(n);
+  const absl::Time deadline = absl::Now() + options.timeout;
+  auto run = [&](int64_t i) -> absl::StatusOr<std::shared_ptr<DeviceBuffer>> {
+    if (processes[i].executable == nullptr) return InvalidArgument("process %d has no executable", i);
+    ExecutionControl control(deadline, options.cancelled);
     control.set_replica_context(contexts[i].get());
-    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result,
-                     const_cast<Executable*>(processes[i].executable)->Execute(buffers, &control));
-    return backend.transfer_manager()->TransferLiteralFromDevice(*result);
+    // Host allocation failures become a status, not a crash of the process.
+    try {
+      return const_cast<Executable*>(processes[i].executable)->Execute(processes[i].arguments, &control);
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted("execution ran out of host memory");
+    }
   };
   std::vector<std::thread> threads;
   for (int64_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
-      absl::StatusOr<Literal> r = run(i);
+      absl::StatusOr<std::shared_ptr<DeviceBuffer>> r = run(i);
       if (!r.ok()) {
         const collectives::ProcessId self = contexts[i]->self();
         r = absl::Status(r.status().code(), absl::StrCat("process ", self.ToString(), ": ", r.status().message()));
@@ -59,12 +62,36 @@ absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, s
   for (int64_t i = 0; i < n; ++i) {
     if (!results[i]->ok() && results[i]->status().code() != absl::StatusCode::kAborted) return results[i]->status();
   }
-  std::vector<ProcessResult> out(n);
+  std::vector<std::shared_ptr<DeviceBuffer>> out(n);
   for (int64_t i = 0; i < n; ++i) {
     if (!results[i]->ok()) return results[i]->status();
-    out[i].result = std::move(**results[i]);
-    while (contexts[i]->outfeed().size() > 0) {
-      ASSIGN_OR_RETURN(Literal v, contexts[i]->outfeed().Pop("outfeed", absl::ZeroDuration()));
+    out[i] = std::move(**results[i]);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, std::vector<ProcessRun> processes,
+                                                             const ReplicatedRunOptions& options) {
+  std::vector<DeviceProcessRun> runs(processes.size());
+  for (size_t i = 0; i < processes.size(); ++i) {
+    runs[i].executable = processes[i].executable;
+    for (const Literal& arg : processes[i].arguments) {
+      ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> b, backend.transfer_manager()->TransferLiteralToDevice(arg));
+      runs[i].arguments.push_back(std::move(b));
+    }
+    runs[i].infeed = std::make_shared<collectives::FeedQueue>();
+    runs[i].outfeed = std::make_shared<collectives::FeedQueue>();
+    for (Literal& v : processes[i].infeed) runs[i].infeed->Push(std::move(v));
+  }
+  std::vector<std::shared_ptr<collectives::FeedQueue>> outfeeds;
+  for (const DeviceProcessRun& r : runs) outfeeds.push_back(r.outfeed);
+  ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DeviceBuffer>> results,
+                   ExecuteReplicatedOnDevices(std::move(runs), options));
+  std::vector<ProcessResult> out(results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    ASSIGN_OR_RETURN(out[i].result, backend.transfer_manager()->TransferLiteralFromDevice(*results[i]));
+    while (outfeeds[i]->size() > 0) {
+      ASSIGN_OR_RETURN(Literal v, outfeeds[i]->Pop("outfeed", absl::ZeroDuration()));
       out[i].outfeed.push_back(std::move(v));
     }
   }

@@ -5,16 +5,24 @@
 // process fails, the rendezvous is aborted so the others fail promptly
 // with that status; the run's result is the first failure, naming its
 // process, or every process's result.
+//
+// Two forms: on literals (tests, the conformance runner: each process's
+// infeed is queued before the run and its outfeed returned after), and on
+// device buffers (the service: arguments stay where they are, and each
+// process reads and writes its device's persistent feed queues).
 #ifndef BACKENDS_REPLICATED_EXECUTION_H_
 #define BACKENDS_REPLICATED_EXECUTION_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "backends/backend.h"
+#include "xla/collectives/feed_queue.h"
 #include "xla/literal.h"
 
 namespace xla {
@@ -24,6 +32,8 @@ struct ReplicatedRunOptions {
   int64_t num_partitions = 1;
   // Bounds every wait of a collective or an infeed, and the whole run.
   absl::Duration timeout = absl::Seconds(30);
+  // Asked at loop checks whether the caller has gone away (may be empty).
+  std::function<bool()> cancelled;
 };
 
 struct ProcessRun {
@@ -41,6 +51,20 @@ struct ProcessResult {
 // partition); their executables must come from `backend`.
 absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, std::vector<ProcessRun> processes,
                                                              const ReplicatedRunOptions& options);
+
+struct DeviceProcessRun {
+  const Executable* executable = nullptr;  // not owned
+  // In the parameters' shapes and layouts (not checked here).
+  std::vector<std::shared_ptr<const DeviceBuffer>> arguments;
+  // The device's queues, shared with whoever feeds and drains them; null:
+  // an empty queue of the run's own.
+  std::shared_ptr<collectives::FeedQueue> infeed;
+  std::shared_ptr<collectives::FeedQueue> outfeed;
+};
+
+// The same on device buffers: every process's result buffer, in process order.
+absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> ExecuteReplicatedOnDevices(
+    std::vector<DeviceProcessRun> processes, const ReplicatedRunOptions& options);
 
 }  // namespace xla
 

@@ -1,6 +1,7 @@
 #include "backends/replicated_execution.h"
 
 #include <memory>
+#include <new>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -11,10 +12,27 @@
 #include "xla/status_macros.h"
 
 namespace xla {
+namespace {
 
-absl::StatusOr<std::vector<absl::StatusOr<ProcessResult>>> ExecuteReplicatedEach(Backend& backend,
-                                                                                std::vector<ProcessRun> processes,
-                                                                                const ReplicatedRunOptions& options) {
+// Every process's value, or the first process's own failure (not an abort
+// it caused in others).
+template <typename T>
+absl::StatusOr<std::vector<T>> AllOrFirstFailure(std::vector<absl::StatusOr<T>> each) {
+  for (const auto& r : each) {
+    if (!r.ok() && r.status().code() != absl::StatusCode::kAborted) return r.status();
+  }
+  std::vector<T> out;
+  for (auto& r : each) {
+    if (!r.ok()) return r.status();
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> ExecuteReplicatedOnDevicesEach(
+    std::vector<DeviceProcessRun> processes, const ReplicatedRunOptions& options) {
   const int64_t n = options.num_replicas * options.num_partitions;
   if (options.num_replicas < 1 || options.num_partitions < 1 || static_cast<int64_t>(processes.size()) != n) {
     return InvalidArgument("a run of %d replica(s) x %d partition(s) needs %d processes, got %d",
@@ -29,27 +47,29 @@ absl::StatusOr<std::vector<absl::StatusOr<ProcessResult>>> ExecuteReplicatedEach
     contexts.push_back(std::make_unique<collectives::ReplicaContext>(options.num_replicas, options.num_partitions,
                                                                      self, rendezvous, options.timeout));
     contexts.back()->set_channels(channels);
-    for (Literal& v : processes[i].infeed) contexts.back()->infeed().Push(std::move(v));
-  }
-  std::vector<std::optional<absl::StatusOr<Literal>>> results(n);
-  const absl::Time deadline = absl::Now() + options.timeout;
-  auto run = [&](int64_t i) -> absl::StatusOr<Literal> {
-    if (processes[i].executable == nullptr) return InvalidArgument("process %d has no executable", i);
-    std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
-    for (const Literal& arg : processes[i].arguments) {
-      ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> b, backend.transfer_manager()->TransferLiteralToDevice(arg));
-      buffers.push_back(std::move(b));
+    if (processes[i].infeed != nullptr || processes[i].outfeed != nullptr) {
+      contexts.back()->set_feeds(
+          processes[i].infeed ? processes[i].infeed : std::make_shared<collectives::FeedQueue>(),
+          processes[i].outfeed ? processes[i].outfeed : std::make_shared<collectives::FeedQueue>());
     }
-    ExecutionControl control(deadline);
+  }
+  std::vector<std::optional<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> results(n);
+  const absl::Time deadline = absl::Now() + options.timeout;
+  auto run = [&](int64_t i) -> absl::StatusOr<std::shared_ptr<DeviceBuffer>> {
+    if (processes[i].executable == nullptr) return InvalidArgument("process %d has no executable", i);
+    ExecutionControl control(deadline, options.cancelled);
     control.set_replica_context(contexts[i].get());
-    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result,
-                     const_cast<Executable*>(processes[i].executable)->Execute(buffers, &control));
-    return backend.transfer_manager()->TransferLiteralFromDevice(*result);
+    // Host allocation failures become a status, not a crash of the process.
+    try {
+      return const_cast<Executable*>(processes[i].executable)->Execute(processes[i].arguments, &control);
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted("execution ran out of host memory");
+    }
   };
   std::vector<std::thread> threads;
   for (int64_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
-      absl::StatusOr<Literal> r = run(i);
+      absl::StatusOr<std::shared_ptr<DeviceBuffer>> r = run(i);
       if (!r.ok()) {
         const collectives::ProcessId self = contexts[i]->self();
         r = absl::Status(r.status().code(), absl::StrCat("process ", self.ToString(), ": ", r.status().message()));
@@ -59,16 +79,44 @@ absl::StatusOr<std::vector<absl::StatusOr<ProcessResult>>> ExecuteReplicatedEach
     });
   }
   for (std::thread& t : threads) t.join();
+  std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>> out;
+  for (auto& r : results) out.push_back(std::move(*r));
+  return out;
+}
+
+absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> ExecuteReplicatedOnDevices(
+    std::vector<DeviceProcessRun> processes, const ReplicatedRunOptions& options) {
+  ASSIGN_OR_RETURN(auto each, ExecuteReplicatedOnDevicesEach(std::move(processes), options));
+  return AllOrFirstFailure(std::move(each));
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<ProcessResult>>> ExecuteReplicatedEach(Backend& backend,
+                                                                                std::vector<ProcessRun> processes,
+                                                                                const ReplicatedRunOptions& options) {
+  std::vector<DeviceProcessRun> runs(processes.size());
+  for (size_t i = 0; i < processes.size(); ++i) {
+    runs[i].executable = processes[i].executable;
+    for (const Literal& arg : processes[i].arguments) {
+      ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> b, backend.transfer_manager()->TransferLiteralToDevice(arg));
+      runs[i].arguments.push_back(std::move(b));
+    }
+    runs[i].infeed = std::make_shared<collectives::FeedQueue>();
+    runs[i].outfeed = std::make_shared<collectives::FeedQueue>();
+    for (Literal& v : processes[i].infeed) runs[i].infeed->Push(std::move(v));
+  }
+  std::vector<std::shared_ptr<collectives::FeedQueue>> outfeeds;
+  for (const DeviceProcessRun& r : runs) outfeeds.push_back(r.outfeed);
+  ASSIGN_OR_RETURN(auto results, ExecuteReplicatedOnDevicesEach(std::move(runs), options));
   std::vector<absl::StatusOr<ProcessResult>> out;
-  for (int64_t i = 0; i < n; ++i) {
-    if (!results[i]->ok()) {
-      out.push_back(results[i]->status());
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok()) {
+      out.push_back(results[i].status());
       continue;
     }
     ProcessResult r;
-    r.result = std::move(**results[i]);
-    while (contexts[i]->outfeed().size() > 0) {
-      ASSIGN_OR_RETURN(Literal v, contexts[i]->outfeed().Pop("outfeed", absl::ZeroDuration()));
+    ASSIGN_OR_RETURN(r.result, backend.transfer_manager()->TransferLiteralFromDevice(**results[i]));
+    while (outfeeds[i]->size() > 0) {
+      ASSIGN_OR_RETURN(Literal v, outfeeds[i]->Pop("outfeed", absl::ZeroDuration()));
       r.outfeed.push_back(std::move(v));
     }
     out.push_back(std::move(r));
@@ -78,18 +126,8 @@ absl::StatusOr<std::vector<absl::StatusOr<ProcessResult>>> ExecuteReplicatedEach
 
 absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, std::vector<ProcessRun> processes,
                                                              const ReplicatedRunOptions& options) {
-  ASSIGN_OR_RETURN(std::vector<absl::StatusOr<ProcessResult>> each,
-                   ExecuteReplicatedEach(backend, std::move(processes), options));
-  // The first process's own failure, not an abort it caused in others.
-  for (const auto& r : each) {
-    if (!r.ok() && r.status().code() != absl::StatusCode::kAborted) return r.status();
-  }
-  std::vector<ProcessResult> out;
-  for (auto& r : each) {
-    if (!r.ok()) return r.status();
-    out.push_back(std::move(*r));
-  }
-  return out;
+  ASSIGN_OR_RETURN(auto each, ExecuteReplicatedEach(backend, std::move(processes), options));
+  return AllOrFirstFailure(std::move(each));
 }
 
 }  // namespace xla

@@ -7,10 +7,16 @@
 // process, or every process's result. Send/Recv go through a ChannelTable
 // that every process of the run holds; runs given the same table (at the
 // same time, e.g. by a service that owns it) talk to each other.
+//
+// Two forms: on literals (tests, the conformance runner: each process's
+// infeed is queued before the run and its outfeed returned after), and on
+// device buffers (the service: arguments stay where they are, and each
+// process reads and writes its device's persistent feed queues).
 #ifndef BACKENDS_REPLICATED_EXECUTION_H_
 #define BACKENDS_REPLICATED_EXECUTION_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -19,6 +25,7 @@
 #include "absl/types/span.h"
 #include "backends/backend.h"
 #include "xla/collectives/channel_table.h"
+#include "xla/collectives/feed_queue.h"
 #include "xla/literal.h"
 
 namespace xla {
@@ -30,6 +37,8 @@ struct ReplicatedRunOptions {
   absl::Duration timeout = absl::Seconds(30);
   // Send/Recv's channels; null: a table of the run's own.
   std::shared_ptr<collectives::ChannelTable> channels;
+  // Asked at loop checks whether the caller has gone away (may be empty).
+  std::function<bool()> cancelled;
 };
 
 struct ProcessRun {
@@ -55,6 +64,24 @@ absl::StatusOr<std::vector<ProcessResult>> ExecuteReplicated(Backend& backend, s
 absl::StatusOr<std::vector<absl::StatusOr<ProcessResult>>> ExecuteReplicatedEach(Backend& backend,
                                                                                 std::vector<ProcessRun> processes,
                                                                                 const ReplicatedRunOptions& options);
+
+struct DeviceProcessRun {
+  const Executable* executable = nullptr;  // not owned
+  // In the parameters' shapes and layouts (not checked here).
+  std::vector<std::shared_ptr<const DeviceBuffer>> arguments;
+  // The device's queues, shared with whoever feeds and drains them; null:
+  // an empty queue of the run's own.
+  std::shared_ptr<collectives::FeedQueue> infeed;
+  std::shared_ptr<collectives::FeedQueue> outfeed;
+};
+
+// The same on device buffers (the service: arguments stay where they are,
+// and each process reads and writes its device's persistent feed queues).
+absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> ExecuteReplicatedOnDevices(
+    std::vector<DeviceProcessRun> processes, const ReplicatedRunOptions& options);
+// Every process's own outcome, as ExecuteReplicatedEach.
+absl::StatusOr<std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> ExecuteReplicatedOnDevicesEach(
+    std::vector<DeviceProcessRun> processes, const ReplicatedRunOptions& options);
 
 }  // namespace xla
 

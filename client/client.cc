@@ -148,6 +148,59 @@ absl::StatusOr<Literal> Client::ComputeConstant(const XlaComputation& computatio
   return Literal::FromProto(response.literal());
 }
 
+absl::StatusOr<std::vector<DeviceHandle>> Client::GetDeviceHandles(int64_t device_count) {
+  GetDeviceHandlesRequest request;
+  request.set_device_count(device_count);
+  GetDeviceHandlesResponse response;
+  RETURN_IF_ERROR(service_->GetDeviceHandles(request, &response));
+  return std::vector<DeviceHandle>(response.device_handles().begin(), response.device_handles().end());
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> Client::ExecuteParallel(
+    absl::Span<const ComputationInstance> computations, std::vector<ExecutionProfile>* profiles) {
+  ExecuteParallelRequest request;
+  for (size_t i = 0; i < computations.size(); ++i) {
+    const ComputationInstance& c = computations[i];
+    if (c.computation == nullptr) return InvalidArgument("ExecuteParallel: computation %d is null", i);
+    ExecuteGraphRequest* r = request.add_requests();
+    *r->mutable_computation() = c.computation->proto();
+    for (const GlobalData* arg : c.arguments) {
+      if (arg == nullptr) return InvalidArgument("ExecuteParallel: computation %d has a null argument", i);
+      *r->add_arguments() = arg->handle();
+    }
+    *r->mutable_execution_options() = c.execution_options;
+  }
+  ExecuteParallelResponse response;
+  RETURN_IF_ERROR(service_->ExecuteParallel(request, &response));
+  std::vector<std::unique_ptr<GlobalData>> out;
+  for (const ExecuteResponse& r : response.responses()) {
+    out.push_back(std::make_unique<GlobalData>(service_, r.output()));
+    if (profiles != nullptr) profiles->push_back(r.profile());
+  }
+  return out;
+}
+
+absl::Status Client::TransferToInfeed(const Literal& literal, const DeviceHandle* device) {
+  TransferToInfeedRequest request;
+  *request.mutable_literal() = literal.ToProto();
+  if (device != nullptr) *request.mutable_device_handle() = *device;
+  TransferToInfeedResponse response;
+  return service_->TransferToInfeed(request, &response);
+}
+
+absl::StatusOr<Literal> Client::TransferFromOutfeed(const Shape* shape_with_layout, const DeviceHandle* device,
+                                                    absl::Duration timeout) {
+  TransferFromOutfeedRequest request;
+  if (shape_with_layout != nullptr) *request.mutable_shape_with_layout() = shape_with_layout->ToProto();
+  if (device != nullptr) *request.mutable_device_handle() = *device;
+  if (timeout < absl::ZeroDuration()) return InvalidArgument("TransferFromOutfeed: negative timeout");
+  // At least 1 ms: 0 means the service's default.
+  if (timeout > absl::ZeroDuration()) request.set_timeout_ms(std::max<int64_t>(1, absl::ToInt64Milliseconds(timeout)));
+  TransferFromOutfeedResponse response;
+  RETURN_IF_ERROR(service_->TransferFromOutfeed(request, &response));
+  return Literal::FromProto(response.literal());
+}
+
 absl::StatusOr<GetServiceInfoResponse> Client::GetServiceInfo() {
   GetServiceInfoRequest request;
   GetServiceInfoResponse response;

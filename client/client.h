@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "client/global_data.h"
 #include "client/xla_computation.h"
@@ -52,6 +53,34 @@ class Client {
                                              absl::Span<GlobalData* const> arguments,
                                              const ExecutionOptions* options = nullptr,
                                              ExecutionProfile* profile = nullptr);
+  // N distinct host devices of the service (INVALID_ARGUMENT beyond what it has).
+  absl::StatusOr<std::vector<DeviceHandle>> GetDeviceHandles(int64_t device_count);
+
+  // One computation on one device, for ExecuteParallel. `execution_options`
+  // names the device (device_handles, at most one) and, for a replicated
+  // run, num_replicas / num_partitions.
+  struct ComputationInstance {
+    const XlaComputation* computation = nullptr;
+    std::vector<GlobalData*> arguments;
+    ExecutionOptions execution_options;
+  };
+  // Runs the computations at once, each on its device, and returns one
+  // result per computation. Either all are single-process runs, or they
+  // are the R * P processes (replica-major) of one replicated run whose
+  // collectives exchange data; one failing process fails the whole call.
+  absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> ExecuteParallel(
+      absl::Span<const ComputationInstance> computations, std::vector<ExecutionProfile>* profiles = nullptr);
+
+  // Appends `literal` to the device's infeed queue (device 0 when null):
+  // that device's runs take it, in FIFO order, now or later.
+  absl::Status TransferToInfeed(const Literal& literal, const DeviceHandle* device = nullptr);
+  // The oldest value outfed on the device (0 when null), waiting up to
+  // `timeout` (zero: the service's default) for one; DEADLINE_EXCEEDED if
+  // none comes. `shape_with_layout`, when given, is the shape the value
+  // must have (a mismatch is an error and leaves the value queued).
+  absl::StatusOr<Literal> TransferFromOutfeed(const Shape* shape_with_layout, const DeviceHandle* device = nullptr,
+                                              absl::Duration timeout = absl::ZeroDuration());
+
   absl::Status UnregisterExecutable(const ExecutionHandle& executable);
 
   // Releases the buffer behind `data` now; a second call is NotFound.

@@ -36,6 +36,10 @@ class GrpcStub : public ServiceInterface {
   absl::Status Compile(const CompileRequest& arg, CompileResponse* result) override;
   absl::Status Execute(const ExecuteRequest& arg, ExecuteResponse* result) override;
   absl::Status ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) override;
+  absl::Status ExecuteParallel(const ExecuteParallelRequest& arg, ExecuteParallelResponse* result) override;
+  absl::Status TransferToInfeed(const TransferToInfeedRequest& arg, TransferToInfeedResponse* result) override;
+  absl::Status TransferFromOutfeed(const TransferFromOutfeedRequest& arg,
+                                   TransferFromOutfeedResponse* result) override;
   absl::Status UnregisterExecutable(const UnregisterExecutableRequest& arg,
                                     UnregisterExecutableResponse* result) override;
   absl::Status ComputeConstantGraph(const ComputeConstantGraphRequest& arg, ComputeConstantResponse* result) override;

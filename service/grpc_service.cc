@@ -138,17 +138,21 @@ RequestControl RequestControlOf(grpc::ServerContext* context) {
     });                                                                                                   \
   }
 #define UNARY_METHOD(NAME, REQUEST, RESPONSE) SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, *request, response))
-// Methods that run a computation also pass the request's deadline and cancel.
+// Methods that run a computation (or wait for one) also pass the request's
+// deadline and cancel.
 #define RUNNING_METHOD(NAME, REQUEST, RESPONSE) \
   SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, *request, response, RequestControlOf(context)))
 RUNNING_METHOD(Execute, ExecuteRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
+RUNNING_METHOD(ExecuteParallel, ExecuteParallelRequest, ExecuteParallelResponse)
+RUNNING_METHOD(TransferFromOutfeed, TransferFromOutfeedRequest, TransferFromOutfeedResponse)
 RUNNING_METHOD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
 #undef RUNNING_METHOD
 UNARY_METHOD(Compile, CompileRequest, CompileResponse)
 UNARY_METHOD(UnregisterExecutable, UnregisterExecutableRequest, UnregisterExecutableResponse)
 UNARY_METHOD(TransferToServer, TransferToServerRequest, TransferToServerResponse)
 UNARY_METHOD(TransferToClient, TransferToClientRequest, TransferToClientResponse)
+UNARY_METHOD(TransferToInfeed, TransferToInfeedRequest, TransferToInfeedResponse)
 UNARY_METHOD(Unregister, UnregisterRequest, UnregisterResponse)
 UNARY_METHOD(DeconstructTuple, DeconstructTupleRequest, DeconstructTupleResponse)
 UNARY_METHOD(GetShape, GetShapeRequest, GetShapeResponse)

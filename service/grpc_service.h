@@ -29,6 +29,12 @@ class GrpcService final : public XlaService::Service {
                        ExecuteResponse* response) override;
   grpc::Status ExecuteGraph(grpc::ServerContext* context, const ExecuteGraphRequest* request,
                             ExecuteResponse* response) override;
+  grpc::Status ExecuteParallel(grpc::ServerContext* context, const ExecuteParallelRequest* request,
+                               ExecuteParallelResponse* response) override;
+  grpc::Status TransferToInfeed(grpc::ServerContext* context, const TransferToInfeedRequest* request,
+                                TransferToInfeedResponse* response) override;
+  grpc::Status TransferFromOutfeed(grpc::ServerContext* context, const TransferFromOutfeedRequest* request,
+                                   TransferFromOutfeedResponse* response) override;
   grpc::Status UnregisterExecutable(grpc::ServerContext* context, const UnregisterExecutableRequest* request,
                                     UnregisterExecutableResponse* response) override;
   grpc::Status TransferToServer(grpc::ServerContext* context, const TransferToServerRequest* request,

@@ -7,13 +7,17 @@
 #include <new>
 #include <fstream>
 #include <optional>
+#include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/random/random.h"
 #include "absl/time/clock.h"
+#include "backends/replicated_execution.h"
+#include "xla/collectives/replica_context.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
@@ -64,6 +68,8 @@ Service::Service(std::unique_ptr<Backend> backend, const ServiceLimits& limits)
 absl::StatusOr<std::unique_ptr<Service>> Service::Create(const std::string& backend, const ServiceLimits& limits) {
   std::string name = backend.empty() ? BackendRegistry::DefaultName() : backend;
   if (name.empty()) return FailedPrecondition("no backend is linked into this program");
+  if (limits.num_devices < 1) return InvalidArgument("a service needs at least 1 device, not %d", limits.num_devices);
+  if (limits.wait_seconds <= 0) return InvalidArgument("wait_seconds must be > 0, not %g", limits.wait_seconds);
   ASSIGN_OR_RETURN(std::unique_ptr<Backend> created, BackendRegistry::Create(name));
   return absl::WrapUnique(new Service(std::move(created), limits));
 }
@@ -111,6 +117,7 @@ absl::Status Service::CloseSession(SessionId session) {
       }
     }
   }
+  DropFeeds(session);
   allocations_.CloseSession(session);
   return absl::OkStatus();
 }
@@ -365,14 +372,15 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(SessionId
   return it->second.executable;
 }
 
-absl::Status Service::Run(SessionId session, Executable& executable, const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
-                          ExecuteResponse* result, const RequestControl& request) {
-  const HloComputation* entry = executable.module().entry_computation();
+absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
+    SessionId session, std::shared_ptr<Executable> executable,
+    const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args) {
+  const HloComputation* entry = executable->module().entry_computation();
   if (args.size() != entry->num_parameters()) {
     return InvalidArgument("Execute: computation '%s' takes %d arguments but %d were given",
                            entry->name(), entry->num_parameters(), args.size());
   }
-  std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
+  PreparedRun run;
   for (int i = 0; i < args.size(); ++i) {
     ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, args[i]));
     const Shape& expected = entry->parameter_instruction(i)->shape();
@@ -390,29 +398,45 @@ absl::Status Service::Run(SessionId session, Executable& executable, const googl
                        DeviceBuffer::FromLiteral(buffer->ToLiteral().RelayoutTo(expected)));
       buffer = std::move(relaid);
     }
-    buffers.push_back(std::move(buffer));
+    run.arguments.push_back(std::move(buffer));
   }
   // Everything the run allocates must fit the quotas before it starts: its
   // result and the scratch the backend reports (the CPU arena), or, from a
   // backend that cannot tell, every instruction's value.
-  const std::optional<int64_t> scratch = executable.ScratchBytesPerRun();
+  const std::optional<int64_t> scratch = executable->ScratchBytesPerRun();
   const int64_t result_bytes = AllocationTracker::ChargedBytesOfTree(entry->root_instruction()->shape());
   const int64_t run_bytes = scratch.has_value()
                                 ? (*scratch > INT64_MAX - result_bytes ? INT64_MAX : *scratch + result_bytes)
-                                : WorkingSetBytes(executable.module());
-  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
+                                : WorkingSetBytes(executable->module());
+  ASSIGN_OR_RETURN(run.reservation,
                    allocations_.Reserve(session, run_bytes,
                                         absl::StrCat("running '", entry->name(), "' (its values)")));
+  run.executable = std::move(executable);
+  return run;
+}
+
+absl::Status Service::Run(SessionId session, std::shared_ptr<Executable> executable,
+                          const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, int64_t device,
+                          ExecuteResponse* result, const RequestControl& request) {
+  ASSIGN_OR_RETURN(PreparedRun run, PrepareRun(session, std::move(executable), args));
   auto start = std::chrono::steady_clock::now();
   // The operator's bound on a run's time (a runaway loop must not hold a
   // serving thread forever), and the client's own deadline and cancel.
-  const ExecutionControl control = RunControl(request);
-  absl::StatusOr<std::shared_ptr<DeviceBuffer>> run = ExecuteCatchingOutOfMemory(executable, buffers, &control);
-  RETURN_IF_ERROR(run.status());
-  std::shared_ptr<DeviceBuffer> output = std::move(*run);
+  ExecutionControl control = RunControl(request);
+  // The only process on its device: its infeeds and outfeeds use the
+  // device's queues.
+  const absl::Duration wait = WaitBound(request);
+  collectives::ReplicaContext context(1, 1, collectives::ProcessId{},
+                                      std::make_shared<collectives::Rendezvous>(wait), wait);
+  DeviceFeeds feeds = Feeds(session, device);
+  context.set_feeds(feeds.infeed, feeds.outfeed);
+  control.set_replica_context(&context);
+  absl::StatusOr<std::shared_ptr<DeviceBuffer>> output =
+      ExecuteCatchingOutOfMemory(*run.executable, run.arguments, &control);
+  RETURN_IF_ERROR(output.status());
   result->mutable_profile()->set_compute_time_ns(NanosSince(start));
   ++executions_;
-  ASSIGN_OR_RETURN(*result->mutable_output(), allocations_.Register(session, std::move(output), "execution result"));
+  ASSIGN_OR_RETURN(*result->mutable_output(), allocations_.Register(session, std::move(*output), "execution result"));
   return absl::OkStatus();
 }
 
@@ -420,19 +444,204 @@ absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, Exec
                               const RequestControl& request) {
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle()));
   result->mutable_profile()->set_compilation_cache_hit(true);
-  return Run(session, *executable, arg.arguments(), result, request);
+  return Run(session, std::move(executable), arg.arguments(), /*device=*/0, result, request);
 }
 
 absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest& arg, ExecuteResponse* result,
                                    const RequestControl& request) {
   auto start = std::chrono::steady_clock::now();
+  const ExecutionOptions& options = arg.execution_options();
+  if (std::max(options.num_replicas(), 1) * std::max(options.num_partitions(), 1) > 1) {
+    return InvalidArgument(
+        "ExecuteGraph: a run of %d replica(s) x %d partition(s) has one argument list and result per process; "
+        "use ExecuteParallel with one request per process",
+        std::max(options.num_replicas(), 1), std::max(options.num_partitions(), 1));
+  }
+  ASSIGN_OR_RETURN(int64_t device, RequestDevice(options, 0));
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation()));
   bool hit = false;
-  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit));
+  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit));
   result->mutable_profile()->set_compilation_cache_hit(hit);
   result->mutable_profile()->set_compile_time_ms(NanosSince(start) / 1000000);
-  RETURN_IF_ERROR(Run(session, *executable, arg.arguments(), result, request));
+  RETURN_IF_ERROR(Run(session, std::move(executable), arg.arguments(), device, result, request));
   result->mutable_profile()->set_compute_and_transfer_time_ns(NanosSince(start));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> Service::DeviceOrdinal(const DeviceHandle& handle, absl::string_view what) const {
+  if (handle.device_count() != limits_.num_devices) {
+    return InvalidArgument("%s: device handle %d comes from a service with %d devices; this one has %d (use "
+                           "GetDeviceHandles)",
+                           what, handle.handle(), handle.device_count(), limits_.num_devices);
+  }
+  if (handle.handle() < 0 || handle.handle() >= limits_.num_devices) {
+    return InvalidArgument("%s: device handle %d is out of range; this service has devices 0 to %d", what,
+                           handle.handle(), limits_.num_devices - 1);
+  }
+  return handle.handle();
+}
+
+absl::StatusOr<int64_t> Service::RequestDevice(const ExecutionOptions& options, int64_t fallback) const {
+  if (options.device_handles_size() > 1) {
+    return InvalidArgument("Execute: execution_options names %d devices; a request runs on one (ExecuteParallel "
+                           "takes one request per device)",
+                           options.device_handles_size());
+  }
+  if (options.device_handles_size() == 1) return DeviceOrdinal(options.device_handles(0), "Execute");
+  return fallback;
+}
+
+Service::DeviceFeeds Service::Feeds(SessionId session, int64_t device) {
+  absl::MutexLock lock(&mutex_);
+  return feeds_[{session, device}];
+}
+
+void Service::DropFeeds(SessionId session) {
+  absl::MutexLock lock(&mutex_);
+  absl::erase_if(feeds_, [session](const auto& entry) { return entry.first.first == session; });
+}
+
+absl::Duration Service::WaitBound(const RequestControl& request) const {
+  absl::Duration wait = absl::Seconds(limits_.wait_seconds);
+  if (limits_.max_run_seconds > 0) wait = std::min(wait, absl::Seconds(limits_.max_run_seconds));
+  if (request.deadline != absl::InfiniteFuture()) {
+    wait = std::min(wait, std::max(request.deadline - absl::Now(), absl::ZeroDuration()));
+  }
+  return wait;
+}
+
+absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRequest& arg,
+                                      ExecuteParallelResponse* result, const RequestControl& request) {
+  const int64_t n = arg.requests_size();
+  if (n == 0) return InvalidArgument("ExecuteParallel: no requests");
+  if (n > limits_.num_devices) {
+    return InvalidArgument("ExecuteParallel: %d requests but this service has %d devices", n, limits_.num_devices);
+  }
+  // One replicated run of R x P processes, or n independent runs.
+  const ExecutionOptions& first = arg.requests(0).execution_options();
+  const int64_t replicas = std::max(first.num_replicas(), 1);
+  const int64_t partitions = std::max(first.num_partitions(), 1);
+  const bool replicated = replicas * partitions > 1;
+  std::vector<PreparedRun> runs;
+  std::vector<bool> device_used(limits_.num_devices, false);
+  for (int64_t i = 0; i < n; ++i) {
+    const ExecuteGraphRequest& r = arg.requests(i);
+    const ExecutionOptions& options = r.execution_options();
+    if (std::max(options.num_replicas(), 1) != replicas || std::max(options.num_partitions(), 1) != partitions) {
+      return InvalidArgument(
+          "ExecuteParallel: request %d asks for %d replica(s) x %d partition(s) but request 0 for %d x %d; the "
+          "requests of one call are one run",
+          i, std::max(options.num_replicas(), 1), std::max(options.num_partitions(), 1), replicas, partitions);
+    }
+    absl::StatusOr<int64_t> device = RequestDevice(options, i);
+    if (!device.ok()) return absl::Status(device.status().code(), absl::StrCat("request ", i, ": ", device.status().message()));
+    if (device_used[*device]) return InvalidArgument("ExecuteParallel: request %d runs on device %d, which an earlier request already uses", i, *device);
+    device_used[*device] = true;
+    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(r.computation()));
+    bool hit = false;
+    ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit));
+    result->add_responses()->mutable_profile()->set_compilation_cache_hit(hit);
+    absl::StatusOr<PreparedRun> run = PrepareRun(session, std::move(executable), r.arguments());
+    if (!run.ok()) return absl::Status(run.status().code(), absl::StrCat("request ", i, ": ", run.status().message()));
+    run->device = *device;
+    runs.push_back(std::move(*run));
+  }
+  if (replicated && n != replicas * partitions) {
+    return InvalidArgument(
+        "ExecuteParallel: a run of %d replica(s) x %d partition(s) needs %d requests (one per process), got %d",
+        replicas, partitions, replicas * partitions, n);
+  }
+  auto start = std::chrono::steady_clock::now();
+  ReplicatedRunOptions options;
+  options.timeout = WaitBound(request);
+  options.cancelled = request.cancelled;
+  auto process = [&](int64_t i) {
+    DeviceFeeds feeds = Feeds(session, runs[i].device);
+    return DeviceProcessRun{runs[i].executable.get(), runs[i].arguments, feeds.infeed, feeds.outfeed};
+  };
+  std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>> outputs(n);
+  if (replicated) {
+    options.num_replicas = replicas;
+    options.num_partitions = partitions;
+    std::vector<DeviceProcessRun> processes;
+    for (int64_t i = 0; i < n; ++i) processes.push_back(process(i));
+    ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DeviceBuffer>> buffers,
+                     ExecuteReplicatedOnDevices(std::move(processes), options));
+    for (int64_t i = 0; i < n; ++i) outputs[i] = std::move(buffers[i]);
+  } else {
+    // Independent programs at once, each the only process of its own run.
+    std::vector<std::thread> threads;
+    for (int64_t i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> one =
+            ExecuteReplicatedOnDevices({process(i)}, options);
+        if (one.ok()) {
+          outputs[i] = std::move((*one)[0]);
+        } else {
+          outputs[i] = absl::Status(one.status().code(), absl::StrCat("request ", i, ": ", one.status().message()));
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (int64_t i = 0; i < n; ++i) RETURN_IF_ERROR(outputs[i].status());
+  }
+  const int64_t compute_ns = NanosSince(start);
+  executions_ += n;
+  for (int64_t i = 0; i < n; ++i) {
+    ExecuteResponse* response = result->mutable_responses(i);
+    response->mutable_profile()->set_compute_time_ns(compute_ns);
+    ASSIGN_OR_RETURN(*response->mutable_output(),
+                     allocations_.Register(session, std::move(*outputs[i]), "execution result"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Service::TransferToInfeed(SessionId session, const TransferToInfeedRequest& arg,
+                                      TransferToInfeedResponse* result) {
+  int64_t device = 0;
+  if (arg.has_device_handle()) {
+    ASSIGN_OR_RETURN(device, DeviceOrdinal(arg.device_handle(), "TransferToInfeed"));
+  }
+  if (!arg.has_literal()) return InvalidArgument("TransferToInfeed: the request carries no literal");
+  ASSIGN_OR_RETURN(Literal literal, Literal::FromProto(arg.literal()));
+  if (!literal.shape().IsArray() && !literal.shape().IsTuple()) {
+    return InvalidArgument("TransferToInfeed: a %s cannot be infed (arrays and tuples only)",
+                           literal.shape().ToString());
+  }
+  absl::Status pushed = Feeds(session, device).infeed->PushBounded(std::move(literal), limits_.max_infeed_values);
+  if (!pushed.ok()) return absl::Status(pushed.code(), absl::StrCat("TransferToInfeed: device ", device, "'s infeed: ", pushed.message()));
+  return absl::OkStatus();
+}
+
+absl::Status Service::TransferFromOutfeed(SessionId session, const TransferFromOutfeedRequest& arg,
+                                         TransferFromOutfeedResponse* result, const RequestControl& request) {
+  int64_t device = 0;
+  if (arg.has_device_handle()) {
+    ASSIGN_OR_RETURN(device, DeviceOrdinal(arg.device_handle(), "TransferFromOutfeed"));
+  }
+  if (arg.timeout_ms() < 0) return InvalidArgument("TransferFromOutfeed: timeout_ms must be >= 0");
+  std::optional<Shape> requested;
+  if (arg.has_shape_with_layout()) {
+    ASSIGN_OR_RETURN(requested, ShapeUtil::FromProto(arg.shape_with_layout()));
+    RETURN_IF_ERROR(ShapeUtil::ValidateShape(*requested));
+  }
+  absl::Duration wait = absl::Seconds(limits_.wait_seconds);
+  if (arg.timeout_ms() > 0) wait = absl::Milliseconds(arg.timeout_ms());
+  if (request.deadline != absl::InfiniteFuture()) {
+    wait = std::min(wait, std::max(request.deadline - absl::Now(), absl::ZeroDuration()));
+  }
+  auto check = [&](const Literal& value) -> absl::Status {
+    if (requested.has_value() && !requested->Compatible(value.shape())) {
+      return InvalidArgument("TransferFromOutfeed: the next value outfed on device %d is %s, not the requested %s "
+                             "(it stays queued)",
+                             device, value.shape().ToString(), requested->ToString());
+    }
+    return absl::OkStatus();
+  };
+  ASSIGN_OR_RETURN(Literal value, Feeds(session, device).outfeed->Pop(
+                                      absl::StrCat("TransferFromOutfeed: device ", device, "'s outfeed"), wait, check));
+  if (requested.has_value()) value = value.RelayoutTo(*requested);
+  *result->mutable_literal() = value.ToProto();
   return absl::OkStatus();
 }
 
@@ -479,12 +688,15 @@ absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConst
 }
 
 absl::Status Service::GetDeviceHandles(SessionId session, const GetDeviceHandlesRequest& arg, GetDeviceHandlesResponse* result) {
-  if (arg.device_count() < 1 || arg.device_count() > 1) {
-    return InvalidArgument("GetDeviceHandles: this service has 1 device, %d requested", arg.device_count());
+  if (arg.device_count() < 1 || arg.device_count() > limits_.num_devices) {
+    return InvalidArgument("GetDeviceHandles: this service has %d devices, %d requested", limits_.num_devices,
+                           arg.device_count());
   }
-  DeviceHandle* h = result->add_device_handles();
-  h->set_handle(0);
-  h->set_device_count(1);
+  for (int64_t d = 0; d < arg.device_count(); ++d) {
+    DeviceHandle* h = result->add_device_handles();
+    h->set_handle(d);
+    h->set_device_count(limits_.num_devices);
+  }
   return absl::OkStatus();
 }
 
@@ -497,8 +709,11 @@ absl::Status Service::CreateChannelHandle(SessionId session, const CreateChannel
 }
 
 absl::Status Service::ResetDevice(SessionId session, const ResetDeviceRequest& arg, ResetDeviceResponse* result) {
-  // Host devices keep no state between runs; resetting the caller's device
-  // view releases the session's buffers and executables (others' are untouched).
+  // Host devices keep no state between runs but their feed queues;
+  // resetting the caller's device view releases the session's buffers,
+  // executables and queued feed values (others' are untouched).
+  if (arg.has_device_handle()) RETURN_IF_ERROR(DeviceOrdinal(arg.device_handle(), "ResetDevice").status());
+  DropFeeds(session);
   {
     absl::MutexLock lock(&mutex_);
     for (auto it = executables_.begin(); it != executables_.end();) {
@@ -558,6 +773,7 @@ absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServic
   result->set_executions(executions_);
   result->set_max_memory_bytes(allocations_.max_total_bytes());
   result->set_max_session_bytes(allocations_.max_session_bytes());
+  result->set_device_count(limits_.num_devices);
   return absl::OkStatus();
 }
 
@@ -579,6 +795,9 @@ FORWARD(GetComputationShape, GetComputationShapeRequest, GetComputationShapeResp
 FORWARD(Compile, CompileRequest, CompileResponse)
 FORWARD(Execute, ExecuteRequest, ExecuteResponse)
 FORWARD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
+FORWARD(ExecuteParallel, ExecuteParallelRequest, ExecuteParallelResponse)
+FORWARD(TransferToInfeed, TransferToInfeedRequest, TransferToInfeedResponse)
+FORWARD(TransferFromOutfeed, TransferFromOutfeedRequest, TransferFromOutfeedResponse)
 FORWARD(UnregisterExecutable, UnregisterExecutableRequest, UnregisterExecutableResponse)
 FORWARD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
 FORWARD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse)
@@ -608,7 +827,9 @@ const bool registered = [] {
   RegisterInProcessServiceFactory(
       [](const ServiceOptions& options) -> absl::StatusOr<std::unique_ptr<ServiceInterface>> {
         // An in-process client gets its own service with one unlimited session.
-        ASSIGN_OR_RETURN(std::unique_ptr<Service> created, Service::Create(options.backend, ServiceLimits()));
+        ServiceLimits limits;
+        if (options.num_devices != 0) limits.num_devices = options.num_devices;
+        ASSIGN_OR_RETURN(std::unique_ptr<Service> created, Service::Create(options.backend, limits));
         std::shared_ptr<Service> service = std::move(created);
         SessionId session = service->OpenSession("in-process");
         return std::unique_ptr<ServiceInterface>(new SessionService(service, session, /*owns_session=*/true));

@@ -4,6 +4,13 @@
 // buffers behind per-session handles in the AllocationTracker, and executes
 // on one Backend.
 //
+// Devices: the service has ServiceLimits::num_devices host devices, each a
+// place a process of a replicated run (or one plain run) executes, all on
+// the same Backend and the same host memory: a buffer is not bound to a
+// device, and any run of its session may read it. What a device has of its
+// own are its infeed and outfeed queues, kept per session (one client never
+// reads another's outfeed) until the session closes or resets the device.
+//
 // Every operation runs in a session: handles (data and executables) belong
 // to the session that made them, and closing a session frees them. Clients
 // talk to a session through SessionService (a ServiceInterface), in-process
@@ -22,6 +29,7 @@
 #include "absl/time/time.h"
 #include "backends/backend.h"
 #include "backends/execution_control.h"
+#include "xla/collectives/feed_queue.h"
 #include "service/allocation_tracker.h"
 #include "service/compilation_cache.h"
 #include "xla/service_interface.h"
@@ -46,6 +54,15 @@ struct ServiceLimits {
   // A run taking longer than this stops with DEADLINE_EXCEEDED at its next
   // loop check (backends/execution_control.h). 0: no limit.
   double max_run_seconds = 0;
+  // Host devices (GetDeviceHandles hands out up to this many; a replicated
+  // run has at most this many processes). Each process is a thread.
+  int num_devices = 8;
+  // The longest a collective or an infeed of a run waits, and the default
+  // wait of TransferFromOutfeed; a replicated run that takes longer fails
+  // (every process) with DEADLINE_EXCEEDED.
+  double wait_seconds = 60;
+  // Values a device's infeed queue holds at most (per session).
+  int64_t max_infeed_values = 1024;
 };
 
 // What one request's caller allows its run: the client's own deadline, and
@@ -87,6 +104,11 @@ class Service {
                        const RequestControl& request = {});
   absl::Status ExecuteGraph(SessionId s, const ExecuteGraphRequest& arg, ExecuteResponse* result,
                             const RequestControl& request = {});
+  absl::Status ExecuteParallel(SessionId s, const ExecuteParallelRequest& arg, ExecuteParallelResponse* result,
+                               const RequestControl& request = {});
+  absl::Status TransferToInfeed(SessionId s, const TransferToInfeedRequest& arg, TransferToInfeedResponse* result);
+  absl::Status TransferFromOutfeed(SessionId s, const TransferFromOutfeedRequest& arg,
+                                   TransferFromOutfeedResponse* result, const RequestControl& request = {});
   absl::Status UnregisterExecutable(SessionId s, const UnregisterExecutableRequest& arg,
                                     UnregisterExecutableResponse* result);
   absl::Status ComputeConstantGraph(SessionId s, const ComputeConstantGraphRequest& arg,
@@ -121,6 +143,19 @@ class Service {
     std::string token;
     absl::Time last_active;
   };
+  // A device's queues as one session sees them.
+  struct DeviceFeeds {
+    std::shared_ptr<collectives::FeedQueue> infeed = std::make_shared<collectives::FeedQueue>();
+    std::shared_ptr<collectives::FeedQueue> outfeed = std::make_shared<collectives::FeedQueue>();
+  };
+  // A run ready to start on a device: its executable, checked arguments,
+  // and the quota its values take while it runs.
+  struct PreparedRun {
+    std::shared_ptr<Executable> executable;
+    std::vector<std::shared_ptr<const DeviceBuffer>> arguments;
+    AllocationTracker::Reservation reservation;
+    int64_t device = 0;
+  };
   struct ExecutableEntry {
     SessionId session;
     std::shared_ptr<Executable> executable;
@@ -141,10 +176,25 @@ class Service {
   // A request's debug options with the service's limits applied.
   absl::StatusOr<DebugOptions> EffectiveDebugOptions(const DebugOptions& requested) const;
   absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(SessionId s, const ExecutionHandle& handle) const;
-  // Runs `executable` on argument handles (checked against its signature).
-  absl::Status Run(SessionId s, Executable& executable,
-                   const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, ExecuteResponse* result,
-                   const RequestControl& request);
+  // Argument handles -> buffers checked against (and relaid into) the
+  // parameters of `executable`, plus the quota the run takes.
+  absl::StatusOr<PreparedRun> PrepareRun(SessionId s, std::shared_ptr<Executable> executable,
+                                         const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args);
+  // Runs `executable` on argument handles (checked against its signature)
+  // as the only process on `device`.
+  absl::Status Run(SessionId s, std::shared_ptr<Executable> executable,
+                   const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, int64_t device,
+                   ExecuteResponse* result, const RequestControl& request);
+  // The ordinal behind a device handle this service issued (INVALID_ARGUMENT
+  // for another count or one out of range).
+  absl::StatusOr<int64_t> DeviceOrdinal(const DeviceHandle& handle, absl::string_view what) const;
+  // The device an ExecuteGraph-style request runs on (`fallback` when its
+  // options name none).
+  absl::StatusOr<int64_t> RequestDevice(const ExecutionOptions& options, int64_t fallback) const;
+  DeviceFeeds Feeds(SessionId s, int64_t device);
+  void DropFeeds(SessionId s);
+  // The longest a run's waits may take, from now, under `request`.
+  absl::Duration WaitBound(const RequestControl& request) const;
 
   std::unique_ptr<Backend> backend_;
   const ServiceLimits limits_;
@@ -157,6 +207,7 @@ class Service {
   absl::flat_hash_map<std::string, SessionId> session_by_token_ ABSL_GUARDED_BY(mutex_);
   int64_t next_executable_ ABSL_GUARDED_BY(mutex_) = 1;
   absl::flat_hash_map<int64_t, ExecutableEntry> executables_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<std::pair<SessionId, int64_t>, DeviceFeeds> feeds_ ABSL_GUARDED_BY(mutex_);
 
   std::atomic<int64_t> next_channel_{1};
   std::atomic<int64_t> compilations_{0};
@@ -184,6 +235,10 @@ class SessionService : public ServiceInterface {
   absl::Status Compile(const CompileRequest& arg, CompileResponse* result) override;
   absl::Status Execute(const ExecuteRequest& arg, ExecuteResponse* result) override;
   absl::Status ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) override;
+  absl::Status ExecuteParallel(const ExecuteParallelRequest& arg, ExecuteParallelResponse* result) override;
+  absl::Status TransferToInfeed(const TransferToInfeedRequest& arg, TransferToInfeedResponse* result) override;
+  absl::Status TransferFromOutfeed(const TransferFromOutfeedRequest& arg,
+                                   TransferFromOutfeedResponse* result) override;
   absl::Status UnregisterExecutable(const UnregisterExecutableRequest& arg,
                                     UnregisterExecutableResponse* result) override;
   absl::Status ComputeConstantGraph(const ComputeConstantGraphRequest& arg, ComputeConstantResponse* result) override;

@@ -33,6 +33,12 @@ ABSL_FLAG(int64_t, cache_bytes, int64_t{256} << 20,
 ABSL_FLAG(int, threads, 64, "Maximum number of threads serving requests.");
 ABSL_FLAG(double, max_run_seconds, 300,
           "A run taking longer stops with DEADLINE_EXCEEDED at its next loop check (0: no limit).");
+ABSL_FLAG(int, devices, 8,
+          "Host devices the daemon offers (GetDeviceHandles, the processes of a replicated run). Each is a "
+          "thread of this process on the same backend and host memory.");
+ABSL_FLAG(double, wait_seconds, 60,
+          "The longest a replicated run's collective or infeed waits (the run then fails on every device), and "
+          "TransferFromOutfeed's wait when the request names none.");
 ABSL_FLAG(int, xla_cpu_threads, 0,
           "Worker threads of the CPU backend per run; requests asking for more (or for the default) get this "
           "many. 0: the cores in this process's CPU affinity mask.");
@@ -127,6 +133,10 @@ int Main(const std::vector<std::string>& plugins) {
   limits.max_cpu_threads = absl::GetFlag(FLAGS_xla_cpu_threads);
   if (absl::GetFlag(FLAGS_max_run_seconds) < 0) return Fail("--max_run_seconds must be >= 0");
   limits.max_run_seconds = absl::GetFlag(FLAGS_max_run_seconds);
+  if (absl::GetFlag(FLAGS_devices) < 1) return Fail("--devices must be >= 1");
+  limits.num_devices = absl::GetFlag(FLAGS_devices);
+  if (absl::GetFlag(FLAGS_wait_seconds) <= 0) return Fail("--wait_seconds must be > 0");
+  limits.wait_seconds = absl::GetFlag(FLAGS_wait_seconds);
   limits.dump_to = absl::GetFlag(FLAGS_xla_dump_to);
   limits.cpu_target = absl::GetFlag(FLAGS_xla_cpu_target);
   limits.allow_request_dump_to = false;
@@ -148,8 +158,8 @@ int Main(const std::vector<std::string>& plugins) {
   if (server == nullptr || port == 0) {
     return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_address), ":", absl::GetFlag(FLAGS_port)));
   }
-  std::printf("xla_service: listening on %s:%d backend=%s\n", absl::GetFlag(FLAGS_address).c_str(), port,
-              service->backend().name().c_str());
+  std::printf("xla_service: listening on %s:%d backend=%s devices=%d\n", absl::GetFlag(FLAGS_address).c_str(),
+              port, service->backend().name().c_str(), limits.num_devices);
   std::fflush(stdout);
 
   absl::Notification stopping;

@@ -30,6 +30,10 @@ class ServiceInterface {
   virtual absl::Status Compile(const CompileRequest& arg, CompileResponse* result) = 0;
   virtual absl::Status Execute(const ExecuteRequest& arg, ExecuteResponse* result) = 0;
   virtual absl::Status ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) = 0;
+  virtual absl::Status ExecuteParallel(const ExecuteParallelRequest& arg, ExecuteParallelResponse* result) = 0;
+  virtual absl::Status TransferToInfeed(const TransferToInfeedRequest& arg, TransferToInfeedResponse* result) = 0;
+  virtual absl::Status TransferFromOutfeed(const TransferFromOutfeedRequest& arg,
+                                           TransferFromOutfeedResponse* result) = 0;
   virtual absl::Status UnregisterExecutable(const UnregisterExecutableRequest& arg,
                                             UnregisterExecutableResponse* result) = 0;
   virtual absl::Status ComputeConstantGraph(const ComputeConstantGraphRequest& arg,
@@ -51,6 +55,7 @@ class ServiceInterface {
 // Options for an in-process service.
 struct ServiceOptions {
   std::string backend;  // empty: the default backend
+  int num_devices = 0;  // host devices; 0: the service's default (ServiceLimits)
 };
 
 // The in-process service is created through a factory that service/

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/daemon_process.h"
+#include "xla/hlo/hlo_parser.h"
 #include "xla/literal_comparison.h"
 #include "xla/shape_util.h"
 
@@ -595,6 +596,106 @@ TEST(DaemonLimitsTest, ARunStopsWhenItsClientsDeadlinePasses) {
   auto small = client->TransferToServer(Iota(1000, 1));
   ASSERT_TRUE(small.ok()) << small.status();
   EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));
+}
+
+// Each replica infeeds f32[2], sums it across the replicas and outfeeds it.
+constexpr char kInfeedSumOutfeed[] = R"(
+HloModule infeed_sum_outfeed
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  t = token[] after-all()
+  in = (f32[2], token[]) infeed(t)
+  v = f32[2] get-tuple-element(in), index=0
+  t2 = token[] get-tuple-element(in), index=1
+  s = f32[2] all-reduce(v), replica_groups={}, to_apply=sum
+  o = token[] outfeed(s, t2)
+  ROOT r = f32[2] add(s, s)
+}
+)";
+
+ExecuteParallelRequest ReplicasOf(const char* hlo_text, int replicas) {
+  ExecuteParallelRequest request;
+  HloModuleProto proto = ParseHloModuleToProto(hlo_text).value();
+  for (int r = 0; r < replicas; ++r) {
+    ExecuteGraphRequest* one = request.add_requests();
+    *one->mutable_computation() = proto;
+    one->mutable_execution_options()->set_num_replicas(replicas);
+  }
+  return request;
+}
+
+TEST(DaemonLimitsTest, DevicesFlagSetsTheDeviceCount) {
+  auto daemon = DaemonProcess::Start({"--devices=2"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  EXPECT_EQ(client->GetServiceInfo().value().device_count(), 2);
+  auto two = client->GetDeviceHandles(2);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ((*two)[1].handle(), 1);
+  EXPECT_EQ((*two)[1].device_count(), 2);
+  auto three = client->GetDeviceHandles(3);
+  EXPECT_EQ(three.status().code(), absl::StatusCode::kInvalidArgument) << three.status();
+  // Three replicas do not fit on two devices.
+  ExecuteParallelResponse response;
+  absl::Status status = client->service()->ExecuteParallel(ReplicasOf(kInfeedSumOutfeed, 3), &response);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("3 requests but this service has 2 devices"));
+  EXPECT_FALSE(DaemonProcess::Start({"--devices=0"}).ok());
+}
+
+TEST(DaemonLimitsTest, AReplicaWaitingForItsInfeedFailsEveryReplicaAtTheWaitBound) {
+  auto daemon = DaemonProcess::Start({"--wait_seconds=1"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto devices = client->GetDeviceHandles(2).value();
+  // Device 0 is fed, device 1 never is: replica 1 waits in its infeed and
+  // replica 0 in the all-reduce, both until the 1 s bound.
+  ASSERT_TRUE(client->TransferToInfeed(Literal::CreateR1<float>({1, 2}), &devices[0]).ok());
+  auto start = std::chrono::steady_clock::now();
+  ExecuteParallelResponse response;
+  absl::Status status = client->service()->ExecuteParallel(ReplicasOf(kInfeedSumOutfeed, 2), &response);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  // Whichever wait ends first names itself: replica 1's infeed, or replica
+  // 0's all-reduce missing replica 1.
+  EXPECT_THAT(std::string(status.message()), ::testing::ContainsRegex("infeed|missing processes \\[\\(1,0\\)\\]"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  // The daemon keeps serving the same session.
+  auto small = client->TransferToServer(Iota(10, 1));
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(client->TransferToClient(**small).value(), Iota(10, 1));
+  EXPECT_TRUE(daemon->running());
+}
+
+TEST_F(DaemonTest, OutfeedWaitEndsAtTheCallDeadline) {
+  // The service would wait 60 s; the remote call's own deadline is 300 ms.
+  GrpcClientOptions options;
+  options.call_timeout = absl::Milliseconds(300);
+  auto client = Connect(options);
+  auto start = std::chrono::steady_clock::now();
+  auto out = client->TransferFromOutfeed(nullptr);
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded) << out.status();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ExpectServing();
+}
+
+TEST_F(DaemonTest, FeedQueuesAreIsolatedBetweenSessions) {
+  auto alice = Connect();
+  auto bob = Connect();
+  auto devices = alice->GetDeviceHandles(1).value();
+  ASSERT_TRUE(alice->TransferToInfeed(Literal::CreateR1<float>({4, 5}), &devices[0]).ok());
+  // Bob's device 0 has no infeed value: his run waits and fails; Alice's value stays hers.
+  ExecuteParallelResponse response;
+  absl::Status status = alice->service()->ExecuteParallel(ReplicasOf(kInfeedSumOutfeed, 1), &response);
+  ASSERT_TRUE(status.ok()) << status;
+  auto bobs = bob->TransferFromOutfeed(nullptr, &devices[0], absl::Milliseconds(100));
+  EXPECT_EQ(bobs.status().code(), absl::StatusCode::kDeadlineExceeded) << bobs.status();
+  auto alices = alice->TransferFromOutfeed(nullptr, &devices[0], absl::Seconds(10));
+  ASSERT_TRUE(alices.ok()) << alices.status();
+  EXPECT_EQ(*alices, Literal::CreateR1<float>({4, 5}));
+  GlobalData result(alice->service(), response.responses(0).output());  // released when the test ends
+  EXPECT_EQ(alice->TransferToClient(result).value(), Literal::CreateR1<float>({8, 10}));
 }
 
 TEST(DaemonLimitsTest, AuthTokenIsRequiredWhenConfigured) {

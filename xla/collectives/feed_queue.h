@@ -5,6 +5,7 @@
 #define XLA_COLLECTIVES_FEED_QUEUE_H_
 
 #include <deque>
+#include <functional>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -18,9 +19,14 @@ namespace collectives {
 class FeedQueue {
  public:
   void Push(Literal value);
+  // Push unless the queue already holds `max_values` (RESOURCE_EXHAUSTED):
+  // a client filling a device's infeed must not grow it without bound.
+  absl::Status PushBounded(Literal value, size_t max_values);
   // The oldest value; DEADLINE_EXCEEDED naming `label` when none arrives
-  // within `timeout`.
-  absl::StatusOr<Literal> Pop(absl::string_view label, absl::Duration timeout);
+  // within `timeout`. When `check` rejects the value, its error is returned
+  // and the value stays at the front of the queue.
+  absl::StatusOr<Literal> Pop(absl::string_view label, absl::Duration timeout,
+                              const std::function<absl::Status(const Literal&)>& check = nullptr);
   size_t size() const;
 
  private:

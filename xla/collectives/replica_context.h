@@ -2,7 +2,8 @@
 // num_partitions processes of the same executable (its replica and
 // partition ids), and what it shares with the others (the rendezvous of
 // the collectives, the Send/Recv channel table, which executions of other
-// runs may share too) or owns as its device (infeed and outfeed queues). The
+// runs may share too) or holds as its device (infeed and outfeed queues: its
+// own, or a device's persistent ones the service passes in). The
 // interpreter's evaluator and the CPU runtime calls read it; an execution
 // without one is process (0, 0) of a 1 x 1 run with empty queues.
 #ifndef XLA_COLLECTIVES_REPLICA_CONTEXT_H_
@@ -49,8 +50,14 @@ class ReplicaContext {
   // execution of an instruction (in a loop) is its own exchange.
   int64_t NextOccurrence(const std::string& key);
 
-  FeedQueue& infeed() { return infeed_; }
-  FeedQueue& outfeed() { return outfeed_; }
+  FeedQueue& infeed() { return *infeed_; }
+  FeedQueue& outfeed() { return *outfeed_; }
+  // Replaces the context's own queues by a device's persistent ones, which
+  // clients fill and drain while the run goes on. Call before the run.
+  void set_feeds(std::shared_ptr<FeedQueue> infeed, std::shared_ptr<FeedQueue> outfeed) {
+    infeed_ = std::move(infeed);
+    outfeed_ = std::move(outfeed);
+  }
   absl::Duration feed_timeout() const { return feed_timeout_; }
 
   // Send/Recv's channels (may be null: the run has none). Set before the run.
@@ -69,8 +76,8 @@ class ReplicaContext {
   std::shared_ptr<ChannelTable> channels_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, int64_t> occurrences_ ABSL_GUARDED_BY(mu_);
-  FeedQueue infeed_;
-  FeedQueue outfeed_;
+  std::shared_ptr<FeedQueue> infeed_ = std::make_shared<FeedQueue>();
+  std::shared_ptr<FeedQueue> outfeed_ = std::make_shared<FeedQueue>();
 };
 
 }  // namespace collectives

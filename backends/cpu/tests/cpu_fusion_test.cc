@@ -255,6 +255,34 @@ ENTRY e {
   EXPECT_EQ(dot->operand(1)->opcode(), HloOpcode::kParameter);
 }
 
+// A collective is a runtime call writing its whole buffer: it never joins a
+// row group, even when it and an elementwise user share their rows (here
+// the all-reduce has two users, the outfeed and the add).
+TEST(CpuFusionTest, ACollectiveNeverJoinsARowGroup) {
+  auto module = ParseHloModule(Fused(R"(HloModule collective
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  t = token[] after-all()
+  in = (f32[2], token[]) infeed(t)
+  v = f32[2] get-tuple-element(in), index=0
+  t2 = token[] get-tuple-element(in), index=1
+  s = f32[2] all-reduce(v), replica_groups={}, to_apply=sum
+  o = token[] outfeed(s, t2)
+  ROOT r = f32[2] add(s, s)
+})"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  int all_reduces = 0;
+  for (const HloInstruction* h : (*module)->entry_computation()->instructions()) {
+    all_reduces += h->opcode() == HloOpcode::kAllReduce;
+    EXPECT_FALSE(IsFusionOfKind(*h, kRowGroupFusion)) << (*module)->ToString();
+  }
+  EXPECT_EQ(all_reduces, 1) << (*module)->ToString();
+}
+
 // A second run changes nothing: fusions are not fused again.
 TEST(CpuFusionTest, FusedModulesAreLeftAsTheyAre) {
   auto module = ParseHloModule(Fused(R"(HloModule again

@@ -159,8 +159,9 @@ void DecideMatMulEpilogues(const std::vector<HloInstruction*>& order, Decisions&
 bool IsLoopEmitted(const HloInstruction& hlo, const Decisions& d) {
   // Control flow (an array-valued conditional, say) writes its buffer from
   // its computations, never in a loop over its shape: it may not join a row
-  // group (it would lose its buffer to one row of scratch).
-  return d.Materialized(&hlo) && !IsControlFlow(hlo) && !PlanRuntimeMatMul(hlo).has_value() &&
+  // group (it would lose its buffer to one row of scratch). Neither may a
+  // collective or feed: a runtime call that writes its whole buffer at once.
+  return d.Materialized(&hlo) && !IsControlFlow(hlo) && !IsDistributedOpcode(hlo.opcode()) && !PlanRuntimeMatMul(hlo).has_value() &&
          !d.epilogue_dot.contains(&hlo) && hlo.opcode() != HloOpcode::kDynamicUpdateSlice &&
          hlo.opcode() != HloOpcode::kScatter && hlo.opcode() != HloOpcode::kSelectAndScatter &&
          hlo.opcode() != HloOpcode::kSort && hlo.opcode() != HloOpcode::kFusion && !IsLinalgRuntimeCall(hlo) &&

@@ -6,7 +6,7 @@
 // Bits: rng-bit-generator THREE_FRY (XLA's stream, xla/random_bits.h) from
 // the state [key, 0], key = SplitMix64(seed ^ FNV-1a-64(instruction name)),
 // where seed is the module's `rng_seed` header attribute (0 without one;
-// the service sets it from ExecutionOptions.seed, see docs/ops.md). Names
+// the client stamps ExecutionOptions.seed into it, see docs/ops.md). Names
 // are module-unique, so two rng ops of one module draw different numbers
 // and a fixed seed reproduces. The state is fixed per instruction, so an rng
 // in a computation that can run more than once per execution (a while

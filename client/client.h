@@ -29,6 +29,8 @@ class Client {
   absl::StatusOr<Literal> TransferToClient(const GlobalData& data, const Shape* shape_with_layout = nullptr);
 
   // Compiles for the given argument shapes (empty: the computation's own).
+  // Here and in Execute(computation), a nonzero ExecutionOptions.seed becomes
+  // the module's rng_seed (unless it has one), the seed of its rng ops.
   absl::StatusOr<ExecutionHandle> Compile(const XlaComputation& computation,
                                           absl::Span<const Shape> argument_shapes = {},
                                           const ExecutionOptions* options = nullptr,

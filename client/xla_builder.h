@@ -136,10 +136,12 @@ class XlaBuilder {
   XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init);
   XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branches,
                     absl::Span<const XlaOp> operands);
-  // Tokens, I/O and collectives (xla_builder_distributed.cc): `opcode` on
-  // `operands` with `attrs`, the optional `reducer` and the result shape of
-  // ShapeInference::InferInstructionShape (`declared`: infeed's and
-  // all-gather's result).
+  // Tokens, I/O and collectives (xla_builder_distributed.cc), also rng,
+  // batch norm, dimension sizes and composite calls
+  // (xla_builder_more_ops.cc): `opcode` on `operands` with `attrs`, the
+  // optional called computation `reducer` and the result shape of
+  // ShapeInference::InferInstructionShape (`declared`: infeed's,
+  // all-gather's and rng's result).
   XlaOp DistributedOp(HloOpcode opcode, absl::Span<const XlaOp> operands, HloInstructionProto attrs,
                       const XlaComputation* reducer = nullptr, const Shape& declared = Shape());
 
@@ -432,6 +434,38 @@ XlaOp CustomCallWithLayout(XlaBuilder* builder, const std::string& target_name, 
                            const Shape& shape_with_layout, absl::Span<const Shape> operand_shapes_with_layout,
                            const std::string& opaque = "", bool has_side_effect = false,
                            CustomCallApiVersion api_version = API_VERSION_ORIGINAL);
+// --- Random numbers, batch norm, dimension sizes, composites --------------------
+// (xla_builder_more_ops.cc; built on DistributedOp, the shape-inferred hook)
+// Uniform numbers in [a, b) of `shape` (pred, 8- to 64-bit integers, f16,
+// bf16, f32, f64); b <= a gives a everywhere. Normal numbers N(mu, sigma)
+// (f16, bf16, f32, f64). a/b and mu/sigma are scalars of shape's element
+// type. Values depend on the module's rng seed and the instruction (see
+// xla/transforms/rng_expansion.h).
+XlaOp RngUniform(XlaOp a, XlaOp b, const Shape& shape);
+XlaOp RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape);
+// The 2017 document's Bernoulli draw: 1 with probability `mean` (a float
+// scalar), else 0, in `shape`'s integer (or pred) element type (u32 in the
+// document): convert(RngUniform(0, 1) < mean).
+XlaOp RngBernoulli(XlaOp mean, const Shape& shape);
+// Batch normalization over every dimension but `feature_index`
+// (operation-semantics.md): training gives (normalized, batch mean, batch
+// variance), grad gives (grad_operand, grad_scale, grad_offset).
+XlaOp BatchNormTraining(XlaOp operand, XlaOp scale, XlaOp offset, float epsilon, int64_t feature_index);
+XlaOp BatchNormInference(XlaOp operand, XlaOp scale, XlaOp offset, XlaOp mean, XlaOp variance, float epsilon,
+                         int64_t feature_index);
+XlaOp BatchNormGrad(XlaOp operand, XlaOp scale, XlaOp mean, XlaOp variance, XlaOp grad_output, float epsilon,
+                    int64_t feature_index);
+// The size of `dimension` (s32[]); SetDimensionSize with static shapes: the
+// size must equal the dimension (a smaller one would make it dynamic, which
+// is Unimplemented; a larger one is an error), the result is the operand.
+XlaOp GetDimensionSize(XlaOp operand, int64_t dimension);
+XlaOp SetDimensionSize(XlaOp operand, XlaOp size, int64_t dimension);
+// A call of `computation` (the composite's decomposition) that keeps the
+// composite's name, attributes (their text, e.g. "{k = 1 : i32}") and version
+// as frontend attributes composite.name / composite.attributes /
+// composite.version, as XLA marks its composite calls. It runs the call.
+XlaOp CompositeCall(XlaBuilder* builder, const XlaComputation& computation, absl::Span<const XlaOp> operands,
+                    const std::string& name, const std::string& attributes = "{}", int64_t version = 0);
 // --- Tokens, side effects and collectives (xla_builder_distributed.cc) ----------
 // A token joining `tokens` (none: a fresh token, as CreateToken).
 XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens);

@@ -260,6 +260,8 @@ bool InShapeInferenceSlice(HloOpcode opcode) {
     case HloOpcode::kSort: case HloOpcode::kTopK:
     case HloOpcode::kFft: case HloOpcode::kTriangularSolve: case HloOpcode::kCholesky:
     case HloOpcode::kCustomCall:
+    case HloOpcode::kRng: case HloOpcode::kBatchNormTraining: case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormGrad: case HloOpcode::kGetDimensionSize: case HloOpcode::kSetDimensionSize:
       return true;
     default:
       return false;
@@ -1998,6 +2000,29 @@ absl::StatusOr<Shape> ShapeInference::InferInstructionShape(HloOpcode opcode, co
       return InferCholeskyShape(*operands[0]);
     case HloOpcode::kCustomCall:
       return InferCustomCallShape(operands, attrs, declared_shape);
+    case HloOpcode::kRng:
+      RETURN_IF_ERROR(expect_operands(2));
+      return InferRngShape(*operands[0], *operands[1], attrs.distribution(), declared_shape);
+    case HloOpcode::kBatchNormTraining:
+      RETURN_IF_ERROR(expect_operands(3));
+      return InferBatchNormTrainingShape(*operands[0], *operands[1], *operands[2], attrs.feature_index());
+    case HloOpcode::kBatchNormInference:
+      RETURN_IF_ERROR(expect_operands(5));
+      return InferBatchNormInferenceShape(*operands[0], *operands[1], *operands[2], *operands[3], *operands[4],
+                                          attrs.feature_index());
+    case HloOpcode::kBatchNormGrad:
+      RETURN_IF_ERROR(expect_operands(5));
+      return InferBatchNormGradShape(*operands[0], *operands[1], *operands[2], *operands[3], *operands[4],
+                                     attrs.feature_index());
+    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kSetDimensionSize:
+      RETURN_IF_ERROR(expect_operands(opcode == HloOpcode::kGetDimensionSize ? 1 : 2));
+      if (attrs.dimensions_size() != 1) {
+        return InvalidArgument("%s: needs exactly one dimension in dimensions, got %s", op,
+                               ListStr(attrs.dimensions()));
+      }
+      if (opcode == HloOpcode::kGetDimensionSize) return InferGetDimensionSizeShape(*operands[0], attrs.dimensions(0));
+      return InferSetDimensionSizeShape(*operands[0], *operands[1], attrs.dimensions(0));
     case HloOpcode::kMap:
       return InferMapShape(operands, *called[0], attrs.dimensions());
     case HloOpcode::kCall:

@@ -86,6 +86,27 @@ class ShapeInference {
   // PHILOX/DEFAULT; an integer or float output of 8 to 64 bits.
   static absl::StatusOr<Shape> InferRngBitGeneratorShape(const Shape& state, RandomAlgorithm algorithm,
                                                          const Shape& output);
+  // --- shape_inference_more_ops.cc ---
+  // Rng (RngUniform/RngNormal): scalars a and b (mu and sigma) of the output
+  // shape's element type; uniform: pred, integer or float; normal: float.
+  static absl::StatusOr<Shape> InferRngShape(const Shape& a, const Shape& b, RandomDistribution distribution,
+                                             const Shape& shape);
+  // Batch norm: a float operand, feature_index in [0, rank), the per-feature
+  // vectors rank 1 of the feature dimension's size and the operand's type.
+  // Training and grad: (operand shape, [F], [F]); inference: operand shape.
+  static absl::StatusOr<Shape> InferBatchNormTrainingShape(const Shape& operand, const Shape& scale,
+                                                           const Shape& offset, int64_t feature_index);
+  static absl::StatusOr<Shape> InferBatchNormInferenceShape(const Shape& operand, const Shape& scale,
+                                                            const Shape& offset, const Shape& mean,
+                                                            const Shape& variance, int64_t feature_index);
+  static absl::StatusOr<Shape> InferBatchNormGradShape(const Shape& operand, const Shape& scale, const Shape& mean,
+                                                       const Shape& variance, const Shape& grad_output,
+                                                       int64_t feature_index);
+  // get-dimension-size: s32[]; set-dimension-size: the operand's shape (size
+  // an s32 scalar); dimension in [0, rank).
+  static absl::StatusOr<Shape> InferGetDimensionSizeShape(const Shape& operand, int64_t dimension);
+  static absl::StatusOr<Shape> InferSetDimensionSizeShape(const Shape& operand, const Shape& size,
+                                                          int64_t dimension);
   // exponent_bits >= 1, mantissa_bits >= 0, a floating-point operand.
   static absl::StatusOr<Shape> InferReducePrecisionShape(const Shape& operand, int64_t exponent_bits,
                                                          int64_t mantissa_bits);

@@ -779,7 +779,7 @@ TEST(InstructionTest, ParameterAndConstantUseDeclaredShape) {
 }
 
 TEST(InstructionTest, UnimplementedOpsSaySo) {
-  for (HloOpcode op : {HloOpcode::kRng, HloOpcode::kAddDependency}) {
+  for (HloOpcode op : {HloOpcode::kAddDependency}) {
     auto r = Infer(op, {S("f32[2]"), S("f32[2]")});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
@@ -1246,6 +1246,81 @@ TEST(CholeskyTest, ShapesAndErrors) {
   EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("f32[4]")}), {"rank at least 2", "f32[4]"}));
   EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("f32[2,3,4]")}), {"square matrices", "f32[2,3,4]"}));
   EXPECT_TRUE(IsError(Infer(HloOpcode::kCholesky, {S("(f32[2,2])")}), {"must be an array"}));
+}
+
+HloInstructionProto RngAttrs(RandomDistribution d) {
+  HloInstructionProto attrs;
+  attrs.set_distribution(d);
+  return attrs;
+}
+
+TEST(RngTest, ShapesAndErrors) {
+  auto rng = [](const char* a, const char* b, RandomDistribution d, const char* out) {
+    return Infer(HloOpcode::kRng, {S(a), S(b)}, RngAttrs(d), {}, S(out));
+  };
+  EXPECT_TRUE(IsShape(rng("f32[]", "f32[]", RNG_UNIFORM, "f32[3,4]"), "f32[3,4]"));
+  EXPECT_TRUE(IsShape(rng("s64[]", "s64[]", RNG_UNIFORM, "s64[7]"), "s64[7]"));
+  EXPECT_TRUE(IsShape(rng("pred[]", "pred[]", RNG_UNIFORM, "pred[2]"), "pred[2]"));
+  EXPECT_TRUE(IsShape(rng("bf16[]", "bf16[]", RNG_NORMAL, "bf16[2]"), "bf16[2]"));
+  EXPECT_TRUE(IsError(rng("f32[2]", "f32[]", RNG_UNIFORM, "f32[2]"), {"RngUniform", "a and b must be scalars"}));
+  EXPECT_TRUE(IsError(rng("f32[]", "f32[1]", RNG_NORMAL, "f32[2]"), {"RngNormal", "mu and sigma must be scalars"}));
+  EXPECT_TRUE(IsError(rng("f32[]", "f64[]", RNG_UNIFORM, "f32[2]"), {"one element type", "f64[]"}));
+  EXPECT_TRUE(IsError(rng("f32[]", "f32[]", RNG_UNIFORM, "f64[2]"), {"one element type", "f64[2]"}));
+  EXPECT_TRUE(IsError(rng("s32[]", "s32[]", RNG_NORMAL, "s32[2]"), {"RngNormal", "floating-point", "s32[2]"}));
+  EXPECT_TRUE(IsError(rng("c64[]", "c64[]", RNG_UNIFORM, "c64[2]"), {"boolean, integer or floating-point"}));
+  EXPECT_TRUE(IsError(rng("f32[]", "f32[]", RNG_INVALID, "f32[2]"), {"rng_uniform or rng_normal"}));
+  EXPECT_TRUE(IsError(rng("s4[]", "s4[]", RNG_UNIFORM, "s4[2]"), {"RngUniform", "s4"}, absl::StatusCode::kUnimplemented));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kRng, {S("f32[]")}, RngAttrs(RNG_UNIFORM), {}, S("f32[2]")),
+                      {"expects 2 operands"}));
+}
+
+HloInstructionProto BatchNormAttrs(int64_t feature_index) {
+  HloInstructionProto attrs;
+  attrs.set_epsilon(0.001f);
+  attrs.set_feature_index(feature_index);
+  return attrs;
+}
+
+TEST(BatchNormTest, ShapesAndEveryConstraint) {
+  auto training = [](const char* x, const char* scale, const char* offset, int64_t fi) {
+    return Infer(HloOpcode::kBatchNormTraining, {S(x), S(scale), S(offset)}, BatchNormAttrs(fi));
+  };
+  EXPECT_TRUE(IsShape(training("f32[2,3,4]", "f32[3]", "f32[3]", 1), "(f32[2,3,4], f32[3], f32[3])"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kBatchNormInference,
+                            {S("f16[5,2]"), S("f16[2]"), S("f16[2]"), S("f16[2]"), S("f16[2]")}, BatchNormAttrs(1)),
+                      "f16[5,2]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kBatchNormGrad,
+                            {S("f64[4,3]"), S("f64[4]"), S("f64[4]"), S("f64[4]"), S("f64[4,3]")}, BatchNormAttrs(0)),
+                      "(f64[4,3], f64[4], f64[4])"));
+  EXPECT_TRUE(IsError(training("f32[2,3]", "f32[3]", "f32[3]", 2), {"BatchNormTraining", "feature_index 2 is out of range"}));
+  EXPECT_TRUE(IsError(training("f32[2,3]", "f32[3]", "f32[3]", -1), {"feature_index -1 is out of range"}));
+  EXPECT_TRUE(IsError(training("f32[2,3]", "f32[2]", "f32[3]", 1), {"scale must be a rank-1 array", "size 3", "f32[2]"}));
+  EXPECT_TRUE(IsError(training("f32[2,3]", "f32[3]", "f32[1,3]", 1), {"offset must be a rank-1 array"}));
+  EXPECT_TRUE(IsError(training("f32[2,3]", "f64[3]", "f32[3]", 1), {"scale must have the operand's element type f32"}));
+  EXPECT_TRUE(IsError(training("s32[2,3]", "s32[3]", "s32[3]", 1), {"floating-point element type", "s32[2,3]"}));
+  EXPECT_TRUE(IsError(training("f32[]", "f32[3]", "f32[3]", 0), {"rank at least 1"}));
+  EXPECT_TRUE(IsError(training("f8e5m2[2,3]", "f8e5m2[3]", "f8e5m2[3]", 1), {"BatchNormTraining", "f8e5m2"},
+                      absl::StatusCode::kUnimplemented));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kBatchNormInference,
+                            {S("f32[5,2]"), S("f32[2]"), S("f32[2]"), S("f32[2]"), S("f32[3]")}, BatchNormAttrs(1)),
+                      {"BatchNormInference", "variance must be a rank-1 array"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kBatchNormGrad,
+                            {S("f32[4,3]"), S("f32[4]"), S("f32[4]"), S("f32[4]"), S("f32[3,4]")}, BatchNormAttrs(0)),
+                      {"BatchNormGrad", "grad_output must have the operand's shape f32[4,3]", "f32[3,4]"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kBatchNormGrad, {S("f32[4,3]"), S("f32[4]")}, BatchNormAttrs(0)),
+                      {"expects 5 operands"}));
+}
+
+TEST(DimensionSizeTest, ShapesAndErrors) {
+  HloInstructionProto dim1;
+  dim1.add_dimensions(1);
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kGetDimensionSize, {S("f32[2,3]")}, dim1), "s32[]"));
+  EXPECT_TRUE(IsShape(Infer(HloOpcode::kSetDimensionSize, {S("f32[2,3]"), S("s32[]")}, dim1), "f32[2,3]"));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kGetDimensionSize, {S("f32[2]")}, dim1), {"GetDimensionSize", "dimension 1 is out of range"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSetDimensionSize, {S("f32[2,3]"), S("s64[]")}, dim1), {"size must be an s32 scalar"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kSetDimensionSize, {S("f32[2,3]"), S("s32[1]")}, dim1), {"size must be an s32 scalar"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kGetDimensionSize, {S("(f32[2])")}, dim1), {"must be an array"}));
+  EXPECT_TRUE(IsError(Infer(HloOpcode::kGetDimensionSize, {S("f32[2,3]")}), {"exactly one dimension"}));
 }
 
 }  // namespace

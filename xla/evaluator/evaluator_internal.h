@@ -104,6 +104,15 @@ absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl:
 
 // --- rng-bit-generator (rng_bit_generator_op.cc) -------------------------------
 absl::StatusOr<Literal> EvaluateRngBitGenerator(const HloInstruction& instruction, const Literal& state);
+// rng: the rng-expander's HLO for this instruction, evaluated (rng_op.cc).
+absl::StatusOr<Literal> EvaluateRng(const HloInstruction& rng, const Literal& a, const Literal& b);
+// batch-norm-training/-inference/-grad in double, rounded once (batch_norm_op.cc).
+absl::StatusOr<Literal> EvaluateBatchNorm(const HloInstruction& instruction, absl::Span<const Literal* const> operands);
+// get-/set-dimension-size on static shapes (dimension_size_op.cc); the set
+// size must equal the dimension: smaller is Unimplemented, larger an error.
+absl::Status CheckSetDimensionSize(const HloInstruction& instruction, const Shape& operand, int64_t size);
+absl::StatusOr<Literal> EvaluateDimensionSize(const HloInstruction& instruction,
+                                              absl::Span<const Literal* const> operands);
 // --- Fft (fft_op.cc), TriangularSolve and Cholesky (linalg_ops.cc) ------------
 absl::StatusOr<Literal> EvaluateFft(const HloInstruction& instruction, const Literal& operand);
 absl::StatusOr<Literal> EvaluateTriangularSolve(const HloInstruction& instruction, const Literal& a,

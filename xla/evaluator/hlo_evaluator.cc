@@ -326,6 +326,16 @@ absl::StatusOr<Literal> HloEvaluator::Dispatch(const HloInstruction& instruction
       return ei::EvaluateBinary(instruction, *operands[0], *operands[1]);
     case HloOpcode::kRngBitGenerator:
       return ei::EvaluateRngBitGenerator(instruction, *operands[0]);
+    case HloOpcode::kRng:
+      if (operands.size() != 2) return InvalidArgument("HloEvaluator: %s needs two operands", InstrLabel(instruction));
+      return ei::EvaluateRng(instruction, *operands[0], *operands[1]);
+    case HloOpcode::kBatchNormTraining:
+    case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormGrad:
+      return ei::EvaluateBatchNorm(instruction, operands);
+    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kSetDimensionSize:
+      return ei::EvaluateDimensionSize(instruction, operands);
     case HloOpcode::kReducePrecision:
       return ei::EvaluateReducePrecision(instruction, *operands[0]);
     case HloOpcode::kSelect:

@@ -70,6 +70,71 @@ module @jit_main attributes {mhlo.num_partitions = 1 : i32} {
   EXPECT_EQ(entry.checks[0].location, "test.mlir:7:5");
 }
 
+// The StableHLO spec's batch_norm examples (generic form) and rng.
+TEST(ImporterTest, BatchNormAndRng) {
+  std::vector<Literal> out = ImportAndRun(R"(
+func.func @main() -> (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2x2x2xf64>, tensor<2x2x2xf64>,
+                      tensor<2xf64>, tensor<2xf64>, tensor<3x4xf32>, tensor<5xi32>) {
+  %operand = stablehlo.constant dense<[[[1.0, 2.0], [3.0, 4.0]], [[3.0, 4.0], [1.0, 2.0]]]> : tensor<2x2x2xf64>
+  %scale = stablehlo.constant dense<[1.0, 1.0]> : tensor<2xf64>
+  %offset = stablehlo.constant dense<[1.0, 1.0]> : tensor<2xf64>
+  %output, %batch_mean, %batch_var = "stablehlo.batch_norm_training"(%operand, %scale, %offset) {
+    epsilon = 0.0 : f32, feature_index = 2 : i64
+  } : (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %mean = stablehlo.constant dense<[2.0, 3.0]> : tensor<2xf64>
+  %variance = stablehlo.constant dense<[1.0, 1.0]> : tensor<2xf64>
+  %inferred = "stablehlo.batch_norm_inference"(%operand, %scale, %offset, %mean, %variance) {
+    epsilon = 0.0 : f32, feature_index = 2 : i64
+  } : (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) -> tensor<2x2x2xf64>
+  %grad_output = stablehlo.constant dense<0.1> : tensor<2x2x2xf64>
+  %gx, %gs, %go = "stablehlo.batch_norm_grad"(%operand, %scale, %mean, %variance, %grad_output) {
+    epsilon = 0.0 : f32, feature_index = 2 : i64
+  } : (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2x2x2xf64>)
+      -> (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %a = stablehlo.constant dense<0.0> : tensor<f32>
+  %b = stablehlo.constant dense<1.0> : tensor<f32>
+  %shape = stablehlo.constant dense<[3, 4]> : tensor<2xi64>
+  %u = "stablehlo.rng"(%a, %b, %shape) {rng_distribution = #stablehlo<rng_distribution NORMAL>}
+      : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<3x4xf32>
+  %lo = stablehlo.constant dense<-2> : tensor<i32>
+  %hi = stablehlo.constant dense<2> : tensor<i32>
+  %shape1 = stablehlo.constant dense<5> : tensor<1xi64>
+  %i = stablehlo.rng %lo, %hi, %shape1, distribution = UNIFORM : (tensor<i32>, tensor<i32>, tensor<1xi64>) -> tensor<5xi32>
+  func.return %output, %batch_mean, %batch_var, %inferred, %gx, %gs, %go, %u, %i
+      : tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2x2x2xf64>, tensor<2x2x2xf64>, tensor<2xf64>,
+        tensor<2xf64>, tensor<3x4xf32>, tensor<5xi32>
+}
+)");
+  ASSERT_EQ(out.size(), 9u);
+  // The spec's values: output [[[0, 0], [2, 2]], [[2, 2], [0, 0]]], mean
+  // [2, 3], variance [1, 1]; inference gives the same output; the grad of
+  // the spec: grad_operand 0, grad_scale [0, 0], grad_offset [0.4, 0.4].
+  const Literal normalized = Literal::CreateR3<double>({{{0, 0}, {2, 2}}, {{2, 2}, {0, 0}}});
+  EXPECT_EQ(out[0], normalized);
+  EXPECT_EQ(out[1], Literal::CreateR1<double>({2, 3}));
+  EXPECT_EQ(out[2], Literal::CreateR1<double>({1, 1}));
+  EXPECT_EQ(out[3], normalized);
+  for (double v : out[4].data<double>()) EXPECT_NEAR(v, 0, 1e-15);
+  EXPECT_NEAR(out[5].data<double>()[0], 0, 1e-15);
+  EXPECT_NEAR(out[5].data<double>()[1], 0, 1e-15);
+  EXPECT_NEAR(out[6].data<double>()[0], 0.4, 1e-15);
+  EXPECT_NEAR(out[6].data<double>()[1], 0.4, 1e-15);
+  EXPECT_EQ(out[7].shape().dimensions(), (std::vector<int64_t>{3, 4}));
+  for (int32_t v : out[8].data<int32_t>()) {
+    EXPECT_GE(v, -2);
+    EXPECT_LT(v, 2);
+  }
+  EXPECT_NE(ImportError(R"(
+func.func @main() -> tensor<2xi32> {
+  %a = stablehlo.constant dense<0> : tensor<i32>
+  %shape = stablehlo.constant dense<2> : tensor<1xi64>
+  %u = "stablehlo.rng"(%a, %a, %shape) {rng_distribution = #stablehlo<rng_distribution NORMAL>}
+      : (tensor<i32>, tensor<i32>, tensor<1xi64>) -> tensor<2xi32>
+  func.return %u : tensor<2xi32>
+}
+)").find("floating-point"), std::string::npos);
+}
+
 TEST(ImporterTest, DenseLiteralForms) {
   std::vector<Literal> out = ImportAndRun(R"(
 func.func @main() -> (tensor<2x2xi32>, tensor<3xf32>, tensor<2xcomplex<f32>>, tensor<ui64>, tensor<0xf64>, tensor<2xi1>, tensor<bf16>) {

@@ -77,11 +77,9 @@ const absl::flat_hash_map<std::string, HloOpcode>& BinaryOps() {
 // or evaluator do not implement yet, with what is missing.
 const absl::flat_hash_map<std::string, std::string>& MissingOps() {
   static const auto* ops = new absl::flat_hash_map<std::string, std::string>{
-      {"rng", "rng needs shape inference and evaluator support"},
-      {"batch_norm_training", "batch-norm needs shape inference and evaluator support"},
-      {"batch_norm_inference", "batch-norm needs shape inference and evaluator support"},
-      {"batch_norm_grad", "batch-norm needs shape inference and evaluator support"},
-      {"set_dimension_size", "dynamic shapes are not supported"},
+      {"set_dimension_size",
+       "dynamic shapes are not supported (the StableHLO specification does not define set_dimension_size: one of its "
+       "unspecced dynamism ops; the builder's SetDimensionSize covers static shapes)"},
   };
   return *ops;
 }
@@ -816,6 +814,43 @@ absl::StatusOr<Values> Emitter::LowerStablehloOp(const Op& op, Scope& scope) {
     ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
     HloInstruction* t = AddTuple(scope, operands);
     ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kOptimizationBarrier, {t}));
+    return Untuple(scope, r);
+  }
+  if (name == "rng") {
+    // Operands a, b and the result's shape (a constant the declared result
+    // type already states).
+    RETURN_IF_ERROR(ExpectOperands(op, 3));
+    ASSIGN_OR_RETURN(HloInstruction * a, Operand(op, 0, scope));
+    ASSIGN_OR_RETURN(HloInstruction * b, Operand(op, 1, scope));
+    ASSIGN_OR_RETURN(std::string distribution, EnumAttr(op, {"rng_distribution", "distribution"}));
+    HloInstructionProto attrs;
+    if (distribution == "UNIFORM") {
+      attrs.set_distribution(RNG_UNIFORM);
+    } else if (distribution == "NORMAL") {
+      attrs.set_distribution(RNG_NORMAL);
+    } else {
+      return OpError(op, absl::StrCat("unknown rng distribution '", distribution, "' (UNIFORM or NORMAL)"));
+    }
+    ASSIGN_OR_RETURN(Shape shape, RequiredResultShape(op, 0));
+    ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, HloOpcode::kRng, {a, b}, attrs, {}, shape));
+    return Values{r};
+  }
+  if (name == "batch_norm_training" || name == "batch_norm_inference" || name == "batch_norm_grad") {
+    const bool inference = name == "batch_norm_inference";
+    RETURN_IF_ERROR(ExpectOperands(op, name == "batch_norm_training" ? 3 : 5));
+    ASSIGN_OR_RETURN(Values operands, Operands(op, scope));
+    const Attr* epsilon = FindAttr(op, {"epsilon"});
+    if (epsilon == nullptr) return OpError(op, "needs epsilon");
+    ASSIGN_OR_RETURN(double eps, NumberToDouble(*epsilon, lex_));
+    ASSIGN_OR_RETURN(int64_t feature_index, IntAttr(op, {"feature_index"}));
+    HloInstructionProto attrs;
+    attrs.set_epsilon(static_cast<float>(eps));
+    attrs.set_feature_index(feature_index);
+    const HloOpcode opcode = name == "batch_norm_training" ? HloOpcode::kBatchNormTraining
+                             : inference                   ? HloOpcode::kBatchNormInference
+                                                           : HloOpcode::kBatchNormGrad;
+    ASSIGN_OR_RETURN(HloInstruction * r, Emit(op, scope, opcode, operands, attrs));
+    if (inference) return Values{r};
     return Untuple(scope, r);
   }
   if (name == "get_dimension_size") {

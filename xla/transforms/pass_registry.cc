@@ -4,10 +4,13 @@
 #include "absl/strings/str_join.h"
 #include "xla/status_macros.h"
 #include "xla/transforms/algebraic_simplifier.h"
+#include "xla/transforms/batch_norm_expander.h"
 #include "xla/transforms/call_inliner.h"
 #include "xla/transforms/common_subexpression_elimination.h"
 #include "xla/transforms/constant_folding.h"
 #include "xla/transforms/dead_code_elimination.h"
+#include "xla/transforms/dimension_size_lowering.h"
+#include "xla/transforms/rng_expander.h"
 #include "xla/transforms/topk_decomposer.h"
 #include "xla/transforms/transpose_folding.h"
 #include "xla/transforms/tuple_simplifier.h"
@@ -36,6 +39,9 @@ const std::vector<HloPassInfo>& RegisteredHloPasses() {
       Info<CommonSubexpressionElimination>("merge identical instructions"),
       Info<DeadCodeElimination>("remove unused instructions and computations"),
       Info<TopkDecomposer>("topk as a stable sort of (values, iota) and slices of its first k"),
+      Info<RngExpander>("rng as rng-bit-generator THREE_FRY bits and the uniform/normal transforms (seed: rng_seed)"),
+      Info<BatchNormExpander>("batch-norm-training/-inference/-grad as reduces, broadcasts and rsqrt"),
+      Info<DimensionSizeLowering>("get-dimension-size as a constant, set-dimension-size to the static size as its operand"),
       Info<TransposeFolding>("dots read transposed operands in place (dot(transpose(a), b) -> dot(a, b))"),
   };
   return *passes;

@@ -15,11 +15,14 @@
 #include "xla/hlo/hlo_verifier.h"
 #include "xla/status_macros.h"
 #include "xla/transforms/algebraic_simplifier.h"
+#include "xla/transforms/batch_norm_expander.h"
 #include "xla/transforms/call_inliner.h"
 #include "xla/transforms/common_subexpression_elimination.h"
 #include "xla/transforms/constant_folding.h"
 #include "xla/transforms/dead_code_elimination.h"
+#include "xla/transforms/dimension_size_lowering.h"
 #include "xla/transforms/hlo_pass_pipeline.h"
+#include "xla/transforms/rng_expander.h"
 #include "xla/transforms/topk_decomposer.h"
 #include "xla/transforms/transpose_folding.h"
 #include "xla/transforms/tuple_simplifier.h"
@@ -33,7 +36,13 @@ namespace {
 
 // The pipeline, top to bottom.
 void BuildPipeline(HloPassPipeline& pipeline) {
+  // rng becomes rng-bit-generator HLO keyed by each rng's name, so it runs
+  // before anything renames or clones instructions (the evaluator keys the
+  // same expansion by the same names).
+  pipeline.AddPass<RngExpander>();
   pipeline.AddPass<CallInliner>();
+  // Batch norm has no emitter: reduces, broadcasts and elementwise ops.
+  pipeline.AddPass<BatchNormExpander>();
   // TopK has no emitter: a stable sort of (values, indices) and slices.
   pipeline.AddPass<TopkDecomposer>();
   // Float convolutions become dots (im2col) or fused elementwise sums
@@ -47,6 +56,9 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   simplify.AddPass<WhileLoopInvariantCodeMotion>();
   simplify.AddPass<WhileLoopSimplifier>();
   simplify.AddPass<DeadCodeElimination>();
+  // Static shapes: get-dimension-size is a constant, set-dimension-size to
+  // the (constant, after simplification) static size is its operand.
+  pipeline.AddPass<DimensionSizeLowering>();
   // Opt-barriers and bitcasts of other compilers' optimized HLO become
   // instructions the emitter knows (after simplification, which the
   // barriers were there to hold back).

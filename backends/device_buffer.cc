@@ -1,9 +1,11 @@
 #include "backends/device_buffer.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 #include "backends/host_memory_pool.h"
+#include "xla/primitive_util.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -57,7 +59,47 @@ std::vector<DeviceBuffer*> DeviceBuffer::MutableLeaves() {
   return leaves;
 }
 
-DeviceBuffer::~DeviceBuffer() { HostMemoryPool::Global().Free(data_, std::max<int64_t>(size_bytes_, 1)); }
+DeviceBuffer::~DeviceBuffer() {
+  if (host_owner_ == nullptr) HostMemoryPool::Global().Free(data_, std::max<int64_t>(size_bytes_, 1));
+}
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::FromHostArray(const Shape& shape, const void* data,
+                                                                         std::shared_ptr<const void> owner,
+                                                                         bool* aliased) {
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+  if (!shape.IsArray()) return InvalidArgument("FromHostArray: %s is not an array", shape.ToString());
+  const Shape with_layout = shape.has_layout() ? shape : ShapeUtil::WithDefaultLayout(shape);
+  const int64_t bytes = ShapeUtil::ByteSizeOfStorage(with_layout);
+  if (data == nullptr && bytes > 0) return InvalidArgument("FromHostArray: no data for %s", shape.ToString());
+  const bool can_alias = !with_layout.layout().has_padding() &&
+                         reinterpret_cast<uintptr_t>(data) % HostMemoryPool::kAlignment == 0 && bytes > 0;
+  if (aliased != nullptr) *aliased = can_alias;
+  if (can_alias) {
+    auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(with_layout));
+    buffer->size_bytes_ = bytes;
+    buffer->data_ = const_cast<void*>(data);  // never written: device buffers are immutable once made
+    buffer->host_owner_ = owner != nullptr ? std::move(owner) : std::shared_ptr<const void>(data, [](const void*) {});
+    return buffer;
+  }
+  // One copy: straight into a dense buffer (dropping any padding on the way).
+  const Shape dense = ShapeUtil::WithoutPadding(with_layout);
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer, AllocateArray(dense));
+  if (!with_layout.layout().has_padding()) {
+    if (bytes > 0) std::memcpy(buffer->data_, data, bytes);
+    return buffer;
+  }
+  const int w = primitive_util::ByteWidth(shape.element_type());
+  const Shape order = ShapeUtil::MakeShape(shape.element_type(), shape.dimensions());
+  std::vector<int64_t> index(shape.rank());
+  const auto* src = static_cast<const uint8_t*>(data);
+  auto* dst = static_cast<uint8_t*>(buffer->data_);
+  for (int64_t i = 0; i < ShapeUtil::ElementsIn(shape); ++i) {
+    ShapeUtil::MultiIndex(order, i, absl::MakeSpan(index));
+    std::memcpy(dst + ShapeUtil::LinearIndex(dense, index) * w, src + ShapeUtil::LinearIndex(with_layout, index) * w,
+                w);
+  }
+  return buffer;
+}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::FromLiteral(const Literal& literal) {
   const Shape& shape = literal.shape();

@@ -28,6 +28,14 @@ class DeviceBuffer {
   static int64_t ByteSizeOfTree(const Shape& shape);
   // Copies a literal into a new buffer tree.
   static absl::StatusOr<std::shared_ptr<DeviceBuffer>> FromLiteral(const Literal& literal);
+  // An array from host memory the caller hands over (TransferInProcess):
+  // aliased without a copy when `data` is 64-byte aligned and `shape`'s
+  // layout is not padded (`owner` then stays alive, and the memory must not
+  // change, as long as the buffer does), else copied once into a dense
+  // buffer. `data` holds ShapeUtil::ByteSizeOfStorage(shape) bytes.
+  static absl::StatusOr<std::shared_ptr<DeviceBuffer>> FromHostArray(const Shape& shape, const void* data,
+                                                                    std::shared_ptr<const void> owner,
+                                                                    bool* aliased = nullptr);
   // Copies the buffer tree into a literal.
   Literal ToLiteral() const;
 
@@ -51,6 +59,8 @@ class DeviceBuffer {
   explicit DeviceBuffer(const Shape& shape) : shape_(shape) {}
   Shape shape_;
   void* data_ = nullptr;
+  // Set for an aliased host array: the caller's memory, not the pool's.
+  std::shared_ptr<const void> host_owner_;
   int64_t size_bytes_ = 0;
   std::vector<std::shared_ptr<const DeviceBuffer>> elements_;
 };

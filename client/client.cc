@@ -28,6 +28,27 @@ absl::StatusOr<std::unique_ptr<GlobalData>> Client::TransferToServer(const Liter
   return std::make_unique<GlobalData>(service_, handle);
 }
 
+absl::StatusOr<std::unique_ptr<GlobalData>> Client::TransferInProcess(const Shape& shape, const void* data,
+                                                                      std::shared_ptr<const void> owner,
+                                                                      bool* aliased) {
+  ASSIGN_OR_RETURN(GlobalDataHandle handle,
+                   service_->TransferHostArrayInProcess(shape, data, std::move(owner), aliased));
+  return std::make_unique<GlobalData>(service_, handle);
+}
+
+absl::StatusOr<std::unique_ptr<GlobalData>> Client::TransferInProcess(std::shared_ptr<const Literal> literal,
+                                                                      bool* aliased) {
+  if (literal == nullptr) return InvalidArgument("TransferInProcess: no literal");
+  if (!literal->shape().IsArray()) {
+    // Tuples have no single host array: one copy, as TransferToServer.
+    if (aliased != nullptr) *aliased = false;
+    return TransferToServer(*literal);
+  }
+  const Shape& shape = literal->shape();
+  const void* data = literal->untyped_data();
+  return TransferInProcess(shape, data, std::move(literal), aliased);
+}
+
 absl::StatusOr<Literal> Client::TransferToClient(const GlobalData& data, const Shape* shape_with_layout) {
   return service_->TransferLiteralToClient(data.handle(), shape_with_layout);
 }
@@ -170,6 +191,14 @@ absl::StatusOr<std::vector<DeviceHandle>> Client::GetDeviceHandles(int64_t devic
   GetDeviceHandlesResponse response;
   RETURN_IF_ERROR(service_->GetDeviceHandles(request, &response));
   return std::vector<DeviceHandle>(response.device_handles().begin(), response.device_handles().end());
+}
+
+absl::StatusOr<ChannelHandle> Client::CreateChannelHandle(ChannelHandle::ChannelType type) {
+  CreateChannelHandleRequest request;
+  request.set_channel_type(type);
+  CreateChannelHandleResponse response;
+  RETURN_IF_ERROR(service_->CreateChannelHandle(request, &response));
+  return response.channel();
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> Client::ExecuteParallel(

@@ -25,6 +25,21 @@ class Client {
   virtual ~Client() = default;
 
   absl::StatusOr<std::unique_ptr<GlobalData>> TransferToServer(const Literal& literal);
+  // The 2017 overview's TransferInProcess: with the service in this process,
+  // hands it the host array at `data` (`shape`'s memory image: its layout,
+  // padding included) without copying when the layout is not padded and
+  // `data` is 64-byte aligned; the service then reads the caller's memory,
+  // keeps `owner` alive while the handle's buffer lives, and the memory must
+  // not change meanwhile. Otherwise it copies once. `aliased` (optional)
+  // says which happened; a null `owner` means the caller keeps the memory
+  // alive itself. A remote service gives FAILED_PRECONDITION.
+  absl::StatusOr<std::unique_ptr<GlobalData>> TransferInProcess(const Shape& shape, const void* data,
+                                                                std::shared_ptr<const void> owner,
+                                                                bool* aliased = nullptr);
+  // The same for a literal the caller shares (aliased when its bytes happen
+  // to be aligned).
+  absl::StatusOr<std::unique_ptr<GlobalData>> TransferInProcess(std::shared_ptr<const Literal> literal,
+                                                                bool* aliased = nullptr);
   // The literal behind `data`, optionally in the layout of `shape_with_layout`.
   absl::StatusOr<Literal> TransferToClient(const GlobalData& data, const Shape* shape_with_layout = nullptr);
 
@@ -57,6 +72,11 @@ class Client {
                                              ExecutionProfile* profile = nullptr);
   // N distinct host devices of the service (INVALID_ARGUMENT beyond what it has).
   absl::StatusOr<std::vector<DeviceHandle>> GetDeviceHandles(int64_t device_count);
+  // A new channel for Send/Recv (unique within the service). The session's
+  // runs share its channels: a value sent by one computation is received by
+  // another running at the same time (ExecuteParallel) or later, in FIFO order.
+  absl::StatusOr<ChannelHandle> CreateChannelHandle(
+      ChannelHandle::ChannelType type = ChannelHandle::DEVICE_TO_DEVICE);
 
   // One computation on one device, for ExecuteParallel. `execution_options`
   // names the device (device_handles, at most one) and, for a replicated

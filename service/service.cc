@@ -193,6 +193,19 @@ absl::StatusOr<GlobalDataHandle> Service::TransferLiteralToServer(SessionId sess
   return allocations_.Register(session, std::move(buffer), "transfer");
 }
 
+absl::StatusOr<GlobalDataHandle> Service::TransferHostArrayInProcess(SessionId session, const Shape& shape,
+                                                                    const void* data, std::shared_ptr<const void> owner,
+                                                                    bool* aliased) {
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+  if (!shape.IsArray()) return InvalidArgument("TransferInProcess: %s is not an array", shape.ToString());
+  ASSIGN_OR_RETURN(AllocationTracker::Reservation reservation,
+                   allocations_.Reserve(session, AllocationTracker::ChargedBytesOfTree(shape),
+                                        absl::StrCat("a transfer of ", shape.ToString())));
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer,
+                   DeviceBuffer::FromHostArray(shape, data, std::move(owner), aliased));
+  return allocations_.Register(session, std::move(buffer), "transfer");
+}
+
 absl::StatusOr<Literal> Service::TransferLiteralToClient(SessionId session, const GlobalDataHandle& handle,
                                                          const Shape* shape_with_layout) {
   ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, handle));
@@ -430,6 +443,7 @@ absl::Status Service::Run(SessionId session, std::shared_ptr<Executable> executa
                                       std::make_shared<collectives::Rendezvous>(wait), wait);
   DeviceFeeds feeds = Feeds(session, device);
   context.set_feeds(feeds.infeed, feeds.outfeed);
+  context.set_channels(Channels(session));
   control.set_replica_context(&context);
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> output =
       ExecuteCatchingOutOfMemory(*run.executable, run.arguments, &control);
@@ -496,9 +510,17 @@ Service::DeviceFeeds Service::Feeds(SessionId session, int64_t device) {
   return feeds_[{session, device}];
 }
 
+std::shared_ptr<collectives::ChannelTable> Service::Channels(SessionId session) {
+  absl::MutexLock lock(&mutex_);
+  std::shared_ptr<collectives::ChannelTable>& table = channels_[session];
+  if (table == nullptr) table = std::make_shared<collectives::ChannelTable>();
+  return table;
+}
+
 void Service::DropFeeds(SessionId session) {
   absl::MutexLock lock(&mutex_);
   absl::erase_if(feeds_, [session](const auto& entry) { return entry.first.first == session; });
+  channels_.erase(session);
 }
 
 absl::Duration Service::WaitBound(const RequestControl& request) const {
@@ -555,6 +577,7 @@ absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRe
   ReplicatedRunOptions options;
   options.timeout = WaitBound(request);
   options.cancelled = request.cancelled;
+  options.channels = Channels(session);
   auto process = [&](int64_t i) {
     DeviceFeeds feeds = Feeds(session, runs[i].device);
     return DeviceProcessRun{runs[i].executable.get(), runs[i].arguments, feeds.infeed, feeds.outfeed};
@@ -808,6 +831,13 @@ FORWARD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 absl::StatusOr<GlobalDataHandle> SessionService::TransferLiteralToServer(const Literal& literal) {
   RETURN_IF_ERROR(service_->TouchSession(session_));
   return service_->TransferLiteralToServer(session_, literal);
+}
+
+absl::StatusOr<GlobalDataHandle> SessionService::TransferHostArrayInProcess(const Shape& shape, const void* data,
+                                                                           std::shared_ptr<const void> owner,
+                                                                           bool* aliased) {
+  RETURN_IF_ERROR(service_->TouchSession(session_));
+  return service_->TransferHostArrayInProcess(session_, shape, data, std::move(owner), aliased);
 }
 
 absl::StatusOr<Literal> SessionService::TransferLiteralToClient(const GlobalDataHandle& handle,

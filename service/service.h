@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "backends/backend.h"
 #include "backends/execution_control.h"
+#include "xla/collectives/channel_table.h"
 #include "xla/collectives/feed_queue.h"
 #include "service/allocation_tracker.h"
 #include "service/compilation_cache.h"
@@ -121,6 +122,8 @@ class Service {
 
   // Literal transfers without a LiteralProto (in-process clients).
   absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(SessionId s, const Literal& literal);
+  absl::StatusOr<GlobalDataHandle> TransferHostArrayInProcess(SessionId s, const Shape& shape, const void* data,
+                                                              std::shared_ptr<const void> owner, bool* aliased);
   absl::StatusOr<Literal> TransferLiteralToClient(SessionId s, const GlobalDataHandle& handle,
                                                   const Shape* shape_with_layout);
 
@@ -192,6 +195,11 @@ class Service {
   // options name none).
   absl::StatusOr<int64_t> RequestDevice(const ExecutionOptions& options, int64_t fallback) const;
   DeviceFeeds Feeds(SessionId s, int64_t device);
+  // The session's Send/Recv channels (CreateChannelHandle ids), shared by
+  // all its runs, so computations running at the same time, or one after
+  // another, exchange values; other sessions never see them.
+  std::shared_ptr<collectives::ChannelTable> Channels(SessionId s);
+  // Drops the session's queued feed values and channel values.
   void DropFeeds(SessionId s);
   // The longest a run's waits may take, from now, under `request`.
   absl::Duration WaitBound(const RequestControl& request) const;
@@ -208,6 +216,7 @@ class Service {
   int64_t next_executable_ ABSL_GUARDED_BY(mutex_) = 1;
   absl::flat_hash_map<int64_t, ExecutableEntry> executables_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<std::pair<SessionId, int64_t>, DeviceFeeds> feeds_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<SessionId, std::shared_ptr<collectives::ChannelTable>> channels_ ABSL_GUARDED_BY(mutex_);
 
   std::atomic<int64_t> next_channel_{1};
   std::atomic<int64_t> compilations_{0};
@@ -247,6 +256,9 @@ class SessionService : public ServiceInterface {
   absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) override;
   absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) override;
   absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(const Literal& literal) override;
+  absl::StatusOr<GlobalDataHandle> TransferHostArrayInProcess(const Shape& shape, const void* data,
+                                                              std::shared_ptr<const void> owner,
+                                                              bool* aliased) override;
   absl::StatusOr<Literal> TransferLiteralToClient(const GlobalDataHandle& handle,
                                                   const Shape* shape_with_layout) override;
 

@@ -150,6 +150,48 @@ TEST_P(ReplicatedServiceTest, DifferentComputationsOnChosenDevicesAtOnce) {
   EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({15, -21}), Get(*results[1])));
 }
 
+// Send and Recv between computations of one session: the service holds the
+// session's channels, so a receiver running at the same time as the sender,
+// or after it, gets the value (FIFO per channel).
+TEST_P(ReplicatedServiceTest, SendAndRecvBetweenComputationsOfTheService) {
+  std::vector<DeviceHandle> devices = Devices(2);
+  ASSERT_EQ(devices.size(), 2u);
+  ASSERT_OK_AND_ASSIGN(ChannelHandle channel, client()->CreateChannelHandle());
+  const Shape shape = ShapeUtil::MakeShape(F32, {3});
+  XlaComputation sender = [&] {
+    XlaBuilder b("sender");
+    XlaOp x = Parameter(&b, 0, shape, "x");
+    SendWithToken(x, CreateToken(&b), channel);  // kept: a side effect
+    Mul(x, ConstantR0<float>(&b, 2));
+    return b.Build().value();
+  }();
+  XlaComputation receiver = [&] {
+    XlaBuilder b("receiver");
+    XlaOp value = GetTupleElement(RecvWithToken(CreateToken(&b), shape, channel), 0);
+    Add(value, ConstantR0<float>(&b, 1));
+    return b.Build().value();
+  }();
+  auto x = Put(Literal::CreateR1<float>({1, 2, 3}));
+  ExecutionOptions on0, on1;
+  *on0.add_device_handles() = devices[0];
+  *on1.add_device_handles() = devices[1];
+  // At once: the receiver (listed first) waits for the sender.
+  std::vector<Client::ComputationInstance> instances = {{&receiver, {}, on1}, {&sender, {x.get()}, on0}};
+  ASSERT_OK_AND_ASSIGN(std::vector<std::unique_ptr<GlobalData>> results, client()->ExecuteParallel(instances));
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({2, 3, 4}), Get(*results[0])));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({2, 4, 6}), Get(*results[1])));
+
+  // One after another: two sends queue, two receives take them in order.
+  auto y = Put(Literal::CreateR1<float>({10, 20, 30}));
+  ASSERT_OK(client()->Execute(sender, {x.get()}).status());
+  ASSERT_OK(client()->Execute(sender, {y.get()}).status());
+  ASSERT_OK_AND_ASSIGN(Literal first, client()->ExecuteAndTransfer(receiver, {}));
+  ASSERT_OK_AND_ASSIGN(Literal second, client()->ExecuteAndTransfer(receiver, {}));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({2, 3, 4}), first));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({11, 21, 31}), second));
+}
+
 TEST_P(ReplicatedServiceTest, InfeedFromAnotherThreadAndOutfeedWhileReplicasRun) {
   std::vector<DeviceHandle> devices = Devices(2);
   ASSERT_EQ(devices.size(), 2u);

@@ -4,12 +4,15 @@
 // operation-semantics document's examples are the cases wherever it gives
 // concrete values.
 #include <array>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/client_test_base.h"
 
@@ -765,6 +768,72 @@ TEST_P(ShapeOpsTest, PaddedLiteralsTransferAndExecute) {
   raw.assign(result.data<int32_t>().begin(), result.data<int32_t>().end());
   EXPECT_EQ(raw, (std::vector<int32_t>{0, 20, 2, 22, 4, 24, 0, 0}));
   EXPECT_OK(test::ExactlyEqual(Literal::CreateR2<int32_t>({{0, 2, 4}, {20, 22, 24}}), result));
+}
+
+// The overview's TransferInProcess: an in-process service takes an aligned,
+// unpadded host array without copying (it reads the caller's memory and
+// keeps the owner alive as long as the handle), and copies once otherwise.
+TEST_P(ShapeOpsTest, TransferInProcessAliasesAlignedArrays) {
+  auto released = std::make_shared<bool>(false);
+  std::shared_ptr<float> block(static_cast<float*>(std::aligned_alloc(64, 64 * sizeof(float))),
+                               [released](float* p) {
+                                 *released = true;
+                                 std::free(p);
+                               });
+  for (int i = 0; i < 64; ++i) block.get()[i] = static_cast<float>(i);
+  const Shape shape = ShapeUtil::MakeShape(F32, {2, 3});
+  bool aliased = false;
+  absl::StatusOr<std::unique_ptr<GlobalData>> data = client()->TransferInProcess(shape, block.get(), block, &aliased);
+  if (absl::StartsWith(backend(), "grpc:")) {
+    EXPECT_EQ(data.status().code(), absl::StatusCode::kFailedPrecondition) << data.status();
+    EXPECT_THAT(std::string(data.status().message()), ::testing::HasSubstr("not in this process"));
+    return;
+  }
+  ASSERT_OK(data.status());
+  EXPECT_TRUE(aliased);
+  XlaBuilder b(TestName());
+  XlaOp x = Parameter(&b, 0, shape, "x");
+  Add(x, x);
+  ASSERT_OK_AND_ASSIGN(XlaComputation doubled, b.Build());
+  ASSERT_OK_AND_ASSIGN(Literal sum, client()->ExecuteAndTransfer(doubled, {data->get()}));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR2<float>({{0, 2, 4}, {6, 8, 10}}), sum));
+  // The service holds the caller's block until the handle goes.
+  block.reset();
+  EXPECT_FALSE(*released);
+  ASSERT_OK_AND_ASSIGN(Literal back, client()->TransferToClient(**data));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR2<float>({{0, 1, 2}, {3, 4, 5}}), back));
+  data->reset();
+  EXPECT_TRUE(*released);
+
+  // Misaligned (4 bytes into an aligned block): one copy.
+  std::shared_ptr<float> second(static_cast<float*>(std::aligned_alloc(64, 64 * sizeof(float))), std::free);
+  for (int i = 0; i < 64; ++i) second.get()[i] = static_cast<float>(i);
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> copied,
+                       client()->TransferInProcess(shape, second.get() + 1, second, &aliased));
+  EXPECT_FALSE(aliased);
+  second.get()[1] = 100;  // the copy does not see later writes
+  ASSERT_OK_AND_ASSIGN(back, client()->TransferToClient(*copied));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}}), back));
+
+  // A padded layout (the overview's [2 x 3] column-major padded to [3, 5]):
+  // one copy that drops the padding.
+  Shape padded = shape;
+  padded.set_layout(Layout({0, 1}, {3, 5}, ZERO_PAD));
+  const float image[15] = {1, 4, 0, 2, 5, 0, 3, 6, 0, 0, 0, 0, 0, 0, 0};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> from_padded,
+                       client()->TransferInProcess(padded, image, nullptr, &aliased));
+  EXPECT_FALSE(aliased);
+  ASSERT_OK_AND_ASSIGN(sum, client()->ExecuteAndTransfer(doubled, {from_padded.get()}));
+  EXPECT_OK(test::ExactlyEqual(Literal::CreateR2<float>({{2, 4, 6}, {8, 10, 12}}), sum));
+
+  // A shared literal; bad input.
+  auto literal = std::make_shared<const Literal>(Literal::CreateR2<float>({{7, 8, 9}, {10, 11, 12}}));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> from_literal, client()->TransferInProcess(literal, &aliased));
+  ASSERT_OK_AND_ASSIGN(back, client()->TransferToClient(*from_literal));
+  EXPECT_OK(test::ExactlyEqual(*literal, back));
+  EXPECT_EQ(client()->TransferInProcess(shape, nullptr, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(client()->TransferInProcess(ShapeUtil::MakeShape(F32, {-1}), image, nullptr).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_P(ShapeOpsTest, ArgumentAndResultLayouts) {

@@ -29,6 +29,14 @@ absl::StatusOr<Literal> ServiceInterface::TransferLiteralToClient(const GlobalDa
   return Literal::FromProto(response.literal());
 }
 
+absl::StatusOr<GlobalDataHandle> ServiceInterface::TransferHostArrayInProcess(const Shape& shape, const void*,
+                                                                              std::shared_ptr<const void>, bool*) {
+  return FailedPrecondition(
+      "TransferInProcess of %s: the service is not in this process (a remote client transfers with "
+      "TransferToServer)",
+      shape.ToString());
+}
+
 void RegisterInProcessServiceFactory(InProcessServiceFactory f) {
   absl::MutexLock lock(&factory_mutex);
   delete factory;

@@ -50,6 +50,14 @@ class ServiceInterface {
   virtual absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(const Literal& literal);
   virtual absl::StatusOr<Literal> TransferLiteralToClient(const GlobalDataHandle& handle,
                                                           const Shape* shape_with_layout);
+  // Client::TransferInProcess: the service takes the host array at `data`
+  // (ShapeUtil::ByteSizeOfStorage(shape) bytes, kept alive by `owner`)
+  // without a copy when it can (see DeviceBuffer::FromHostArray); `aliased`
+  // says whether it did. Only a service in this process can: the default
+  // is FAILED_PRECONDITION.
+  virtual absl::StatusOr<GlobalDataHandle> TransferHostArrayInProcess(const Shape& shape, const void* data,
+                                                                      std::shared_ptr<const void> owner,
+                                                                      bool* aliased);
 };
 
 // Options for an in-process service.

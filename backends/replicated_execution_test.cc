@@ -475,6 +475,8 @@ ENTRY %main () -> s32[] {
   EXPECT_EQ((*results)[0].result, Literal::CreateR0<int32_t>(3));
   ASSERT_EQ((*results)[0].outfeed.size(), 3);
   for (int k = 0; k < 3; ++k) EXPECT_EQ((*results)[0].outfeed[k], Literal::CreateR0<int32_t>((k + 1) * (k + 1)));
+}
+
 // --- Acceptance: 4 replicas, every replica-group shape of the documents ---
 
 // Process r's operand: s32[4] {10r, 10r+1, 10r+2, 10r+3}.

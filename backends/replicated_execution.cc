@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/execution_control.h"
+#include "xla/collectives/rendezvous.h"
 #include "xla/collectives/replica_context.h"
 #include "xla/status_macros.h"
 
@@ -38,14 +39,16 @@ absl::StatusOr<std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> Execu
     return InvalidArgument("a run of %d replica(s) x %d partition(s) needs %d processes, got %d",
                            options.num_replicas, options.num_partitions, n, processes.size());
   }
-  auto rendezvous = std::make_shared<collectives::Rendezvous>(options.timeout);
+  std::shared_ptr<collectives::Communicator> communicator =
+      options.communicator != nullptr ? options.communicator
+                                      : std::make_shared<collectives::Rendezvous>(options.timeout);
   std::shared_ptr<collectives::ChannelTable> channels =
       options.channels != nullptr ? options.channels : std::make_shared<collectives::ChannelTable>();
   std::vector<std::unique_ptr<collectives::ReplicaContext>> contexts;
   for (int64_t i = 0; i < n; ++i) {
     const collectives::ProcessId self{i / options.num_partitions, i % options.num_partitions};
     contexts.push_back(std::make_unique<collectives::ReplicaContext>(options.num_replicas, options.num_partitions,
-                                                                     self, rendezvous, options.timeout));
+                                                                     self, communicator, options.timeout));
     contexts.back()->set_channels(channels);
     if (processes[i].infeed != nullptr || processes[i].outfeed != nullptr) {
       contexts.back()->set_feeds(
@@ -73,7 +76,7 @@ absl::StatusOr<std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> Execu
       if (!r.ok()) {
         const collectives::ProcessId self = contexts[i]->self();
         r = absl::Status(r.status().code(), absl::StrCat("process ", self.ToString(), ": ", r.status().message()));
-        rendezvous->Abort(r.status());
+        communicator->Abort(r.status());
       }
       results[i] = std::move(r);
     });

@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "backends/backend.h"
 #include "xla/collectives/channel_table.h"
+#include "xla/collectives/communicator.h"
 #include "xla/collectives/feed_queue.h"
 #include "xla/literal.h"
 
@@ -35,6 +36,9 @@ struct ReplicatedRunOptions {
   int64_t num_partitions = 1;
   // Bounds every wait of a collective or an infeed, and the whole run.
   absl::Duration timeout = absl::Seconds(30);
+  // How the processes exchange collective data; null: an in-process
+  // Rendezvous of the run's own (a transport between hosts plugs in here).
+  std::shared_ptr<collectives::Communicator> communicator;
   // Send/Recv's channels; null: a table of the run's own.
   std::shared_ptr<collectives::ChannelTable> channels;
   // Asked at loop checks whether the caller has gone away (may be empty).

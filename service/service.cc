@@ -17,6 +17,7 @@
 #include "absl/random/random.h"
 #include "absl/time/clock.h"
 #include "backends/replicated_execution.h"
+#include "xla/collectives/rendezvous.h"
 #include "xla/collectives/replica_context.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"

@@ -20,6 +20,7 @@
 #include "backends/backend.h"
 #include "backends/execution_control.h"
 #include "tools/bench/bench_report.h"
+#include "xla/collectives/rendezvous.h"
 #include "xla/collectives/replica_context.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/literal.h"

@@ -17,15 +17,15 @@ std::string Label(const CollectiveOp& op) { return absl::StrCat(HloOpcodeString(
 
 // The contributions of `group` (which holds `self`): every operand's bytes,
 // concatenated.
-absl::StatusOr<std::vector<Rendezvous::Blob>> Exchange(ReplicaContext* context, const CollectiveOp& op,
+absl::StatusOr<std::vector<Communicator::Blob>> Exchange(ReplicaContext* context, const CollectiveOp& op,
                                                        const std::vector<ProcessId>& group, std::string contribution) {
-  if (group.size() == 1) return std::vector<Rendezvous::Blob>{std::make_shared<const std::string>(std::move(contribution))};
-  if (context == nullptr || context->rendezvous() == nullptr) {
+  if (group.size() == 1) return std::vector<Communicator::Blob>{std::make_shared<const std::string>(std::move(contribution))};
+  if (context == nullptr || context->communicator() == nullptr) {
     return FailedPrecondition("%s: a group of %d processes, but this run has no other processes to meet", Label(op),
                               group.size());
   }
   const int64_t occurrence = context->NextOccurrence(op.name);
-  return context->rendezvous()->Exchange(absl::StrCat(op.name, "#", occurrence), group, context->self(),
+  return context->communicator()->Exchange(absl::StrCat(op.name, "#", occurrence), group, context->self(),
                                          std::move(contribution), Label(op));
 }
 
@@ -399,7 +399,7 @@ absl::Status RunCollective(ReplicaContext* context, const CollectiveOp& op, absl
   }
   // A process that fails lets the others of its run fail now instead of at
   // their deadline.
-  if (!status.ok() && context != nullptr && context->rendezvous() != nullptr) context->rendezvous()->Abort(status);
+  if (!status.ok() && context != nullptr && context->communicator() != nullptr) context->communicator()->Abort(status);
   return status;
 }
 

@@ -5,8 +5,8 @@
 // exchange (DEADLINE_EXCEEDED naming the op and the missing processes) and
 // aborts the rendezvous, so nothing waits forever; a process that fails
 // for another reason calls Abort and every waiting or later exchange gets
-// its status. This is the in-process communicator: a transport between
-// hosts would implement the same Exchange.
+// its status. This is the in-process Communicator; a transport between
+// hosts implements the same interface (xla/collectives/communicator.h).
 #ifndef XLA_COLLECTIVES_RENDEZVOUS_H_
 #define XLA_COLLECTIVES_RENDEZVOUS_H_
 
@@ -21,31 +21,24 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "xla/collectives/communicator.h"
 #include "xla/collectives/process_groups.h"
 
 namespace xla {
 namespace collectives {
 
-class Rendezvous {
+class Rendezvous final : public Communicator {
  public:
   explicit Rendezvous(absl::Duration timeout = absl::Seconds(30)) : timeout_(timeout) {}
   Rendezvous(const Rendezvous&) = delete;
   Rendezvous& operator=(const Rendezvous&) = delete;
 
-  using Blob = std::shared_ptr<const std::string>;
-
-  // `key` names the exchange (the instruction and how often this process
-  // ran it before); `group` lists the members in order and must contain
-  // `self`; `label` names the op in errors.
+  // Communicator (its comments say what each does).
   absl::StatusOr<std::vector<Blob>> Exchange(absl::string_view key, absl::Span<const ProcessId> group, ProcessId self,
-                                             std::string contribution, absl::string_view label);
-
-  // Fails every exchange in progress and every later one with ABORTED,
-  // quoting `status` (the first abort wins).
-  void Abort(const absl::Status& status);
-  absl::Status aborted() const;
-
-  absl::Duration timeout() const { return timeout_; }
+                                             std::string contribution, absl::string_view label) override;
+  void Abort(const absl::Status& status) override;
+  absl::Status aborted() const override;
+  absl::Duration timeout() const override { return timeout_; }
 
  private:
   struct Slot {

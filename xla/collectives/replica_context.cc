@@ -15,7 +15,7 @@ int64_t ReplicaContext::NextOccurrence(const std::string& key) {
 absl::StatusOr<Literal> ReplicaContext::Recv(int64_t channel_id, absl::string_view label) {
   if (channels_ == nullptr) return absl::FailedPreconditionError(absl::StrCat(label, ": this run has no channel table"));
   std::function<absl::Status()> stopped;
-  if (rendezvous_ != nullptr) stopped = [this] { return rendezvous_->aborted(); };
+  if (communicator_ != nullptr) stopped = [this] { return communicator_->aborted(); };
   return channels_->Recv(channel_id, label, feed_timeout_, stopped);
 }
 

@@ -1,6 +1,6 @@
 // ReplicaContext: one process's place in a run of num_replicas x
 // num_partitions processes of the same executable (its replica and
-// partition ids), and what it shares with the others (the rendezvous of
+// partition ids), and what it shares with the others (the communicator of
 // the collectives, the Send/Recv channel table, which executions of other
 // runs may share too) or holds as its device (infeed and outfeed queues: its
 // own, or a device's persistent ones the service passes in). The
@@ -20,23 +20,23 @@
 #include "xla/collectives/channel_table.h"
 #include "xla/collectives/feed_queue.h"
 #include "xla/collectives/process_groups.h"
-#include "xla/collectives/rendezvous.h"
+#include "xla/collectives/communicator.h"
 
 namespace xla {
 namespace collectives {
 
 class ReplicaContext {
  public:
-  // A single process: (0, 0) of 1 x 1, no rendezvous.
+  // A single process: (0, 0) of 1 x 1, no communicator.
   ReplicaContext() : ReplicaContext(1, 1, ProcessId{}, nullptr) {}
-  // `rendezvous` is shared by every process of the run (may be null when
+  // `communicator` is shared by every process of the run (may be null when
   // the run has one process).
-  ReplicaContext(int64_t num_replicas, int64_t num_partitions, ProcessId self, std::shared_ptr<Rendezvous> rendezvous,
+  ReplicaContext(int64_t num_replicas, int64_t num_partitions, ProcessId self, std::shared_ptr<Communicator> communicator,
                  absl::Duration feed_timeout = absl::Seconds(30))
       : num_replicas_(num_replicas),
         num_partitions_(num_partitions),
         self_(self),
-        rendezvous_(std::move(rendezvous)),
+        communicator_(std::move(communicator)),
         feed_timeout_(feed_timeout) {}
   ReplicaContext(const ReplicaContext&) = delete;
   ReplicaContext& operator=(const ReplicaContext&) = delete;
@@ -44,7 +44,9 @@ class ReplicaContext {
   int64_t num_replicas() const { return num_replicas_; }
   int64_t num_partitions() const { return num_partitions_; }
   ProcessId self() const { return self_; }
-  Rendezvous* rendezvous() const { return rendezvous_.get(); }
+  // How the run's processes exchange collective data (an in-process
+  // Rendezvous, or a transport between hosts).
+  Communicator* communicator() const { return communicator_.get(); }
 
   // How often this process reached the collective `key` before: the n-th
   // execution of an instruction (in a loop) is its own exchange.
@@ -64,14 +66,14 @@ class ReplicaContext {
   void set_channels(std::shared_ptr<ChannelTable> channels) { channels_ = std::move(channels); }
   ChannelTable* channels() const { return channels_.get(); }
   // Receives on `channel_id` within the run's timeout, ending early when
-  // the run's rendezvous is aborted.
+  // the run's communicator is aborted.
   absl::StatusOr<Literal> Recv(int64_t channel_id, absl::string_view label);
 
  private:
   const int64_t num_replicas_;
   const int64_t num_partitions_;
   const ProcessId self_;
-  const std::shared_ptr<Rendezvous> rendezvous_;
+  const std::shared_ptr<Communicator> communicator_;
   const absl::Duration feed_timeout_;
   std::shared_ptr<ChannelTable> channels_;
   absl::Mutex mu_;

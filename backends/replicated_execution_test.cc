@@ -6,6 +6,7 @@
 // process (an error naming the op, within the deadline) and a failing one.
 #include "backends/replicated_execution.h"
 
+#include <atomic>
 #include <memory>
 #include <random>
 #include <string>
@@ -17,6 +18,8 @@
 #include "backends/backend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla/collectives/communicator.h"
+#include "xla/collectives/rendezvous.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
 #include "xla/literal.h"
@@ -475,6 +478,61 @@ ENTRY %main () -> s32[] {
   EXPECT_EQ((*results)[0].result, Literal::CreateR0<int32_t>(3));
   ASSERT_EQ((*results)[0].outfeed.size(), 3);
   for (int k = 0; k < 3; ++k) EXPECT_EQ((*results)[0].outfeed[k], Literal::CreateR0<int32_t>((k + 1) * (k + 1)));
+}
+
+// The collectives reach the run's processes only through the Communicator
+// interface: a communicator given in the options (here one that counts and
+// forwards to an in-process Rendezvous, where a transport between hosts
+// would send) carries every exchange.
+class CountingCommunicator final : public collectives::Communicator {
+ public:
+  absl::StatusOr<std::vector<Blob>> Exchange(absl::string_view key, absl::Span<const collectives::ProcessId> group,
+                                             collectives::ProcessId self, std::string contribution,
+                                             absl::string_view label) override {
+    exchanges_.fetch_add(1);
+    return inner_.Exchange(key, group, self, std::move(contribution), label);
+  }
+  void Abort(const absl::Status& status) override { inner_.Abort(status); }
+  absl::Status aborted() const override { return inner_.aborted(); }
+  absl::Duration timeout() const override { return inner_.timeout(); }
+  int exchanges() const { return exchanges_.load(); }
+
+ private:
+  collectives::Rendezvous inner_{absl::Seconds(20)};
+  std::atomic<int> exchanges_{0};
+};
+
+TEST_P(ReplicatedExecutionTest, CollectivesGoThroughTheGivenCommunicator) {
+  std::unique_ptr<Executable> e = Compile(R"(
+HloModule sum_and_gather
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %main (x: f32[2]) -> (f32[2], f32[4]) {
+  %x = f32[2] parameter(0)
+  %r = f32[2] all-reduce(%x), replica_groups={}, to_apply=%sum
+  %g = f32[4] all-gather(%x), replica_groups={}, dimensions={0}
+  ROOT %t = (f32[2], f32[4]) tuple(%r, %g)
+})");
+  ASSERT_NE(e, nullptr);
+  std::vector<ProcessRun> runs(2);
+  for (int r = 0; r < 2; ++r) {
+    runs[r].executable = e.get();
+    runs[r].arguments.push_back(Literal::CreateR1<float>({1.0f + r, 10.0f * (r + 1)}));
+  }
+  auto communicator = std::make_shared<CountingCommunicator>();
+  ReplicatedRunOptions options;
+  options.num_replicas = 2;
+  options.communicator = communicator;
+  absl::StatusOr<std::vector<ProcessResult>> results = ExecuteReplicated(*backend_, std::move(runs), options);
+  ASSERT_TRUE(results.ok()) << results.status();
+  for (const ProcessResult& r : *results) {
+    EXPECT_EQ(r.result.tuple_elements()[0], Literal::CreateR1<float>({3, 30}));
+    EXPECT_EQ(r.result.tuple_elements()[1], Literal::CreateR1<float>({1, 10, 2, 20}));
+  }
+  EXPECT_EQ(communicator->exchanges(), 4);  // two collectives, two processes
 }
 
 // --- Acceptance: 4 replicas, every replica-group shape of the documents ---

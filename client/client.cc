@@ -7,21 +7,6 @@
 #include "xla/status_macros.h"
 
 namespace xla {
-namespace {
-
-// The module to send: `computation`, with ExecutionOptions.seed (when set)
-// as its rng_seed header attribute, which keys its rng ops
-// (xla/transforms/rng_expansion.h). A module that names its own rng_seed
-// keeps it.
-HloModuleProto WithRngSeed(const XlaComputation& computation, const ExecutionOptions* options) {
-  HloModuleProto proto = computation.proto();
-  if (options != nullptr && options->seed() != 0 && !proto.attributes().contains("rng_seed")) {
-    (*proto.mutable_attributes())["rng_seed"] = std::to_string(options->seed());
-  }
-  return proto;
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<GlobalData>> Client::TransferToServer(const Literal& literal) {
   ASSIGN_OR_RETURN(GlobalDataHandle handle, service_->TransferLiteralToServer(literal));
@@ -57,7 +42,7 @@ absl::StatusOr<ExecutionHandle> Client::Compile(const XlaComputation& computatio
                                                 absl::Span<const Shape> argument_shapes,
                                                 const ExecutionOptions* options, bool* cache_hit) {
   CompileRequest request;
-  *request.mutable_computation() = WithRngSeed(computation, options);
+  *request.mutable_computation() = computation.proto();
   if (options != nullptr) *request.mutable_execution_options() = *options;
   for (const Shape& s : argument_shapes) *request.add_input_shape_with_layout() = s.ToProto();
   CompileResponse response;
@@ -107,7 +92,7 @@ absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const XlaComputation
                                                             const ExecutionOptions* options,
                                                             ExecutionProfile* profile) {
   ExecuteGraphRequest request;
-  *request.mutable_computation() = WithRngSeed(computation, options);
+  *request.mutable_computation() = computation.proto();
   for (GlobalData* arg : arguments) {
     if (arg == nullptr) return InvalidArgument("Execute: argument is null");
     *request.add_arguments() = arg->handle();

@@ -328,6 +328,13 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
                            options.backend());
   }
   ASSIGN_OR_RETURN(DebugOptions debug_options, EffectiveDebugOptions(options.debug_options()));
+  // ExecutionOptions.seed keys the module's rng ops (its rng_seed header
+  // attribute, xla/transforms/rng_expansion.h) for every program form and
+  // client, unless the module names its own; the attribute is part of the
+  // cache key.
+  if (options.seed() != 0 && module->attributes().count("rng_seed") == 0) {
+    module->attributes()["rng_seed"] = std::to_string(options.seed());
+  }
   std::string key = CompilationCache::Fingerprint(*module, debug_options, backend_->name());
   if (std::shared_ptr<Executable> cached = cache_.Lookup(key)) {
     *cache_hit = true;

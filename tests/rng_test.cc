@@ -1,10 +1,13 @@
 // RngUniform/RngNormal through the client API on every backend: the
 // ExecutionOptions seed reproduces and selects the numbers, and every
 // backend gives the values the reference evaluator gives for that seed.
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/client_test_base.h"
+#include "xla/status_macros.h"
 
 namespace xla {
 namespace {
@@ -40,6 +43,29 @@ TEST_P(RngTest, ExecutionSeedReproducesAndMatchesTheEvaluator) {
     EXPECT_GE(v, -1.0f);
     EXPECT_LT(v, 1.0f);
   }
+}
+
+// The seed reaches modules sent as HLO text too: the service stamps it.
+TEST_P(RngTest, ExecutionSeedKeysHloText) {
+  const std::string text = R"(
+HloModule rng_text
+ENTRY %main () -> f32[16] {
+  %a = f32[] constant(0)
+  %b = f32[] constant(1)
+  ROOT %r = f32[16] rng(%a, %b), distribution=rng_uniform
+})";
+  auto run = [&](uint64_t seed) -> absl::StatusOr<Literal> {
+    ExecutionOptions options;
+    options.set_seed(seed);
+    ASSIGN_OR_RETURN(ExecutionHandle handle, client()->CompileHloText(text, &options));
+    ASSIGN_OR_RETURN(std::unique_ptr<GlobalData> result, client()->Execute(handle, {}));
+    return client()->TransferToClient(*result);
+  };
+  ASSERT_OK_AND_ASSIGN(Literal first, run(5));
+  ASSERT_OK_AND_ASSIGN(Literal again, run(5));
+  ASSERT_OK_AND_ASSIGN(Literal other, run(6));
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first, other);
 }
 
 XLA_CLIENT_TEST_P(RngTest);

@@ -466,6 +466,10 @@ XlaOp SetDimensionSize(XlaOp operand, XlaOp size, int64_t dimension);
 // composite.version, as XLA marks its composite calls. It runs the call.
 XlaOp CompositeCall(XlaBuilder* builder, const XlaComputation& computation, absl::Span<const XlaOp> operands,
                     const std::string& name, const std::string& attributes = "{}", int64_t version = 0);
+// The operand itself (any shape, tuples included), but no pass moves
+// computation across it: everything feeding it is computed before anything
+// that uses its result.
+XlaOp OptimizationBarrier(XlaOp operand);
 // --- Tokens, side effects and collectives (xla_builder_distributed.cc) ----------
 // A token joining `tokens` (none: a fresh token, as CreateToken).
 XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens);

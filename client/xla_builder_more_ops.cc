@@ -90,6 +90,11 @@ XlaOp SetDimensionSize(XlaOp operand, XlaOp size, int64_t dimension) {
   return operand.builder()->DistributedOp(HloOpcode::kSetDimensionSize, {operand, size}, std::move(attrs));
 }
 
+XlaOp OptimizationBarrier(XlaOp operand) {
+  if (operand.builder() == nullptr) return XlaOp();
+  return operand.builder()->DistributedOp(HloOpcode::kOptimizationBarrier, {operand}, {});
+}
+
 XlaOp CompositeCall(XlaBuilder* builder, const XlaComputation& computation, absl::Span<const XlaOp> operands,
                     const std::string& name, const std::string& attributes, int64_t version) {
   if (name.empty()) return builder->ReportError(InvalidArgument("CompositeCall: the composite needs a name"));

@@ -99,6 +99,20 @@ TEST_P(DimensionSizeCompositeTest, CompositeCallRunsItsDecomposition) {
   ExpectBuildError(&bad, "Call");
 }
 
+// OptimizationBarrier passes its operand (a tuple here) through unchanged.
+TEST_P(DimensionSizeCompositeTest, OptimizationBarrierPassesItsOperand) {
+  XlaBuilder b(TestName());
+  std::vector<Literal> args;
+  XlaOp x = AddParam(&b, Literal::CreateR1<float>({1, 2, 3}), &args);
+  XlaOp y = AddParam(&b, Literal::CreateR1<float>({10, 20, 30}), &args);
+  XlaOp barrier = OptimizationBarrier(Tuple(&b, {Mul(x, x), Add(y, y)}));
+  Sub(GetTupleElement(barrier, 1), GetTupleElement(barrier, 0));
+  ComputeAndCompareR1<float>(&b, {19, 36, 51}, args);
+  XlaBuilder bad(TestName() + "_bad");
+  OptimizationBarrier(XlaOp());
+  EXPECT_FALSE(bad.Build().ok());
+}
+
 XLA_CLIENT_TEST_P(DimensionSizeCompositeTest);
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "backends/cpu/transforms/row_fusion.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
@@ -81,6 +83,31 @@ class RowLocality {
   const Predicate& fused_;
 };
 
+// Whether `h` reads a member through a value that is neither emitted nor
+// fused (a tuple, or a get-tuple-element of one): such a read sees the
+// member whole, before the group's row loop has finished it, so h cannot
+// join. Reads through fused instructions are RowLocality's to judge, and an
+// emitted non-member was complete before the group began.
+bool ReadsMemberThroughAlias(const HloInstruction* h, const absl::flat_hash_set<const HloInstruction*>& members,
+                             const absl::flat_hash_set<const HloInstruction*>& emitted, const Predicate& fused) {
+  std::vector<std::pair<const HloInstruction*, bool>> stack;  // (value, reached through an alias)
+  for (const HloInstruction* operand : h->operands()) stack.push_back({operand, false});
+  absl::flat_hash_set<std::pair<const HloInstruction*, bool>> seen;
+  while (!stack.empty()) {
+    auto [x, via_alias] = stack.back();
+    stack.pop_back();
+    if (!seen.insert({x, via_alias}).second) continue;
+    if (members.contains(x)) {
+      if (via_alias) return true;
+      continue;
+    }
+    if (emitted.contains(x)) continue;
+    const bool alias = via_alias || !fused(x);
+    for (const HloInstruction* operand : x->operands()) stack.push_back({operand, alias});
+  }
+  return false;
+}
+
 }  // namespace
 
 int MajorRangeLevel(const Shape& shape) {
@@ -99,6 +126,7 @@ std::vector<RowGroup> FindRowGroups(absl::Span<const HloInstruction* const> emit
   std::vector<RowGroup> groups;
   RowGroup current;
   absl::flat_hash_set<const HloInstruction*> members;
+  const absl::flat_hash_set<const HloInstruction*> emitted_set(emitted.begin(), emitted.end());
   auto close = [&] {
     if (current.members.size() >= 2) groups.push_back(current);
     current = RowGroup();
@@ -115,7 +143,8 @@ std::vector<RowGroup> FindRowGroups(absl::Span<const HloInstruction* const> emit
                  static_cast<int64_t>(current.members.size()) < kMaxRowGroupMembers;
     if (joins) {
       // Computing h's row r reads only row r of earlier members.
-      joins = RowLocality(members, fused).GeneratingReadsOnlyRow(h, RowDimension(h->shape()));
+      joins = RowLocality(members, fused).GeneratingReadsOnlyRow(h, RowDimension(h->shape())) &&
+              !ReadsMemberThroughAlias(h, members, emitted_set, fused);
     }
     if (!joins) {
       close();

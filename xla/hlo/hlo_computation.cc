@@ -41,8 +41,10 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   for (HloComputation* called : instruction->called_computations()) {
     if (called != nullptr && called->fusion_instruction() == instruction) called->set_fusion_instruction(nullptr);
   }
+  absl::flat_hash_set<const HloInstruction*> dropped_from;  // each operand once
   for (int64_t i = 0; i < instruction->operand_count(); ++i) {
     HloInstruction* op = instruction->mutable_operand(i);
+    if (!dropped_from.insert(op).second) continue;
     // Drop `instruction` from the operand's users.
     auto& users = const_cast<std::vector<HloInstruction*>&>(op->users());
     users.erase(std::remove(users.begin(), users.end(), instruction), users.end());
@@ -138,6 +140,22 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
     if (i != nullptr) visit(i.get());
   }
   return order;
+}
+
+absl::flat_hash_set<const HloInstruction*> HloComputation::LiveInstructions() const {
+  absl::flat_hash_set<const HloInstruction*> live;
+  std::vector<const HloInstruction*> stack;  // iterative: chains may be long
+  if (root_ != nullptr) stack.push_back(root_);
+  for (const auto& i : instructions_) {
+    if (i != nullptr && i->HasSideEffect()) stack.push_back(i.get());
+  }
+  while (!stack.empty()) {
+    const HloInstruction* h = stack.back();
+    stack.pop_back();
+    if (!live.insert(h).second) continue;
+    for (const HloInstruction* o : h->operands()) stack.push_back(o);
+  }
+  return live;
 }
 
 ProgramShape HloComputation::ComputeProgramShape() const {

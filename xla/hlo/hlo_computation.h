@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "xla/hlo/hlo_instruction.h"
 #include "xla/shape.h"
@@ -55,6 +56,9 @@ class HloComputation {
   // Side-effecting instructions (HasSideEffect, also through a called
   // computation) keep their definition order.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+  // The instructions a run executes: those the root depends on, and those a
+  // side effect (HasSideEffect) depends on.
+  absl::flat_hash_set<const HloInstruction*> LiveInstructions() const;
 
   ProgramShape ComputeProgramShape() const;
 

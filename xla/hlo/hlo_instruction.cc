@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/hlo_computation.h"
 #include "xla/hlo/hlo_printer.h"
@@ -24,9 +25,10 @@ std::unique_ptr<HloInstruction> HloInstruction::Create(HloOpcode opcode, const S
   instr->attributes_ = std::move(attributes);
   for (HloInstruction* op : operands) {
     instr->operands_.push_back(op);
-    if (std::find(op->users_.begin(), op->users_.end(), instr.get()) == op->users_.end()) {
-      op->users_.push_back(instr.get());
-    }
+    // Only this loop adds `instr` to users lists, so if `op` already lists
+    // it, it is the last entry (an operand repeated 50,000 times must not
+    // cost a scan of the operand's users each time).
+    if (op->users_.empty() || op->users_.back() != instr.get()) op->users_.push_back(instr.get());
   }
   instr->called_computations_.assign(called.begin(), called.end());
   // A fused computation knows its fusion (each has exactly one).
@@ -98,12 +100,17 @@ void HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_operand) 
 }
 
 void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
-  std::vector<HloInstruction*> users = users_;
-  for (HloInstruction* user : users) {
-    for (int64_t i = 0; i < user->operand_count(); ++i) {
-      if (user->operands_[i] == this) user->ReplaceOperandWith(i, replacement);
+  if (replacement == this) return;
+  // Linear in the operands of the users: wide users (a 50,000-operand
+  // concatenate) and many users must not make it quadratic.
+  absl::flat_hash_set<const HloInstruction*> listed(replacement->users_.begin(), replacement->users_.end());
+  for (HloInstruction* user : users_) {
+    for (HloInstruction*& operand : user->operands_) {
+      if (operand == this) operand = replacement;
     }
+    if (listed.insert(user).second) replacement->users_.push_back(user);
   }
+  users_.clear();
   if (parent_ != nullptr && parent_->root_instruction() == this) {
     parent_->set_root_instruction(replacement);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -89,6 +90,12 @@ class Verifier {
                              c.root_instruction()->name());
     }
     const size_t my_index = computation_index_.at(&c);
+    // (operand, user) pairs as the operands' users lists state them: one
+    // lookup per operand, however many users an operand has.
+    absl::flat_hash_set<std::pair<const HloInstruction*, const HloInstruction*>> listed_users;
+    for (const HloInstruction* i : instructions) {
+      for (const HloInstruction* user : i->users()) listed_users.insert({i, user});
+    }
     int64_t parameter_count = 0;
     for (size_t p = 0; p < instructions.size(); ++p) {
       const HloInstruction& i = *instructions[p];
@@ -118,8 +125,7 @@ class Verifier {
         if (it->second >= p) {
           return InvalidArgument("%s: operand %d ('%s') is not defined before its use", iwhere, k, operand->name());
         }
-        const auto& users = operand->users();
-        if (std::find(users.begin(), users.end(), &i) == users.end()) {
+        if (!listed_users.contains({operand, &i})) {
           return Internal("%s: operand %d ('%s') does not list it as a user", iwhere, k, operand->name());
         }
       }

@@ -139,16 +139,8 @@ absl::Status BufferAssignment::AssignComputation(const HloComputation& computati
   absl::flat_hash_map<const HloInstruction*, std::shared_ptr<ValueTree>> values;
   const HloInstruction* root = computation.root_instruction();
   const std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
-  absl::flat_hash_set<const HloInstruction*> reachable;
-  std::function<void(const HloInstruction*)> mark = [&](const HloInstruction* h) {
-    if (!reachable.insert(h).second) return;
-    for (const HloInstruction* o : h->operands()) mark(o);
-  };
-  mark(root);
   // Side effects run whether or not the root needs them.
-  for (const HloInstruction* h : order) {
-    if (h->HasSideEffect()) mark(h);
-  }
+  const absl::flat_hash_set<const HloInstruction*> reachable = computation.LiveInstructions();
   // Steps: positions in emission order; the result copies come last.
   absl::flat_hash_map<const HloInstruction*, int64_t> step;
   for (size_t i = 0; i < order.size(); ++i) step[order[i]] = static_cast<int64_t>(i);

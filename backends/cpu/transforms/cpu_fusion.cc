@@ -44,15 +44,7 @@ struct Decisions {
 
 void DecideMaterialized(const HloComputation& computation, const std::vector<HloInstruction*>& order,
                         Decisions& d) {
-  std::function<void(const HloInstruction*)> mark = [&](const HloInstruction* h) {
-    if (!d.reachable.insert(h).second) return;
-    for (const HloInstruction* o : h->operands()) mark(o);
-  };
-  mark(computation.root_instruction());
-  // Side effects run whether or not the root needs them.
-  for (const HloInstruction* h : order) {
-    if (h->HasSideEffect()) mark(h);
-  }
+  d.reachable = computation.LiveInstructions();
   // Uses. An operand used twice by one user counts twice, except by an
   // elementwise user when the operand is small straight-line arithmetic:
   // the user reads all its operands at the same index, so the two copies it
@@ -105,6 +97,33 @@ void DecideMaterialized(const HloComputation& computation, const std::vector<Hlo
       for (const HloInstruction* o : h->operands()) {
         if (d.materialize.contains(o)) d.materialize[o] = true;
       }
+    }
+    // A concatenate of concatenates (concatenate-splitting's trees) keeps
+    // each loop nest at the inner ones' number of pieces.
+    if (h->opcode() == HloOpcode::kConcatenate) {
+      for (const HloInstruction* o : h->operands()) {
+        if (o->opcode() == HloOpcode::kConcatenate && d.materialize.contains(o)) d.materialize[o] = true;
+      }
+    }
+  }
+  // The emitters and the analyses of a fusion walk its producers
+  // recursively: a fused chain is cut every kMaxFusedDepth values, so that
+  // the stack they need stays bounded however long the program's chains are
+  // (a 10,000-op elementwise chain overflowed it). A materialized value
+  // every 64 ops costs one store and load per element, next to 64 ops.
+  constexpr int64_t kMaxFusedDepth = 64;
+  absl::flat_hash_map<const HloInstruction*, int64_t> fused_depth;
+  for (const HloInstruction* h : order) {
+    if (!d.Fused(h)) continue;
+    int64_t depth = 1;
+    for (const HloInstruction* o : h->operands()) {
+      auto it = fused_depth.find(o);
+      if (it != fused_depth.end()) depth = std::max(depth, it->second + 1);
+    }
+    if (depth >= kMaxFusedDepth) {
+      d.materialize[h] = true;
+    } else {
+      fused_depth[h] = depth;
     }
   }
 }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "backends/cpu/transforms/concatenate_splitting.h"
 #include "backends/cpu/transforms/convolution_lowering.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/transforms/dot_canonicalization.h"
@@ -73,6 +74,9 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   // Large reductions into small results get a partition dimension threads
   // can split the work by.
   pipeline.AddPass<ReductionSplitting>();
+  // Wide concatenates become trees (after simplification, which would
+  // flatten them again).
+  pipeline.AddPass<ConcatenateSplitting>();
   pipeline.AddPass<DeadCodeElimination>();
   // What is generated inline and what gets a buffer, as fusion instructions
   // (the emitter follows them; buffer assignment places what they leave).

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -113,6 +114,9 @@ absl::StatusOr<double> MaxAbsDifference(const Literal& a, const Literal& b) {
     double x = a.GetAsDouble(i), y = bb.GetAsDouble(i);
     if (std::isnan(x) && std::isnan(y)) continue;
     if (x == y) continue;
+    // A NaN against a number is as far apart as values get (std::max would
+    // drop the NaN difference and report the two equal).
+    if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<double>::infinity();
     m = std::max(m, std::fabs(x - y));
   }
   return m;

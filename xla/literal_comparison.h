@@ -20,7 +20,8 @@ namespace literal_comparison {
 absl::Status Equal(const Literal& expected, const Literal& actual);
 absl::Status Near(const Literal& expected, const Literal& actual, const ErrorSpec& error);
 // Largest absolute element difference (arrays of the same shape; tuples take
-// the maximum over elements).
+// the maximum over elements). NaN against NaN is no difference, NaN against
+// a number an infinite one.
 absl::StatusOr<double> MaxAbsDifference(const Literal& a, const Literal& b);
 
 }  // namespace literal_comparison

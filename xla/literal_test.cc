@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
-#include <limits>
 
 #include "gtest/gtest.h"
 #include "xla/literal_comparison.h"
@@ -224,6 +224,13 @@ TEST(LiteralTest, ApproximateComparisonReportsFirstMismatch) {
   EXPECT_NE(std::string(s.message()).find("index {1}"), std::string::npos) << s;
   EXPECT_FALSE(literal_comparison::Equal(a, Literal::CreateR1<float>({1, 2})).ok());
   EXPECT_NEAR(*literal_comparison::MaxAbsDifference(a, b), 0.001, 1e-6);
+  // NaN against NaN is no difference; NaN against a number an infinite one.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(*literal_comparison::MaxAbsDifference(Literal::CreateR1<float>({nan, 1}),
+                                                  Literal::CreateR1<float>({nan, 1})),
+            0);
+  EXPECT_TRUE(std::isinf(*literal_comparison::MaxAbsDifference(Literal::CreateR1<float>({1, 5}),
+                                                               Literal::CreateR1<float>({1, nan}))));
 }
 
 TEST(ShapeUtilTest, ParsesAndValidatesShapes) {

@@ -57,6 +57,32 @@ bool IsShiftedByItsMax(const HloInstruction& hlo) {
   return broadcast->dimensions() == absl::Span<const int64_t>(kept);
 }
 
+// Float minimum/maximum as the evaluator's FloatMin/FloatMax: a NaN operand
+// (the first one if both are) is the result, and -0 < +0. f32 and f64 use
+// llvm.minimum/maximum. f16 values (computed in float, rounded through half)
+// get compares and selects instead: InstCombine narrows
+// fptrunc(llvm.minimum(fpext x, fpext y)) to llvm.minimum.f16, and LLVM 19's
+// x86 lowering of a vector of those (the loop vectorizer makes them from
+// f16 reduce-window and reduce loops; every target, v8f16 even without F16C)
+// promotes the lanes to f32 and fixes signed zeros with an "== 0" test that
+// also holds for NaN: minimum(NaN, -0) and maximum(NaN, +0) come out as the
+// zero, in either operand order.
+llvm::Value* EmitFloatMinMax(llvm::IRBuilderBase* b, PrimitiveType type, bool is_min, llvm::Value* x,
+                             llvm::Value* y) {
+  if (type != F16) {
+    return b->CreateIntrinsic(is_min ? llvm::Intrinsic::minimum : llvm::Intrinsic::maximum, {x->getType()}, {x, y});
+  }
+  llvm::Value* r = b->CreateSelect(is_min ? b->CreateFCmpOLT(x, y) : b->CreateFCmpOGT(x, y), x, y);
+  // Equal: the same bits, or zeros of either sign (-0 is the minimum).
+  llvm::Type* bits_type = b->getIntNTy(x->getType()->getPrimitiveSizeInBits());
+  llvm::Value* xb = b->CreateBitCast(x, bits_type);
+  llvm::Value* yb = b->CreateBitCast(y, bits_type);
+  llvm::Value* equal = b->CreateBitCast(is_min ? b->CreateOr(xb, yb) : b->CreateAnd(xb, yb), x->getType());
+  r = b->CreateSelect(b->CreateFCmpOEQ(x, y), equal, r);
+  r = b->CreateSelect(b->CreateFCmpUNO(y, y), y, r);
+  return b->CreateSelect(b->CreateFCmpUNO(x, x), x, r);
+}
+
 }  // namespace
 
 llvm::FunctionCallee ElementalIrEmitter::LibmFunction(const std::string& name, llvm::Type* type, int arity) {
@@ -278,8 +304,8 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitBinaryOp(const HloInstructi
     case HloOpcode::kDivide: return b_->CreateFDiv(a, b);
     case HloOpcode::kRemainder: return b_->CreateFRem(a, b);
     case HloOpcode::kPower: return CallLibm(hlo, "powf", "pow", type, {a, b});
-    case HloOpcode::kMaximum: return b_->CreateIntrinsic(llvm::Intrinsic::maximum, {a->getType()}, {a, b});
-    case HloOpcode::kMinimum: return b_->CreateIntrinsic(llvm::Intrinsic::minimum, {a->getType()}, {a, b});
+    case HloOpcode::kMaximum: return EmitFloatMinMax(b_, type, /*is_min=*/false, a, b);
+    case HloOpcode::kMinimum: return EmitFloatMinMax(b_, type, /*is_min=*/true, a, b);
     case HloOpcode::kAtan2: return CallLibm(hlo, "atan2f", "atan2", type, {a, b});
     default: return OpNotImplemented(hlo, type);
   }
@@ -448,8 +474,8 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitClampElement(const HloInstr
     return InvalidArgument("CPU backend: %s: clamp is not defined for complex types", hlo->name());
   }
   if (IsFloat(type)) {
-    llvm::Value* m = b_->CreateIntrinsic(llvm::Intrinsic::maximum, {x->getType()}, {x, lo});
-    return b_->CreateIntrinsic(llvm::Intrinsic::minimum, {x->getType()}, {m, hi});
+    llvm::Value* m = EmitFloatMinMax(b_, type, /*is_min=*/false, x, lo);
+    return EmitFloatMinMax(b_, type, /*is_min=*/true, m, hi);
   }
   const bool s = IsSigned(type);
   llvm::Value* v = b_->CreateSelect(s ? b_->CreateICmpSGT(x, lo) : b_->CreateICmpUGT(x, lo), x, lo);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -317,6 +318,31 @@ TEST(NarrowTypesTest, ReduceAndDot) {
     ExpectSameBits(absl::StrCat("HloModule m\nENTRY e {\n  x = ", t, "[8,33] parameter(0)\n  y = ", t,
                                 "[33,5] parameter(1)\n  ROOT r = ", t,
                                 "[8,5] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n"),
+                   args);
+  }
+}
+
+// f16 minimum/maximum of a NaN and a zero (-0 for minimum, +0 for maximum)
+// in vectorized reduce-window loops, in every lane: LLVM 19's x86 lowering of
+// <N x half> llvm.minimum/maximum returned the zero
+// (fuzz_regressions/f16_vector_minimum_keeps_nan.hlo).
+TEST(NarrowTypesTest, F16WindowMinimumAndMaximumKeepNaNNextToZeros) {
+  const char* cycle[] = {"nan", "-0", "1", "0", "-nan", "-1", "-0", "2", "0", "nan", "-2", "-0", "0"};
+  std::vector<std::string> rows;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<std::string> row;
+    for (int i = 0; i < 70; ++i) row.push_back(cycle[(i + 5 * r) % 13]);
+    rows.push_back(absl::StrCat("{", absl::StrJoin(row, ", "), "}"));
+  }
+  auto arg = Literal::Parse(absl::StrCat("f16[3,70] {", absl::StrJoin(rows, ", "), "}"));
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  std::vector<Literal> args;
+  args.push_back(std::move(*arg));
+  for (const auto& [op, init] : {std::pair{"minimum", "inf"}, std::pair{"maximum", "-inf"}}) {
+    SCOPED_TRACE(op);
+    ExpectSameBits(absl::StrCat("HloModule m\nr {\n  a = f16[] parameter(0)\n  b = f16[] parameter(1)\n  ROOT c = f16[] ",
+                                op, "(a, b)\n}\nENTRY e {\n  x = f16[3,70] parameter(0)\n  i = f16[] constant(", init,
+                                ")\n  ROOT w = f16[3,34] reduce-window(x, i), window={size=1x3 stride=1x2}, to_apply=r\n}\n"),
                    args);
   }
 }

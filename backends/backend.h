@@ -49,9 +49,13 @@ class Executable {
 class Compiler {
  public:
   virtual ~Compiler() = default;
-  // `module` has passed the HloVerifier.
+  // `module` has passed the HloVerifier. With `control`, a compile past its
+  // deadline (or cancelled) stops at its next check (between HLO passes,
+  // between emitted instructions, before each LLVM pass and before code
+  // generation) and returns its StopStatus().
   virtual absl::StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
-                                                              const DebugOptions& options) = 0;
+                                                              const DebugOptions& options,
+                                                              const ExecutionControl* control = nullptr) = 0;
 };
 
 class TransferManager {

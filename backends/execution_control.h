@@ -1,7 +1,14 @@
-// ExecutionControl: how a caller stops a run that takes too long. Backends
-// check it at loop back-edges (every While iteration in the interpreter,
-// every 1024th in CPU code), so a runaway loop ends with DEADLINE_EXCEEDED
-// (or CANCELLED) instead of holding a thread forever. Thread-safe.
+// ExecutionControl: how a caller stops a run (or a compile) that takes too
+// long. Every live control is known to a watchdog thread that, every
+// kWatchInterval, asks the controls with a deadline or a cancel probe
+// whether to stop and raises their stop flag; generated code reads that flag
+// (one byte, stop_flag()) at the back-edges of its outer loops, between
+// kernels and in long runtime calls, the interpreter at every While
+// iteration and between instructions, a compile between passes. A runaway
+// run therefore ends with DEADLINE_EXCEEDED (or CANCELLED) within about
+// kWatchInterval plus one check interval, instead of holding a thread
+// forever. CancelAll() stops everything in flight (daemon shutdown).
+// Thread-safe.
 //
 // It also carries the run's execution context: which process of a
 // replicated/partitioned run this execution is (replica-id, partition-id,
@@ -26,19 +33,29 @@ class ExecutionControl {
   // `cancelled`, when given, is asked whether whoever wanted the result has
   // gone away (a remote client's cancel or disconnect), at a check at most
   // once per kProbeInterval; it must be safe to call from any thread.
-  explicit ExecutionControl(absl::Time deadline = absl::InfiniteFuture(), std::function<bool()> cancelled = nullptr)
-      : deadline_(deadline), cancelled_probe_(std::move(cancelled)) {}
+  explicit ExecutionControl(absl::Time deadline = absl::InfiniteFuture(), std::function<bool()> cancelled = nullptr);
+  ~ExecutionControl();
+  ExecutionControl(const ExecutionControl&) = delete;
+  ExecutionControl& operator=(const ExecutionControl&) = delete;
 
   static constexpr absl::Duration kProbeInterval = absl::Milliseconds(1);
+  static constexpr absl::Duration kWatchInterval = absl::Milliseconds(5);
 
-  void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  void Cancel();
+  // Cancels every live control of the process (runs and compiles in flight).
+  static void CancelAll();
 
   // True once cancelled or past the deadline; remembers that it said so.
   bool ShouldStop() const;
-  // Whether ShouldStop() ever returned true (the run was cut short).
-  bool stopped() const { return stopped_.load(std::memory_order_relaxed); }
+  // Whether the run was told to stop (ShouldStop() said so, or Cancel()).
+  bool stopped() const { return stop_flag_.load(std::memory_order_relaxed) != 0; }
   // The status of a stopped run: CANCELLED or DEADLINE_EXCEEDED.
   absl::Status StopStatus() const;
+  // The status to return now: StopStatus() if ShouldStop(), else OK. For
+  // checks between a compile's or an interpreter's steps.
+  absl::Status CheckStop() const;
+  // Nonzero once the run should stop; generated code reads it directly.
+  const std::atomic<uint8_t>* stop_flag() const { return &stop_flag_; }
 
   // The process this run is (not owned; may be null). Set before the run.
   void set_replica_context(collectives::ReplicaContext* context) { replica_context_ = context; }
@@ -54,7 +71,7 @@ class ExecutionControl {
   const std::function<bool()> cancelled_probe_;
   mutable std::atomic<bool> cancelled_{false};
   mutable std::atomic<int64_t> next_probe_ns_{0};  // when the probe may be asked again
-  mutable std::atomic<bool> stopped_{false};
+  mutable std::atomic<uint8_t> stop_flag_{0};
   collectives::ReplicaContext* replica_context_ = nullptr;
   mutable absl::Mutex error_mu_;
   mutable absl::Status error_ ABSL_GUARDED_BY(error_mu_);
@@ -65,6 +82,9 @@ class ExecutionControl {
 extern "C" {
 // For JIT code: ShouldStop() of `control` (an ExecutionControl*, may be null).
 bool __xla_runtime_ShouldStop(const void* control);
+// For JIT code: the address of `control`'s stop flag (a byte, nonzero once
+// the run should stop), or of a byte that stays 0 when control is null.
+const volatile uint8_t* __xla_runtime_StopFlag(const void* control);
 }
 
 #endif  // BACKENDS_EXECUTION_CONTROL_H_

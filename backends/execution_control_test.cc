@@ -5,6 +5,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
+#include <optional>
+#include <thread>
 
 #include "backends/backend.h"
 #include "gtest/gtest.h"
@@ -95,6 +98,94 @@ TEST_P(ExecutionControlTest, RunsThatFinishInTimeAreUnaffected) {
   ASSERT_TRUE(uncontrolled.ok()) << uncontrolled.status();
   EXPECT_EQ((*uncontrolled)->ToLiteral().data<int64_t>()[0], 3);
 }
+
+// Runaway runs without a While: one reduce-window of 512 x 512 windows over
+// f32[2048,2048] (about 6e11 additions), and an elementwise chain applied
+// by a reduce-window whose reducer is not a plain add. Each must stop
+// within a second of its deadline and of a cancel from another thread.
+constexpr char kReduceWindow[] = R"(HloModule big_window
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2048,2048] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[1537,1537] reduce-window(x, zero), window={size=512x512}, to_apply=add
+}
+)";
+
+class NonLoopRunawayTest : public ExecutionControlTest {
+ protected:
+  // Compiles kReduceWindow (not timed), then runs it under `control`.
+  absl::StatusOr<std::shared_ptr<DeviceBuffer>> RunWindow(const ExecutionControl& control) {
+    auto backend = BackendRegistry::Create(GetParam());
+    if (!backend.ok()) return backend.status();
+    auto module = ParseHloModule(kReduceWindow);
+    if (!module.ok()) return module.status();
+    auto executable = (*backend)->compiler()->Compile(std::move(*module), DebugOptions());
+    if (!executable.ok()) return executable.status();
+    auto arg = DeviceBuffer::FromLiteral(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
+    if (!arg.ok()) return arg.status();
+    std::vector<std::shared_ptr<const DeviceBuffer>> args = {*arg};
+    started_ = std::chrono::steady_clock::now();
+    return (*executable)->Execute(args, &control);
+  }
+  std::chrono::steady_clock::time_point started_;
+};
+
+TEST_P(NonLoopRunawayTest, StopsWithinASecondOfItsDeadline) {
+  constexpr auto kDeadline = std::chrono::milliseconds(300);
+  // The deadline is set when the run starts (after the compile).
+  std::unique_ptr<ExecutionControl> control;
+  auto backend = BackendRegistry::Create(GetParam());
+  ASSERT_TRUE(backend.ok());
+  auto module = ParseHloModule(kReduceWindow);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = (*backend)->compiler()->Compile(std::move(*module), DebugOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto arg = DeviceBuffer::FromLiteral(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
+  ASSERT_TRUE(arg.ok());
+  std::vector<std::shared_ptr<const DeviceBuffer>> args = {*arg};
+  const auto start = std::chrono::steady_clock::now();
+  const ExecutionControl deadline(absl::Now() + absl::FromChrono(kDeadline));
+  auto result = (*executable)->Execute(args, &deadline);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
+  EXPECT_LT(took, kDeadline + std::chrono::seconds(1))
+      << std::chrono::duration<double>(took).count() << " s after the start";
+}
+
+TEST_P(NonLoopRunawayTest, StopsWithinASecondOfACancel) {
+  ExecutionControl control;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    control.Cancel();
+  });
+  auto result = RunWindow(control);
+  const auto took = std::chrono::steady_clock::now() - started_;
+  canceller.join();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+  EXPECT_LT(took, std::chrono::milliseconds(1300)) << std::chrono::duration<double>(took).count() << " s";
+}
+
+TEST_P(NonLoopRunawayTest, StopsWhenItsCallerGoesAway) {
+  // The probe (gRPC's IsCancelled in the daemon) says "gone" from 300 ms
+  // after it is first asked; only the watchdog asks it during this run.
+  absl::Mutex mu;
+  std::optional<absl::Time> first_asked;
+  const ExecutionControl control(absl::InfiniteFuture(), [&] {
+    absl::MutexLock lock(&mu);
+    if (!first_asked) first_asked = absl::Now();
+    return absl::Now() - *first_asked > absl::Milliseconds(300);
+  });
+  auto result = RunWindow(control);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, NonLoopRunawayTest, ::testing::Values("cpu", "interpreter"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 INSTANTIATE_TEST_SUITE_P(Backends, ExecutionControlTest, ::testing::Values("cpu", "interpreter"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/random/random.h"
@@ -322,7 +323,8 @@ absl::StatusOr<DebugOptions> Service::EffectiveDebugOptions(const DebugOptions& 
 }
 
 absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_ptr<HloModule> module,
-                                                                   const ExecutionOptions& options, bool* cache_hit) {
+                                                                   const ExecutionOptions& options, bool* cache_hit,
+                                                                   const RequestControl& request) {
   if (!options.backend().empty() && options.backend() != backend_->name()) {
     return InvalidArgument("this service runs backend '%s', but the request asks for '%s'", backend_->name(),
                            options.backend());
@@ -341,15 +343,33 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
     return cached;
   }
   *cache_hit = false;
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> executable,
-                   backend_->compiler()->Compile(std::move(module), debug_options));
+  absl::Time deadline = request.deadline;
+  if (limits_.max_compile_seconds > 0) {
+    deadline = std::min(deadline, absl::Now() + absl::Seconds(limits_.max_compile_seconds));
+  }
+  const ExecutionControl control(deadline, request.cancelled);
+  absl::StatusOr<std::unique_ptr<Executable>> compiled =
+      backend_->compiler()->Compile(std::move(module), debug_options, &control);
+  if (control.stopped()) {
+    if (!compiled.ok() && compiled.status().code() == absl::StatusCode::kCancelled) {
+      return absl::CancelledError("the compile was cancelled (the client went away or the service is stopping)");
+    }
+    if (!compiled.ok()) {
+      return absl::DeadlineExceededError(absl::StrFormat(
+          "the compile did not finish before its deadline (the client's, or --max_compile_seconds=%g)",
+          limits_.max_compile_seconds));
+    }
+  }
+  if (!compiled.ok()) return compiled.status();
+  std::unique_ptr<Executable> executable = std::move(*compiled);
   ++compilations_;
   std::shared_ptr<Executable> shared = std::move(executable);
   cache_.Insert(key, shared);
   return shared;
 }
 
-absl::Status Service::Compile(SessionId session, const CompileRequest& arg, CompileResponse* result) {
+absl::Status Service::Compile(SessionId session, const CompileRequest& arg, CompileResponse* result,
+                              const RequestControl& request) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg));
   const HloComputation* entry = module->entry_computation();
   if (arg.input_shape_with_layout_size() > 0) {
@@ -368,7 +388,7 @@ absl::Status Service::Compile(SessionId session, const CompileRequest& arg, Comp
   }
   *result->mutable_program_shape() = entry->ComputeProgramShape().ToProto();
   bool hit = false;
-  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit));
+  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit, request));
   result->set_compilation_cache_hit(hit);
   ASSIGN_OR_RETURN(AllocationTracker::Reservation charge,
                    allocations_.Reserve(session, std::max<int64_t>(executable->SizeInBytes(), 0) + AllocationTracker::kHandleBytes,
@@ -482,7 +502,7 @@ absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest&
   ASSIGN_OR_RETURN(int64_t device, RequestDevice(options, 0));
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation()));
   bool hit = false;
-  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit));
+  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit, request));
   result->mutable_profile()->set_compilation_cache_hit(hit);
   result->mutable_profile()->set_compile_time_ms(NanosSince(start) / 1000000);
   RETURN_IF_ERROR(Run(session, std::move(executable), arg.arguments(), device, result, request));
@@ -569,7 +589,7 @@ absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRe
     device_used[*device] = true;
     ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(r.computation()));
     bool hit = false;
-    ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit));
+    ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit, request));
     result->add_responses()->mutable_profile()->set_compilation_cache_hit(hit);
     absl::StatusOr<PreparedRun> run = PrepareRun(session, std::move(executable), r.arguments());
     if (!run.ok()) return absl::Status(run.status().code(), absl::StrCat("request ", i, ": ", run.status().message()));

@@ -55,6 +55,10 @@ struct ServiceLimits {
   // A run taking longer than this stops with DEADLINE_EXCEEDED at its next
   // loop check (backends/execution_control.h). 0: no limit.
   double max_run_seconds = 0;
+  // A compile taking longer than this stops with DEADLINE_EXCEEDED at its
+  // next check (between passes and instructions; backends/backend.h). 0: no
+  // limit.
+  double max_compile_seconds = 0;
   // Host devices (GetDeviceHandles hands out up to this many; a replicated
   // run has at most this many processes). Each process is a thread.
   int num_devices = 8;
@@ -100,7 +104,8 @@ class Service {
   absl::Status GetShape(SessionId s, const GetShapeRequest& arg, GetShapeResponse* result);
   absl::Status GetComputationShape(SessionId s, const GetComputationShapeRequest& arg,
                                    GetComputationShapeResponse* result);
-  absl::Status Compile(SessionId s, const CompileRequest& arg, CompileResponse* result);
+  absl::Status Compile(SessionId s, const CompileRequest& arg, CompileResponse* result,
+                       const RequestControl& request = {});
   absl::Status Execute(SessionId s, const ExecuteRequest& arg, ExecuteResponse* result,
                        const RequestControl& request = {});
   absl::Status ExecuteGraph(SessionId s, const ExecuteGraphRequest& arg, ExecuteResponse* result,
@@ -171,8 +176,11 @@ class Service {
   // verified HloModule.
   absl::StatusOr<std::unique_ptr<HloModule>> LoadModule(const CompileRequest& request);
   // Verified module -> executable, through the cache.
+  // The compile stops at the earlier of the request's deadline and
+  // max_compile_seconds from now, or on its cancel.
   absl::StatusOr<std::shared_ptr<Executable>> CompileModule(std::unique_ptr<HloModule> module,
-                                                            const ExecutionOptions& options, bool* cache_hit);
+                                                            const ExecutionOptions& options, bool* cache_hit,
+                                                            const RequestControl& request);
   // How a run starting now for `request` is stopped: at the earlier of the
   // request's deadline and max_run_seconds from now, or on its cancel.
   ExecutionControl RunControl(const RequestControl& request) const;

@@ -18,6 +18,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "backends/execution_control.h"
 #include "service/grpc_service.h"
 #include "xla/custom_call/custom_call_plugin.h"
 #include "xla/custom_call/custom_call_registry.h"
@@ -33,6 +34,9 @@ ABSL_FLAG(int64_t, cache_bytes, int64_t{256} << 20,
 ABSL_FLAG(int, threads, 64, "Maximum number of threads serving requests.");
 ABSL_FLAG(double, max_run_seconds, 300,
           "A run taking longer stops with DEADLINE_EXCEEDED at its next loop check (0: no limit).");
+ABSL_FLAG(double, max_compile_seconds, 300,
+          "A compile taking longer stops with DEADLINE_EXCEEDED at its next check (between passes and "
+          "instructions; 0: no limit).");
 ABSL_FLAG(int, devices, 8,
           "Host devices the daemon offers (GetDeviceHandles, the processes of a replicated run). Each is a "
           "thread of this process on the same backend and host memory.");
@@ -133,6 +137,8 @@ int Main(const std::vector<std::string>& plugins) {
   limits.max_cpu_threads = absl::GetFlag(FLAGS_xla_cpu_threads);
   if (absl::GetFlag(FLAGS_max_run_seconds) < 0) return Fail("--max_run_seconds must be >= 0");
   limits.max_run_seconds = absl::GetFlag(FLAGS_max_run_seconds);
+  if (absl::GetFlag(FLAGS_max_compile_seconds) < 0) return Fail("--max_compile_seconds must be >= 0");
+  limits.max_compile_seconds = absl::GetFlag(FLAGS_max_compile_seconds);
   if (absl::GetFlag(FLAGS_devices) < 1) return Fail("--devices must be >= 1");
   limits.num_devices = absl::GetFlag(FLAGS_devices);
   if (absl::GetFlag(FLAGS_wait_seconds) <= 0) return Fail("--wait_seconds must be > 0");
@@ -166,9 +172,20 @@ int Main(const std::vector<std::string>& plugins) {
   std::thread signal_thread([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    std::fprintf(stderr, "xla_service: signal %d, shutting down\n", signal);
+    std::fprintf(stderr, "xla_service: signal %d, cancelling the work in flight and shutting down\n", signal);
     stopping.Notify();
-    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    // Runs and compiles in flight stop at their next check (CANCELLED);
+    // calls still running after 2 s are cancelled by gRPC; and should
+    // anything still hold the process (a long runtime call), it exits at 4 s
+    // all the same: an operator's SIGTERM ends the daemon within 5 s.
+    ExecutionControl::CancelAll();
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::seconds(4));
+      std::fprintf(stderr, "xla_service: work still running 4 s after the signal; exiting now\n");
+      std::fflush(stderr);
+      std::_Exit(0);
+    }).detach();
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   });
   std::thread reaper([&] {
     while (!stopping.WaitForNotificationWithTimeout(absl::Seconds(1))) {

@@ -21,13 +21,18 @@ constexpr char kEntryName[] = "xla_cpu_entry";
 }
 
 absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr<HloModule> module,
-                                                                 const DebugOptions& options) {
+                                                                 const DebugOptions& options,
+                                                                 const ExecutionControl* control) {
   if (module == nullptr || module->entry_computation() == nullptr) {
     return InvalidArgument("CPU backend: module has no entry computation");
   }
   // An unregistered custom-call target fails before any pass or code.
   RETURN_IF_ERROR(CheckCustomCallTargets(*module));
-  RETURN_IF_ERROR(RunCpuHloPasses(module.get(), options));
+  // The compile's checks: between HLO passes, between emitted
+  // instructions, before every LLVM pass, and before code generation.
+  auto check_stop = [control]() { return control == nullptr ? absl::OkStatus() : control->CheckStop(); };
+  RETURN_IF_ERROR(check_stop());
+  RETURN_IF_ERROR(RunCpuHloPasses(module.get(), options, kVerifyEachCpuPass, check_stop));
   ASSIGN_OR_RETURN(const CpuTarget target, ResolveCpuTarget(options.xla_cpu_target()));
   ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create(target));
   auto context = std::make_unique<llvm::LLVMContext>();
@@ -38,7 +43,9 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   const int threads = ResolveCpuThreadCount(options.xla_cpu_threads());
   ASSIGN_OR_RETURN(std::unique_ptr<BufferAssignment> assignment, BufferAssignment::Run(*module));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".buffer-assignment.txt", assignment->ToString()));
+  RETURN_IF_ERROR(check_stop());
   IrEmitter emitter(llvm_module.get(), threads, *assignment);
+  emitter.set_stop_check(check_stop);
   RETURN_IF_ERROR(emitter.EmitEntryFunction(*module->entry_computation(), kEntryName));
   for (llvm::Function& f : *llvm_module) {
     if (f.isDeclaration()) continue;
@@ -55,7 +62,7 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   std::string optimized_ir, assembly;
   const bool dump = !options.xla_dump_to().empty();
   ASSIGN_OR_RETURN(void* entry, jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir,
-                                               dump ? &assembly : nullptr));
+                                               dump ? &assembly : nullptr, control));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),

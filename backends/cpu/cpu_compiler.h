@@ -16,7 +16,8 @@ namespace cpu {
 class CpuCompiler : public Compiler {
  public:
   absl::StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
-                                                      const DebugOptions& options) override;
+                                                      const DebugOptions& options,
+                                                      const ExecutionControl* control = nullptr) override;
 };
 
 }  // namespace cpu

@@ -18,16 +18,22 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> InterpreterExecutable::Execute(
   HloEvaluator evaluator(/*max_loop_iterations=*/int64_t{1} << 24);
   if (control != nullptr) {
     evaluator.set_should_stop([control] { return control->ShouldStop(); });
+    evaluator.set_stop_flag(control->stop_flag());
     evaluator.set_replica_context(control->replica_context());
   }
   absl::StatusOr<Literal> result = evaluator.Evaluate(module(), ptrs);
+  // An error of the run's own (an infeed that timed out, a bad index) is
+  // reported as it is; ABORTED is the evaluator stopping for the control.
+  if (!result.ok() && result.status().code() != absl::StatusCode::kAborted) return result.status();
   if (control != nullptr && control->stopped()) return control->StopStatus();
   if (!result.ok()) return result.status();
   return DeviceBuffer::FromLiteral(*result);
 }
 
 absl::StatusOr<std::unique_ptr<Executable>> InterpreterCompiler::Compile(std::unique_ptr<HloModule> module,
-                                                                         const DebugOptions& options) {
+                                                                         const DebugOptions& options,
+                                                                         const ExecutionControl* control) {
+  if (control != nullptr) RETURN_IF_ERROR(control->CheckStop());
   // An unregistered custom-call target fails here, not when it runs.
   RETURN_IF_ERROR(CheckCustomCallTargets(*module));
   return std::make_unique<InterpreterExecutable>(std::move(module));

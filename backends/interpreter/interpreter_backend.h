@@ -23,7 +23,8 @@ class InterpreterExecutable : public Executable {
 class InterpreterCompiler : public Compiler {
  public:
   absl::StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
-                                                      const DebugOptions& options) override;
+                                                      const DebugOptions& options,
+                                                      const ExecutionControl* control = nullptr) override;
 };
 
 class InterpreterBackend : public Backend {

@@ -73,6 +73,7 @@ void DotLoop(const Literal& lhs, const Literal& rhs, Literal* out, int64_t B, in
   auto o = out->data<A>();
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t m = 0; m < M; ++m) {
+      if (StopRequested()) return;  // the evaluation fails; the rows left are never read
       A* acc = o.data() + (b * M + m) * N;
       for (int64_t n = 0; n < N; ++n) acc[n] = A(0);
       for (int64_t k = 0; k < K; ++k) {

@@ -9,6 +9,7 @@
 #ifndef XLA_EVALUATOR_EVALUATOR_INTERNAL_H_
 #define XLA_EVALUATOR_EVALUATOR_INTERNAL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -32,6 +33,23 @@ using ComputationRunner =
     std::function<absl::StatusOr<Literal>(const HloComputation&, absl::Span<const Literal* const>)>;
 
 // --- Small shared helpers (evaluator_util.cc) ---------------------------------
+
+// Whether the evaluation running on this thread was told to stop (its
+// HloEvaluator's stop flag, installed by ScopedStopFlag around Evaluate).
+// The long loops of single ops (reduce, reduce-window, dot, convolution)
+// ask it per output element or row and leave early; the partial result is
+// never used, since the evaluation then fails.
+bool StopRequested();
+class ScopedStopFlag {
+ public:
+  explicit ScopedStopFlag(const std::atomic<uint8_t>* flag);
+  ~ScopedStopFlag();
+  ScopedStopFlag(const ScopedStopFlag&) = delete;
+  ScopedStopFlag& operator=(const ScopedStopFlag&) = delete;
+
+ private:
+  const std::atomic<uint8_t>* previous_;
+};
 
 // "opcode 'name'" for error messages.
 std::string InstrLabel(const HloInstruction& instruction);

@@ -9,6 +9,21 @@
 namespace xla {
 namespace evaluator_internal {
 
+namespace {
+thread_local const std::atomic<uint8_t>* current_stop_flag = nullptr;
+}  // namespace
+
+bool StopRequested() {
+  return current_stop_flag != nullptr && current_stop_flag->load(std::memory_order_relaxed) != 0;
+}
+
+ScopedStopFlag::ScopedStopFlag(const std::atomic<uint8_t>* flag) : previous_(current_stop_flag) {
+  if (flag != nullptr) current_stop_flag = flag;
+}
+
+ScopedStopFlag::~ScopedStopFlag() { current_stop_flag = previous_; }
+
+
 PrimitiveType AccumulationType(PrimitiveType result_type) {
   if (result_type == F16 || result_type == BF16 || primitive_util::IsSmallFloatType(result_type)) return F32;
   if (primitive_util::IsNarrowIntegralType(result_type)) {

@@ -113,6 +113,7 @@ absl::StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& computation
                                                absl::Span<const Literal* const> args) {
   plans_.clear();
   call_depth_ = 0;
+  evaluator_internal::ScopedStopFlag stop_flag(stop_flag_);
   RETURN_IF_ERROR(CheckArguments(computation, args));
   if (computation.root_instruction() == nullptr) {
     return InvalidArgument("HloEvaluator: computation '%s' has no root", computation.name());
@@ -237,6 +238,9 @@ absl::StatusOr<Literal> HloEvaluator::EvaluateSteps(const HloComputation& comput
 
   for (size_t step = 0; step < n; ++step) {
     const HloInstruction* instr = plan->order[step];
+    if (stop_flag_ != nullptr && stop_flag_->load(std::memory_order_relaxed) != 0) {
+      return absl::AbortedError(absl::StrCat("HloEvaluator: stopped by the caller before ", InstrLabel(*instr)));
+    }
     if (instr->opcode() == HloOpcode::kParameter) {
       int64_t number = instr->parameter_number();
       if (number < 0 || number >= static_cast<int64_t>(args.size())) {

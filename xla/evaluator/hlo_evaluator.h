@@ -5,6 +5,7 @@
 #ifndef XLA_EVALUATOR_HLO_EVALUATOR_H_
 #define XLA_EVALUATOR_HLO_EVALUATOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,6 +27,9 @@ class HloEvaluator {
   explicit HloEvaluator(int64_t max_loop_iterations = -1) : max_loop_iterations_(max_loop_iterations) {}
   // Asked before every While iteration; true ends the evaluation (ABORTED).
   void set_should_stop(std::function<bool()> should_stop) { should_stop_ = std::move(should_stop); }
+  // Read before every instruction (of every computation, reducers applied
+  // per element included); nonzero ends the evaluation (ABORTED). Not owned.
+  void set_stop_flag(const std::atomic<uint8_t>* stop_flag) { stop_flag_ = stop_flag; }
   // The process this evaluation runs as (replica and partition ids, feed
   // queues, the rendezvous of the collectives); null: process (0, 0) of a
   // 1 x 1 run without feed queues. Not owned.
@@ -62,6 +66,7 @@ class HloEvaluator {
 
   int64_t max_loop_iterations_;
   std::function<bool()> should_stop_;
+  const std::atomic<uint8_t>* stop_flag_ = nullptr;
   collectives::ReplicaContext* replica_context_ = nullptr;
   absl::flat_hash_map<const HloComputation*, std::shared_ptr<const Plan>> plans_;
   // Nesting of called computations; bounded so a cyclic hand-built module

@@ -159,6 +159,7 @@ absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction, absl::
       const T init = operands[1]->data<T>()[0];
       auto o = results[0].data<T>();
       for (size_t j = 0; j < base.size(); ++j) {
+        if (StopRequested()) return absl::AbortedError("stopped by the caller");
         T acc = init;
         const T* p = x.data() + base[j];
         if (swapped) {
@@ -266,6 +267,7 @@ absl::StatusOr<Literal> EvaluateReduceWindow(const HloInstruction& instruction,
       const T init = operands[1]->data<T>()[0];
       auto o = results[0].data<T>();
       for (int64_t j = 0; j < out_count; ++j) {
+        if (StopRequested()) return absl::AbortedError("stopped by the caller");
         T acc = init;
         RETURN_IF_ERROR(for_each_position([&](int64_t off) {
           const T v = off < 0 ? init : x[off];

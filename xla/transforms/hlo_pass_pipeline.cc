@@ -39,6 +39,7 @@ void HloPassPipeline::PropagateOptionsTo(HloPassPipeline* nested) const {
   nested->verify_ = verify_;
   nested->verify_input_ = false;
   nested->dump_ = dump_;
+  nested->stop_check_ = stop_check_;
   for (const std::string& name : disabled_) {
     if (!nested->IsDisabled(name)) nested->disabled_.push_back(name);
   }
@@ -64,6 +65,7 @@ absl::StatusOr<bool> HloPassPipeline::Run(HloModule* module) {
       changed |= nested_changed;
       continue;
     }
+    if (stop_check_) RETURN_IF_ERROR(stop_check_());
     std::string before;
     if (dump_) before = module->ToString();
     absl::StatusOr<bool> pass_changed = pass->Run(module);

@@ -65,6 +65,9 @@ class HloPassPipeline : public HloPass {
   bool verify_after_each_pass() const { return verify_; }
 
   void set_dump_callback(DumpCallback callback) { dump_ = std::move(callback); }
+  // Runs before every leaf pass; an error ends the pipeline with it (how a
+  // compile past its deadline or cancelled stops between passes).
+  void set_stop_check(std::function<absl::Status()> check) { stop_check_ = std::move(check); }
 
   // Passes (or nested pipelines) with one of these names are skipped.
   void set_disabled_pass_names(std::vector<std::string> names) { disabled_ = std::move(names); }
@@ -90,6 +93,7 @@ class HloPassPipeline : public HloPass {
   bool verify_input_ = true;
   bool disable_all_ = false;
   DumpCallback dump_;
+  std::function<absl::Status()> stop_check_;
   std::vector<std::string> disabled_;
 };
 

@@ -31,6 +31,12 @@ struct EmitContext {
   // Loops EmitForLoop has emitted so far: a loop whose body emitted none is
   // innermost.
   int64_t loops_emitted = 0;
+  // The address of the run's stop flag (an i8, nonzero once the run should
+  // stop: ExecutionControl::stop_flag()) as a value of the function being
+  // emitted, or null for no checks. Outer loops leave early once it is set
+  // (loop_emitter.cc); the entry function returns at its next check between
+  // kernels.
+  llvm::Value* stop_flag = nullptr;
 };
 
 }  // namespace cpu

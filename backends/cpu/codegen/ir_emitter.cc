@@ -100,6 +100,17 @@ llvm::BasicBlock* IrEmitter::AbortBlock() {
   return abort_block_;
 }
 
+void IrEmitter::EmitStopCheck(const std::string& after) {
+  if (ctx_.stop_flag == nullptr) return;
+  // Only where a return ends the run (not inside an outlined function).
+  if (AbortBlock()->getParent() != b_.GetInsertBlock()->getParent()) return;
+  llvm::LoadInst* stop = b_.CreateLoad(b_.getInt8Ty(), ctx_.stop_flag, after + ".stop");
+  stop->setVolatile(true);
+  auto* go_on = llvm::BasicBlock::Create(module_->getContext(), after + ".go_on", b_.GetInsertBlock()->getParent());
+  b_.CreateCondBr(b_.CreateICmpNE(stop, b_.getInt8(0)), AbortBlock(), go_on);
+  b_.SetInsertPoint(go_on);
+}
+
 absl::StatusOr<llvm::Value*> IrEmitter::NextScratchSlot(int64_t bytes) {
   const int64_t reserved = (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
   if (scratch_next_ + reserved > scratch_end_) {
@@ -328,6 +339,14 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
   results_->setName("results");
   arena_->setName("arena");
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::FunctionCallee stop_flag_of = module_->getOrInsertFunction(
+      "__xla_runtime_StopFlag", llvm::FunctionType::get(ptr, {ptr}, false));
+  if (auto* decl = llvm::dyn_cast<llvm::Function>(stop_flag_of.getCallee())) {
+    decl->setDoesNotThrow();
+    decl->setDoesNotAccessMemory();
+    decl->setWillReturn();
+  }
+  ctx_.stop_flag = b_.CreateCall(stop_flag_of, {control_}, "stop_flag");
   std::vector<Shape> param_shapes, result_shapes;
   for (const HloInstruction* p : computation.parameter_instructions()) FlattenShape(p->shape(), &param_shapes);
   FlattenShape(computation.root_instruction()->shape(), &result_shapes);
@@ -436,9 +455,11 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
       scratch_next_ = it->second.index;
       scratch_end_ = it->second.index + it->second.bytes;
     }
+    if (stop_check_) RETURN_IF_ERROR(stop_check_());
     RETURN_IF_ERROR(Visit(*h, elemental));
     scratch_next_ = saved_next;
     scratch_end_ = saved_end;
+    if (!HasStorageOfItsOwn(*h) && !IsPlumbing(*h)) EmitStopCheck(h->name());
   }
   // Result leaves held elsewhere (parameters, constants, repeated values).
   for (const ResultCopy& copy : buffers->result_copies) {

@@ -64,6 +64,9 @@ class IrEmitter : public ValueBuffers {
   // The custom calls the code calls (custom_call_emitter.h): whoever runs
   // the code must keep them alive.
   std::vector<std::unique_ptr<CustomCallInvocation>> TakeCustomCalls() { return std::move(custom_calls_); }
+  // Runs before every instruction is emitted; an error ends the emission
+  // with it (a compile past its deadline).
+  void set_stop_check(std::function<absl::Status()> check) { stop_check_ = std::move(check); }
 
 
  private:
@@ -88,6 +91,9 @@ class IrEmitter : public ValueBuffers {
   absl::Status EmitControlFlow(const HloInstruction& hlo);
   // A block of the entry function that returns at once (a stopped run).
   llvm::BasicBlock* AbortBlock();
+  // Between kernels: returns from the entry function (AbortBlock) when the
+  // run's stop flag is set; `after` names the blocks.
+  void EmitStopCheck(const std::string& after);
   // The next 64-byte aligned slot of `bytes` of the control-flow
   // instruction's temporaries (BufferAssignment::control_flow_scratch).
   absl::StatusOr<llvm::Value*> NextScratchSlot(int64_t bytes);
@@ -128,6 +134,7 @@ class IrEmitter : public ValueBuffers {
   llvm::Value* results_ = nullptr;
   llvm::Value* arena_ = nullptr;
   llvm::Value* control_ = nullptr;  // the ExecutionControl argument
+  std::function<absl::Status()> stop_check_;
   llvm::BasicBlock* abort_block_ = nullptr;
   // The builder, module, thread-pool argument (null when compiled for one
   // thread), thread count and loop state every emitter shares.

@@ -96,6 +96,7 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   XLA_CPU_ADD_LINALG(F32) XLA_CPU_ADD_LINALG(F64) XLA_CPU_ADD_LINALG(C64) XLA_CPU_ADD_LINALG(C128)
 #undef XLA_CPU_ADD_LINALG
   add("__xla_runtime_ShouldStop", &__xla_runtime_ShouldStop);
+  add("__xla_runtime_StopFlag", &__xla_runtime_StopFlag);
   add("__xla_cpu_runtime_PowS64", &__xla_cpu_runtime_PowS64);
   add("__xla_cpu_runtime_PowU64", &__xla_cpu_runtime_PowU64);
   add("__xla_cpu_runtime_RngBitGenerator", &__xla_cpu_runtime_RngBitGenerator);
@@ -188,7 +189,7 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) 
   return jit;
 }
 
-absl::Status CpuJit::Optimize(llvm::Module& module) {
+absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* control) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -197,7 +198,14 @@ absl::Status CpuJit::Optimize(llvm::Module& module) {
   pto.LoopVectorization = true;
   pto.SLPVectorization = true;
   pto.LoopUnrolling = true;
-  llvm::PassBuilder pb(target_machine_.get(), pto);
+  // Once the compile should stop, every optional pass left is skipped (LLVM
+  // cannot abandon a pipeline midway; the required ones are few and fast).
+  llvm::PassInstrumentationCallbacks instrumentation;
+  if (control != nullptr) {
+    instrumentation.registerShouldRunOptionalPassCallback(
+        [control](llvm::StringRef, llvm::Any) { return !control->ShouldStop(); });
+  }
+  llvm::PassBuilder pb(target_machine_.get(), pto, std::nullopt, &instrumentation);
   pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
     fpm.addPass(InvariantSelectVersioningPass());
   });
@@ -208,19 +216,21 @@ absl::Status CpuJit::Optimize(llvm::Module& module) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(module, mam);
+  if (control != nullptr) return control->CheckStop();
   return absl::OkStatus();
 }
 
 absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
                                         std::unique_ptr<llvm::Module> module, const std::string& function,
-                                        std::string* optimized_ir, std::string* assembly) {
+                                        std::string* optimized_ir, std::string* assembly,
+                                        const ExecutionControl* control) {
   {
     std::string errors;
     llvm::raw_string_ostream os(errors);
     if (llvm::verifyModule(*module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
   }
   AddVectorMathVariants(*module, vector_math_isa_);
-  absl::Status optimized = Optimize(*module);
+  absl::Status optimized = Optimize(*module, control);
   if (!optimized.ok()) return optimized;
   MakeStreamingStoresNonTemporal(*module);
   if (optimized_ir != nullptr) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "backends/execution_control.h"
 #include "backends/cpu/codegen/cpu_target.h"
 #include "backends/cpu/codegen/vector_math_library.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -35,16 +36,18 @@ class CpuJit {
   // Runs the O3 pipeline on `module` (owned by `context`), adds it to the JIT
   // and returns the address of `function`. Optimized IR is written to
   // *optimized_ir and the target's assembly to *assembly when they are non-null.
+  // With `control`, a compile told to stop skips the optional LLVM passes
+  // left and returns its StopStatus() before code generation.
   absl::StatusOr<void*> AddModule(std::unique_ptr<llvm::LLVMContext> context, std::unique_ptr<llvm::Module> module,
                                   const std::string& function, std::string* optimized_ir = nullptr,
-                                  std::string* assembly = nullptr);
+                                  std::string* assembly = nullptr, const ExecutionControl* control = nullptr);
 
   // Assembly of `module` for the target (for dumps and tests).
   absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);
 
  private:
   CpuJit() = default;
-  absl::Status Optimize(llvm::Module& module);
+  absl::Status Optimize(llvm::Module& module, const ExecutionControl* control);
 
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<llvm::TargetMachine> target_machine_;

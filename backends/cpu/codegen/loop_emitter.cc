@@ -73,7 +73,18 @@ absl::Status EmitForLoop(EmitContext& context, llvm::Value* begin, llvm::Value* 
   // The body may have created blocks; the latch is wherever it ended.
   llvm::Value* next = b->CreateAdd(iv, b->getInt64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
   iv->addIncoming(next, b->GetInsertBlock());
-  llvm::BranchInst* latch = b->CreateBr(header);
+  llvm::BranchInst* latch;
+  if (context.loops_emitted > loops_before + 1 && context.stop_flag != nullptr) {
+    // An outer loop leaves early once the run should stop: one volatile byte
+    // load per iteration of a loop around loops costs nothing measurable,
+    // and bounds the time to stop by one pass of the inner loops (innermost
+    // loops stay free of it, for the vectorizer).
+    llvm::LoadInst* stop = b->CreateLoad(b->getInt8Ty(), context.stop_flag, name + ".stop");
+    stop->setVolatile(true);
+    latch = b->CreateCondBr(b->CreateICmpNE(stop, b->getInt8(0)), exit, header);
+  } else {
+    latch = b->CreateBr(header);
+  }
   // The loop's llvm.loop metadata with one hint, e.g. {"llvm.loop.unroll.disable"}.
   auto set_loop_hint = [&](llvm::ArrayRef<llvm::Metadata*> hint) {
     llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx, {nullptr, llvm::MDNode::get(ctx, hint)});

@@ -71,7 +71,13 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(EmitContext& context, cons
       return it->second;
     };
     b->SetInsertPoint(body_block);
-    RETURN_IF_ERROR(body(fn, remap));
+    // The stop flag, as the outlined function sees it, while its body is
+    // emitted.
+    llvm::Value* const caller_stop_flag = context.stop_flag;
+    context.stop_flag = remap(caller_stop_flag);
+    absl::Status emitted = body(fn, remap);
+    context.stop_flag = caller_stop_flag;
+    RETURN_IF_ERROR(emitted);
     b->CreateRetVoid();
   }
 

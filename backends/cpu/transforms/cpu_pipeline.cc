@@ -105,10 +105,12 @@ absl::Status DumpToFile(const DebugOptions& options, const std::string& file, co
   return absl::OkStatus();
 }
 
-absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, bool verify_each_pass) {
+absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options, bool verify_each_pass,
+                             std::function<absl::Status()> stop_check) {
   HloPassPipeline pipeline("cpu");
   BuildPipeline(pipeline);
   pipeline.set_verify_after_each_pass(verify_each_pass);
+  pipeline.set_stop_check(std::move(stop_check));
   pipeline.ApplyDebugOptions(options);
   absl::Status dump_status = absl::OkStatus();
   int step = 0;

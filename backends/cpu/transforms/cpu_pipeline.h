@@ -30,8 +30,11 @@ inline constexpr bool kVerifyEachCpuPass = false;
 #else
 inline constexpr bool kVerifyEachCpuPass = true;
 #endif
+// `stop_check`, when given, runs before every pass; an error ends the
+// pipeline with it (a compile past its deadline).
 absl::Status RunCpuHloPasses(HloModule* module, const DebugOptions& options,
-                             bool verify_each_pass = kVerifyEachCpuPass);
+                             bool verify_each_pass = kVerifyEachCpuPass,
+                             std::function<absl::Status()> stop_check = nullptr);
 
 // Appends the CPU pipeline's passes, in order, to `pipeline`: what
 // RunCpuHloPasses runs (hlo_opt --passes=cpu reproduces it).

@@ -1,0 +1,226 @@
+// The daemon bounds the work one request can make it do (issue 17): a run
+// without a While stops within a second of --max_run_seconds and of its
+// client's deadline, a compile stops at --max_compile_seconds and at its
+// client's deadline, and SIGTERM ends the daemon within 5 s while such work
+// runs. After each stop the daemon keeps serving.
+#include <chrono>
+#include <functional>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "client/grpc_client.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/xla_service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/daemon/daemon_process.h"
+#include "xla/shape_util.h"
+
+namespace xla {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// About 6e11 additions: minutes of work on any host, with no While.
+constexpr char kBigReduceWindow[] = R"(HloModule big_window
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2048,2048] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[1537,1537] reduce-window(x, zero), window={size=512x512}, to_apply=add
+}
+)";
+
+// `depth` Whiles nested in each other's bodies (each runs once): its
+// compile time grows with the square of the depth (the while simplifier
+// inlines them one by one), tens of seconds at 300.
+std::string NestedWhiles(int depth) {
+  std::string text = "HloModule nested_whiles\n";
+  for (int k = 0; k < depth; ++k) {
+    absl::StrAppend(&text, "cond", k, " {\n  p = (s32[], f32[4]) parameter(0)\n",
+                    "  i = s32[] get-tuple-element(p), index=0\n  one = s32[] constant(1)\n",
+                    "  ROOT c = pred[] compare(i, one), direction=LT\n}\n");
+    absl::StrAppend(&text, "body", k, " {\n  p = (s32[], f32[4]) parameter(0)\n",
+                    "  i = s32[] get-tuple-element(p), index=0\n  v = f32[4] get-tuple-element(p), index=1\n",
+                    "  zero = s32[] constant(0)\n  t0 = (s32[], f32[4]) tuple(zero, v)\n");
+    if (k > 0) {
+      absl::StrAppend(&text, "  w = (s32[], f32[4]) while(t0), condition=cond", k - 1, ", body=body", k - 1,
+                      "\n  inner = f32[4] get-tuple-element(w), index=1\n");
+    } else {
+      absl::StrAppend(&text, "  inner = f32[4] negate(v)\n");
+    }
+    absl::StrAppend(&text, "  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n  n = f32[4] negate(inner)\n",
+                    "  ROOT r = (s32[], f32[4]) tuple(i1, n)\n}\n");
+  }
+  absl::StrAppend(&text, "ENTRY e {\n  x = f32[4] parameter(0)\n  zero = s32[] constant(0)\n",
+                  "  t = (s32[], f32[4]) tuple(zero, x)\n  w = (s32[], f32[4]) while(t), condition=cond", depth - 1,
+                  ", body=body", depth - 1, "\n  ROOT r = f32[4] get-tuple-element(w), index=1\n}\n");
+  return text;
+}
+
+// The duration the daemon logged for the first call of `method` (it logs a
+// call when its handler returns), waiting up to 60 s for the line.
+double LoggedMilliseconds(const DaemonProcess& daemon, const std::string& method, std::string* status) {
+  const std::regex line("method=" + method + " session=\\S+ bytes=\\d+ ms=([0-9.]+) status=(\\w+)");
+  const auto start = Clock::now();
+  while (Clock::now() - start < std::chrono::seconds(60)) {
+    std::smatch match;
+    const std::string log = daemon.Log();
+    if (std::regex_search(log, match, line)) {
+      *status = match[2];
+      return std::stod(match[1]);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  *status = "never logged";
+  return -1;
+}
+
+void ExpectServing(GrpcClient& client) {
+  auto small = client.TransferToServer(Literal::CreateR1<float>({1, 2, 3}));
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(client.TransferToClient(**small).value(), Literal::CreateR1<float>({1, 2, 3}));
+}
+
+TEST(DaemonStopTest, ARunWithoutAWhileStopsWithinASecondOfMaxRunSeconds) {
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=1"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto executable = client->CompileHloText(kBigReduceWindow);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto arg = client->TransferToServer(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  const auto start = Clock::now();
+  auto run = client->Execute(*executable, {arg->get()});
+  const auto took = Clock::now() - start;
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kDeadlineExceeded) << run.status();
+  EXPECT_LT(took, std::chrono::seconds(2)) << std::chrono::duration<double>(took).count() << " s";
+  ExpectServing(*client);
+  // The run's reservation is released: nothing but the two buffers is held.
+  EXPECT_LT(client->GetServiceInfo().value().bytes_in_use(), (int64_t{2048} * 2048 * 4) + (1 << 20));
+}
+
+// A raw call in `client`'s session with its own deadline (the client's
+// other calls have none).
+grpc::Status CallWithDeadline(const DaemonProcess& daemon, const GrpcClient& client, absl::Duration deadline,
+                              const std::function<grpc::Status(XlaService::Stub&, grpc::ClientContext*)>& call) {
+  auto channel = grpc::CreateChannel(daemon.target(), grpc::InsecureChannelCredentials());
+  auto stub = XlaService::NewStub(channel);
+  grpc::ClientContext context;
+  context.AddMetadata("xla-session", client.session_id());
+  context.set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(deadline));
+  return call(*stub, &context);
+}
+
+TEST(DaemonStopTest, ARunWithoutAWhileStopsWithinASecondOfItsClientsDeadline) {
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=300"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto executable = client->CompileHloText(kBigReduceWindow);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto arg = client->TransferToServer(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  ExecuteRequest request;
+  *request.mutable_handle() = *executable;
+  *request.add_arguments() = (*arg)->handle();
+  grpc::Status status = CallWithDeadline(*daemon, *client, absl::Seconds(1), [&](auto& stub, auto* context) {
+    ExecuteResponse response;
+    return stub.Execute(context, request, &response);
+  });
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  // The daemon logs the call when the run has really stopped: within a
+  // second of the client's deadline, not at the operator's 300 s.
+  std::string logged;
+  const double ms = LoggedMilliseconds(*daemon, "Execute", &logged);
+  EXPECT_GT(ms, 0) << daemon->Log();
+  EXPECT_LT(ms, 2000) << daemon->Log();
+  EXPECT_THAT(logged, ::testing::AnyOf("DEADLINE_EXCEEDED", "CANCELLED"));
+  ExpectServing(*client);
+}
+
+TEST(DaemonStopTest, ARunawayCompileStopsAtMaxCompileSeconds) {
+  auto daemon = DaemonProcess::Start({"--max_compile_seconds=1"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  const auto start = Clock::now();
+  auto executable = client->CompileHloText(NestedWhiles(300));
+  const auto took = Clock::now() - start;
+  EXPECT_EQ(executable.status().code(), absl::StatusCode::kDeadlineExceeded) << executable.status();
+  EXPECT_THAT(std::string(executable.status().message()), ::testing::HasSubstr("--max_compile_seconds=1"));
+  // Parsing and verifying the 300 computations come first (well under a
+  // second); the compile then stops at its next check.
+  EXPECT_LT(took, std::chrono::milliseconds(2500)) << std::chrono::duration<double>(took).count() << " s";
+  // Small programs still compile, in the same session.
+  auto small = client->CompileHloText(NestedWhiles(3));
+  ASSERT_TRUE(small.ok()) << small.status();
+  ExpectServing(*client);
+}
+
+TEST(DaemonStopTest, ACompileStopsAtItsClientsDeadline) {
+  auto daemon = DaemonProcess::Start({"--max_compile_seconds=300"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  CompileRequest request;
+  request.set_hlo_text(NestedWhiles(300));
+  grpc::Status status = CallWithDeadline(*daemon, *client, absl::Seconds(1), [&](auto& stub, auto* context) {
+    CompileResponse response;
+    return stub.Compile(context, request, &response);
+  });
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  std::string logged;
+  const double ms = LoggedMilliseconds(*daemon, "Compile", &logged);
+  EXPECT_GT(ms, 0) << daemon->Log();
+  EXPECT_LT(ms, 2500) << daemon->Log();
+  ExpectServing(*client);
+}
+
+TEST(DaemonStopTest, SigtermEndsTheDaemonWithinFiveSecondsWhileWorkRuns) {
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=300", "--max_compile_seconds=300"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto window = client->CompileHloText(kBigReduceWindow);
+  ASSERT_TRUE(window.ok()) << window.status();
+  auto arg = client->TransferToServer(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  // Three clients keep the daemon busy: a long run, a long compile, and a
+  // While that never ends.
+  std::vector<std::thread> work;
+  work.emplace_back([&] { (void)client->Execute(*window, {arg->get()}); });
+  work.emplace_back([&] {
+    auto other = GrpcClient::Connect(daemon->target()).value();
+    (void)other->CompileHloText(NestedWhiles(400));
+  });
+  work.emplace_back([&] {
+    auto other = GrpcClient::Connect(daemon->target()).value();
+    const std::string forever = R"(HloModule forever
+cond {
+  p = s64[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s64[] parameter(0)
+  one = s64[] constant(1)
+  ROOT n = s64[] add(p, one)
+}
+ENTRY e {
+  z = s64[] constant(0)
+  ROOT w = s64[] while(z), condition=cond, body=body
+}
+)";
+    auto loop = other->CompileHloText(forever);
+    if (loop.ok()) (void)other->Execute(*loop, {});
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ASSERT_TRUE(daemon->running());
+  const auto start = Clock::now();
+  const int exit_status = daemon->Stop();  // SIGTERM, then waits for the process
+  const auto took = Clock::now() - start;
+  EXPECT_LT(took, std::chrono::seconds(5)) << std::chrono::duration<double>(took).count() << " s\n"
+                                           << daemon->Log();
+  EXPECT_EQ(exit_status, 0) << daemon->Log();
+  for (std::thread& t : work) t.join();
+}
+
+}  // namespace
+}  // namespace xla

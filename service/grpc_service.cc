@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "xla/chunked_transfer.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
@@ -17,7 +18,7 @@ namespace {
 
 constexpr int64_t kChunkBytes = 1 << 20;
 
-absl::StatusOr<std::string> Metadata(const grpc::ServerContext& context, absl::string_view key) {
+absl::StatusOr<std::string> Metadata(const grpc::ServerContextBase& context, absl::string_view key) {
   const auto& md = context.client_metadata();
   auto it = md.find(grpc::string_ref(key.data(), key.size()));
   if (it == md.end()) return absl::NotFoundError(absl::StrCat("missing metadata '", key, "'"));
@@ -38,7 +39,43 @@ void LogRequest(const char* method, const std::string& session, int64_t bytes, d
                s.ok() ? "OK" : absl::StrCat(absl::StatusCodeToString(s.code()), ": ", s.message()).c_str());
 }
 
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A request's own deadline and cancel, for the runs and compiles it starts:
+// gRPC marks the context cancelled when the client cancels, its deadline
+// passes or it disconnects, so the work stops instead of finishing for no
+// one.
+RequestControl RequestControlOf(grpc::ServerContextBase* context) {
+  RequestControl request;
+  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
+    request.deadline = absl::FromChrono(context->deadline());
+  }
+  request.cancelled = [context] { return context->IsCancelled(); };
+  return request;
+}
+
+// Parses a raw request body; INVALID_ARGUMENT naming the method otherwise.
+template <typename Request>
+absl::Status ParseRequest(const char* method, const grpc::ByteBuffer& raw, Request* request) {
+  grpc::ByteBuffer body(raw);  // shares the slices
+  grpc::ProtoBufferReader reader(&body);
+  if (!reader.status().ok() || !request->ParseFromZeroCopyStream(&reader)) {
+    return InvalidArgument(
+        "%s: the request body (%d bytes) is not a valid %s (malformed bytes, or a string field that is not UTF-8)",
+        method, raw.Length(), Request::descriptor()->full_name());
+  }
+  return absl::OkStatus();
+}
+
+// Calls without a session share one turn of the request queue.
+constexpr int64_t kNoSessionKey = -1;
+
 }  // namespace
+
+GrpcService::GrpcService(std::shared_ptr<xla::Service> service, const GrpcServiceOptions& options)
+    : service_(std::move(service)), options_(options), queue_(options.workers, options.max_queued_requests) {}
 
 grpc::Status GrpcService::ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -46,22 +83,73 @@ grpc::Status GrpcService::ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-absl::Status GrpcService::Authenticate(const grpc::ServerContext& context) const {
-  if (auth_token_.empty()) return absl::OkStatus();
+absl::Status GrpcService::Authenticate(const grpc::ServerContextBase& context) const {
+  if (options_.auth_token.empty()) return absl::OkStatus();
   absl::StatusOr<std::string> token = Metadata(context, "xla-auth-token");
-  if (!token.ok() || !ConstantTimeEquals(*token, auth_token_)) {
+  if (!token.ok() || !ConstantTimeEquals(*token, options_.auth_token)) {
     return absl::UnauthenticatedError("missing or wrong auth token (metadata 'xla-auth-token')");
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<SessionId> GrpcService::SessionOf(const grpc::ServerContext& context) const {
+absl::StatusOr<SessionId> GrpcService::SessionOf(const grpc::ServerContextBase& context) const {
   RETURN_IF_ERROR(Authenticate(context));
   absl::StatusOr<std::string> token = Metadata(context, "xla-session");
   if (!token.ok()) return FailedPrecondition("no session: call OpenSession and send its id as metadata 'xla-session'");
   ASSIGN_OR_RETURN(SessionId id, service_->SessionForToken(*token));
   RETURN_IF_ERROR(service_->TouchSession(id));
   return id;
+}
+
+template <typename Request, typename Response, typename Body>
+grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionless,
+                                             grpc::CallbackServerContext* context,
+                                             const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response,
+                                             Body body) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t request_bytes = raw_request->Length();
+  auto finish = [=](const std::string& session_text, int64_t response_bytes, const absl::Status& status) {
+    LogRequest(method, session_text, request_bytes + response_bytes, MillisecondsSince(start), status);
+    reactor->Finish(ToGrpcStatus(status));
+  };
+  // On gRPC's thread, before the body is parsed: who is calling.
+  SessionId session = kNoSessionKey;
+  absl::Status admitted;
+  if (sessionless) {
+    admitted = Authenticate(*context);
+  } else {
+    absl::StatusOr<SessionId> resolved = SessionOf(*context);
+    admitted = resolved.status();
+    if (resolved.ok()) session = *resolved;
+  }
+  if (!admitted.ok()) {
+    finish("-", 0, admitted);
+    return reactor;
+  }
+  const std::string session_text = sessionless ? "-" : absl::StrCat(session);
+  absl::Status queued = queue_.Submit(session, [=]() {
+    if (context->IsCancelled()) {
+      finish(session_text, 0, absl::CancelledError("the client went away while the call waited for a worker"));
+      return;
+    }
+    Request request;
+    absl::Status status = ParseRequest(method, *raw_request, &request);
+    int64_t response_bytes = 0;
+    if (status.ok()) {
+      Response response;
+      status = body(session, request, &response, context);
+      if (status.ok()) {
+        bool own_buffer = false;
+        grpc::Status serialized = grpc::SerializationTraits<Response>::Serialize(response, raw_response, &own_buffer);
+        if (!serialized.ok()) status = Internal("%s: serializing the response: %s", method, serialized.error_message());
+        response_bytes = raw_response->Length();
+      }
+    }
+    finish(session_text, response_bytes, status);
+  });
+  if (!queued.ok()) finish(session_text, 0, queued);
+  return reactor;
 }
 
 template <typename Body>
@@ -75,73 +163,57 @@ grpc::Status GrpcService::Handle(const char* method, grpc::ServerContext* contex
     session_text = absl::StrCat(session);
     return body(session, &response_bytes);
   }();
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  LogRequest(method, session_text, request_bytes + response_bytes, ms, status);
+  LogRequest(method, session_text, request_bytes + response_bytes, MillisecondsSince(start), status);
   return ToGrpcStatus(status);
 }
 
-grpc::Status GrpcService::OpenSession(grpc::ServerContext* context, const OpenSessionRequest* request,
-                                      OpenSessionResponse* response) {
-  auto start = std::chrono::steady_clock::now();
-  absl::Status status = Authenticate(*context);
-  std::string session_text = "-";
-  if (status.ok()) {
-    SessionId id = service_->OpenSession(request->client_name());
-    session_text = absl::StrCat(id);  // the log shows the number, never the token
-    response->set_session_id(service_->SessionToken(id));
-    response->set_idle_timeout_seconds(absl::ToInt64Seconds(idle_timeout_));
-  }
-  LogRequest("OpenSession", session_text, request->ByteSizeLong(),
-             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), status);
-  return ToGrpcStatus(status);
+grpc::ServerUnaryReactor* GrpcService::OpenSession(grpc::CallbackServerContext* context,
+                                                   const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+  return Unary<OpenSessionRequest, OpenSessionResponse>(
+      "OpenSession", /*sessionless=*/true, context, request, response,
+      [this](SessionId, const OpenSessionRequest& r, OpenSessionResponse* out, grpc::ServerContextBase*) {
+        SessionId id = service_->OpenSession(r.client_name());
+        out->set_session_id(service_->SessionToken(id));  // the log shows the number, never the token
+        out->set_idle_timeout_seconds(absl::ToInt64Seconds(options_.idle_timeout));
+        return absl::OkStatus();
+      });
 }
 
-grpc::Status GrpcService::CloseSession(grpc::ServerContext* context, const CloseSessionRequest* request,
-                                       CloseSessionResponse* response) {
-  return Handle("CloseSession", context, 0, [&](SessionId s, int64_t*) { return service_->CloseSession(s); });
+grpc::ServerUnaryReactor* GrpcService::GetServiceInfo(grpc::CallbackServerContext* context,
+                                                      const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+  return Unary<GetServiceInfoRequest, GetServiceInfoResponse>(
+      "GetServiceInfo", /*sessionless=*/true, context, request, response,
+      [this](SessionId, const GetServiceInfoRequest& r, GetServiceInfoResponse* out, grpc::ServerContextBase*) {
+        return service_->GetServiceInfo(r, out);
+      });
 }
 
-grpc::Status GrpcService::GetServiceInfo(grpc::ServerContext* context, const GetServiceInfoRequest* request,
-                                         GetServiceInfoResponse* response) {
-  auto start = std::chrono::steady_clock::now();
-  absl::Status status = Authenticate(*context);
-  if (status.ok()) status = service_->GetServiceInfo(*request, response);
-  LogRequest("GetServiceInfo", "-", response->ByteSizeLong(),
-             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(), status);
-  return ToGrpcStatus(status);
+grpc::ServerUnaryReactor* GrpcService::CloseSession(grpc::CallbackServerContext* context,
+                                                    const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+  return Unary<CloseSessionRequest, CloseSessionResponse>(
+      "CloseSession", /*sessionless=*/false, context, request, response,
+      [this](SessionId s, const CloseSessionRequest&, CloseSessionResponse*, grpc::ServerContextBase*) {
+        return service_->CloseSession(s);
+      });
 }
 
-// A request's own deadline and cancel, for the runs it starts: gRPC marks
-// the context cancelled when the client cancels, its deadline passes or it
-// disconnects, so the run stops instead of finishing for no one.
-namespace {
-
-RequestControl RequestControlOf(grpc::ServerContext* context) {
-  RequestControl request;
-  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
-    request.deadline = absl::FromChrono(context->deadline());
-  }
-  request.cancelled = [context] { return context->IsCancelled(); };
-  return request;
-}
-
-}  // namespace
-
-// The unary session-bound methods all have the same shape; ARGS are the
+// The session-bound unary methods all have the same shape; ARGS are the
 // Service method's arguments.
-#define SESSION_METHOD(NAME, REQUEST, RESPONSE, ARGS)                                                   \
-  grpc::Status GrpcService::NAME(grpc::ServerContext* context, const REQUEST* request, RESPONSE* response) { \
-    return Handle(#NAME, context, request->ByteSizeLong(), [&](SessionId s, int64_t* out_bytes) {         \
-      absl::Status status = service_->NAME ARGS;                                                          \
-      *out_bytes = response->ByteSizeLong();                                                              \
-      return status;                                                                                      \
-    });                                                                                                   \
+#define SESSION_METHOD(NAME, REQUEST, RESPONSE, ARGS)                                                        \
+  grpc::ServerUnaryReactor* GrpcService::NAME(grpc::CallbackServerContext* context,                          \
+                                              const grpc::ByteBuffer* request, grpc::ByteBuffer* response) { \
+    return Unary<REQUEST, RESPONSE>(                                                                         \
+        #NAME, /*sessionless=*/false, context, request, response,                                           \
+        [this](SessionId s, const REQUEST& r, RESPONSE* out, grpc::ServerContextBase* call) {              \
+          (void)call;                                                                                        \
+          return service_->NAME ARGS;                                                                        \
+        });                                                                                                  \
   }
-#define UNARY_METHOD(NAME, REQUEST, RESPONSE) SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, *request, response))
-// Methods that run a computation (or wait for one) also pass the request's
-// deadline and cancel.
+#define UNARY_METHOD(NAME, REQUEST, RESPONSE) SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, r, out))
+// Methods that run or compile a computation (or wait for one) also pass the
+// request's deadline and cancel.
 #define RUNNING_METHOD(NAME, REQUEST, RESPONSE) \
-  SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, *request, response, RequestControlOf(context)))
+  SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, r, out, RequestControlOf(call)))
 RUNNING_METHOD(Execute, ExecuteRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteParallel, ExecuteParallelRequest, ExecuteParallelResponse)
@@ -187,6 +259,12 @@ grpc::Status GrpcService::TransferToServerStream(grpc::ServerContext* context,
       RETURN_IF_ERROR(writer.Append(chunk.data()));
       bytes += chunk.data().size();
     } while (reader->Read(&chunk));
+    // The stream also ends when the client goes away mid-upload: that is a
+    // cancel, not a short upload.
+    if (context->IsCancelled()) {
+      return absl::CancelledError(absl::StrCat("TransferToServerStream: the client cancelled the upload after ",
+                                               bytes, " bytes"));
+    }
     RETURN_IF_ERROR(writer.Finish());
     ASSIGN_OR_RETURN(*response->mutable_data(), service_->RegisterBuffer(s, std::move(buffer), "transfer"));
     return absl::OkStatus();

@@ -1,7 +1,18 @@
-// GrpcService: serves a Service over gRPC (proto/xla_service.proto). Each
-// call is authenticated (when a token is configured), bound to the caller's
-// session (metadata "xla-session"), logged as one line (method, session,
-// bytes, milliseconds, status), and mapped from absl::Status to grpc::Status.
+// GrpcService: serves a Service over gRPC (proto/xla_service.proto).
+//
+// The unary methods use gRPC's callback API with raw (ByteBuffer) messages,
+// so that the daemon, not gRPC, decides what happens to a call:
+//   - the auth token (when one is configured) and the session (metadata
+//     "xla-session") are checked before the body is parsed, so an
+//     unauthenticated caller cannot make the daemon parse anything;
+//   - a body that does not parse (bad bytes, a string field that is not
+//     UTF-8) is INVALID_ARGUMENT with a message naming the method;
+//   - the work runs on the RequestQueue's workers (--threads): calls beyond
+//     them wait in its bounded queue with fair turns between sessions,
+//     instead of gRPC rejecting them when its thread pool is exhausted.
+// The two streaming transfers stay synchronous (they read or write the
+// network while they work). Every call is logged as one line (method,
+// session, bytes, milliseconds, status), rejections included.
 #ifndef SERVICE_GRPC_SERVICE_H_
 #define SERVICE_GRPC_SERVICE_H_
 
@@ -9,74 +20,89 @@
 #include <string>
 
 #include "proto/xla_service.grpc.pb.h"
+#include "service/request_queue.h"
 #include "service/service.h"
 
 namespace xla {
 
-class GrpcService final : public XlaService::Service {
- public:
-  // `auth_token` empty: no authentication.
-  GrpcService(std::shared_ptr<xla::Service> service, std::string auth_token, absl::Duration idle_timeout)
-      : service_(std::move(service)), auth_token_(std::move(auth_token)), idle_timeout_(idle_timeout) {}
+// The generated service with every unary method raw and callback-based.
+using GrpcServiceBase = XlaService::WithRawCallbackMethod_OpenSession<
+    XlaService::WithRawCallbackMethod_CloseSession<XlaService::WithRawCallbackMethod_Compile<
+        XlaService::WithRawCallbackMethod_Execute<XlaService::WithRawCallbackMethod_ExecuteGraph<
+            XlaService::WithRawCallbackMethod_ExecuteParallel<XlaService::WithRawCallbackMethod_UnregisterExecutable<
+                XlaService::WithRawCallbackMethod_TransferToServer<XlaService::WithRawCallbackMethod_TransferToClient<
+                    XlaService::WithRawCallbackMethod_TransferToInfeed<
+                        XlaService::WithRawCallbackMethod_TransferFromOutfeed<XlaService::WithRawCallbackMethod_Unregister<
+                            XlaService::WithRawCallbackMethod_DeconstructTuple<XlaService::WithRawCallbackMethod_GetShape<
+                                XlaService::WithRawCallbackMethod_GetComputationShape<
+                                    XlaService::WithRawCallbackMethod_ComputeConstantGraph<
+                                        XlaService::WithRawCallbackMethod_GetDeviceHandles<
+                                            XlaService::WithRawCallbackMethod_CreateChannelHandle<
+                                                XlaService::WithRawCallbackMethod_ResetDevice<
+                                                    XlaService::WithRawCallbackMethod_GetServiceInfo<
+                                                        XlaService::Service>>>>>>>>>>>>>>>>>>>>;
 
-  grpc::Status OpenSession(grpc::ServerContext* context, const OpenSessionRequest* request,
-                           OpenSessionResponse* response) override;
-  grpc::Status CloseSession(grpc::ServerContext* context, const CloseSessionRequest* request,
-                            CloseSessionResponse* response) override;
-  grpc::Status Compile(grpc::ServerContext* context, const CompileRequest* request,
-                       CompileResponse* response) override;
-  grpc::Status Execute(grpc::ServerContext* context, const ExecuteRequest* request,
-                       ExecuteResponse* response) override;
-  grpc::Status ExecuteGraph(grpc::ServerContext* context, const ExecuteGraphRequest* request,
-                            ExecuteResponse* response) override;
-  grpc::Status ExecuteParallel(grpc::ServerContext* context, const ExecuteParallelRequest* request,
-                               ExecuteParallelResponse* response) override;
-  grpc::Status TransferToInfeed(grpc::ServerContext* context, const TransferToInfeedRequest* request,
-                                TransferToInfeedResponse* response) override;
-  grpc::Status TransferFromOutfeed(grpc::ServerContext* context, const TransferFromOutfeedRequest* request,
-                                   TransferFromOutfeedResponse* response) override;
-  grpc::Status UnregisterExecutable(grpc::ServerContext* context, const UnregisterExecutableRequest* request,
-                                    UnregisterExecutableResponse* response) override;
-  grpc::Status TransferToServer(grpc::ServerContext* context, const TransferToServerRequest* request,
-                                TransferToServerResponse* response) override;
-  grpc::Status TransferToClient(grpc::ServerContext* context, const TransferToClientRequest* request,
-                                TransferToClientResponse* response) override;
+struct GrpcServiceOptions {
+  std::string auth_token;  // empty: no authentication
+  absl::Duration idle_timeout = absl::Minutes(10);
+  int workers = 64;               // requests running at once
+  int64_t max_queued_requests = 1024;  // requests waiting for a worker
+};
+
+class GrpcService final : public GrpcServiceBase {
+ public:
+  GrpcService(std::shared_ptr<xla::Service> service, const GrpcServiceOptions& options);
+
+#define XLA_RAW_UNARY(NAME)                                                                          \
+  grpc::ServerUnaryReactor* NAME(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request, \
+                                 grpc::ByteBuffer* response) override;
+  XLA_RAW_UNARY(OpenSession)
+  XLA_RAW_UNARY(CloseSession)
+  XLA_RAW_UNARY(Compile)
+  XLA_RAW_UNARY(Execute)
+  XLA_RAW_UNARY(ExecuteGraph)
+  XLA_RAW_UNARY(ExecuteParallel)
+  XLA_RAW_UNARY(UnregisterExecutable)
+  XLA_RAW_UNARY(TransferToServer)
+  XLA_RAW_UNARY(TransferToClient)
+  XLA_RAW_UNARY(TransferToInfeed)
+  XLA_RAW_UNARY(TransferFromOutfeed)
+  XLA_RAW_UNARY(Unregister)
+  XLA_RAW_UNARY(DeconstructTuple)
+  XLA_RAW_UNARY(GetShape)
+  XLA_RAW_UNARY(GetComputationShape)
+  XLA_RAW_UNARY(ComputeConstantGraph)
+  XLA_RAW_UNARY(GetDeviceHandles)
+  XLA_RAW_UNARY(CreateChannelHandle)
+  XLA_RAW_UNARY(ResetDevice)
+  XLA_RAW_UNARY(GetServiceInfo)
+#undef XLA_RAW_UNARY
+
   grpc::Status TransferToServerStream(grpc::ServerContext* context, grpc::ServerReader<LiteralChunk>* reader,
                                       TransferToServerResponse* response) override;
   grpc::Status TransferToClientStream(grpc::ServerContext* context, const TransferToClientRequest* request,
                                       grpc::ServerWriter<LiteralChunk>* writer) override;
-  grpc::Status Unregister(grpc::ServerContext* context, const UnregisterRequest* request,
-                          UnregisterResponse* response) override;
-  grpc::Status DeconstructTuple(grpc::ServerContext* context, const DeconstructTupleRequest* request,
-                                DeconstructTupleResponse* response) override;
-  grpc::Status GetShape(grpc::ServerContext* context, const GetShapeRequest* request,
-                        GetShapeResponse* response) override;
-  grpc::Status GetComputationShape(grpc::ServerContext* context, const GetComputationShapeRequest* request,
-                                   GetComputationShapeResponse* response) override;
-  grpc::Status ComputeConstantGraph(grpc::ServerContext* context, const ComputeConstantGraphRequest* request,
-                                    ComputeConstantResponse* response) override;
-  grpc::Status GetDeviceHandles(grpc::ServerContext* context, const GetDeviceHandlesRequest* request,
-                                GetDeviceHandlesResponse* response) override;
-  grpc::Status CreateChannelHandle(grpc::ServerContext* context, const CreateChannelHandleRequest* request,
-                                   CreateChannelHandleResponse* response) override;
-  grpc::Status ResetDevice(grpc::ServerContext* context, const ResetDeviceRequest* request,
-                           ResetDeviceResponse* response) override;
-  grpc::Status GetServiceInfo(grpc::ServerContext* context, const GetServiceInfoRequest* request,
-                              GetServiceInfoResponse* response) override;
 
   static grpc::Status ToGrpcStatus(const absl::Status& status);
+  const RequestQueue& queue() const { return queue_; }
 
  private:
-  absl::Status Authenticate(const grpc::ServerContext& context) const;
+  absl::Status Authenticate(const grpc::ServerContextBase& context) const;
   // Authenticates and resolves (and touches) the caller's session.
-  absl::StatusOr<SessionId> SessionOf(const grpc::ServerContext& context) const;
-  // Runs `body` for a session-bound call and logs it.
+  absl::StatusOr<SessionId> SessionOf(const grpc::ServerContextBase& context) const;
+  // A raw unary call: checks auth (and the session unless `sessionless`)
+  // on gRPC's thread, then queues the parse of `Request`, `body` and the
+  // serialization of `Response` for a worker, and logs the call.
+  template <typename Request, typename Response, typename Body>
+  grpc::ServerUnaryReactor* Unary(const char* method, bool sessionless, grpc::CallbackServerContext* context,
+                                  const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response, Body body);
+  // Runs `body` for a session-bound synchronous (streaming) call and logs it.
   template <typename Body>
   grpc::Status Handle(const char* method, grpc::ServerContext* context, int64_t request_bytes, Body&& body);
 
   std::shared_ptr<xla::Service> service_;
-  std::string auth_token_;
-  absl::Duration idle_timeout_;
+  const GrpcServiceOptions options_;
+  RequestQueue queue_;
 };
 
 }  // namespace xla

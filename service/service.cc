@@ -26,6 +26,7 @@
 #include "xla/shape_util.h"
 #include "xla/stablehlo/single_module.h"
 #include "xla/status_macros.h"
+#include "xla/transforms/hlo_rewrite_util.h"
 
 namespace xla {
 namespace {
@@ -322,6 +323,28 @@ absl::StatusOr<DebugOptions> Service::EffectiveDebugOptions(const DebugOptions& 
   return options;
 }
 
+absl::Status Service::ApplyOutputLayout(const ExecutionOptions& options, HloModule* module) {
+  if (!options.has_shape_with_output_layout()) return absl::OkStatus();
+  absl::StatusOr<Shape> wanted = ShapeUtil::FromProto(options.shape_with_output_layout());
+  if (!wanted.ok()) {
+    return InvalidArgument("execution_options.shape_with_output_layout: %s", wanted.status().message());
+  }
+  RETURN_IF_ERROR(ShapeUtil::CheckNoPadding(*wanted, "execution_options.shape_with_output_layout"));
+  HloComputation* entry = module->entry_computation();
+  HloInstruction* root = entry->root_instruction();
+  if (!wanted->Compatible(root->shape())) {
+    return InvalidArgument("execution_options.shape_with_output_layout %s does not match the result %s of '%s'",
+                           wanted->ToString(), root->shape().ToString(), entry->name());
+  }
+  if (*wanted == root->shape()) return absl::OkStatus();
+  // The result is copied into the requested layout by the program itself,
+  // so every later run of the compiled executable returns it so.
+  NameUniquer names(*module);
+  entry->set_root_instruction(AddInstructionWithUniqueName(
+      entry, HloInstruction::CreateUnary(HloOpcode::kCopy, *wanted, root), &names, "output_layout"));
+  return VerifyHloModule(*module);
+}
+
 absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_ptr<HloModule> module,
                                                                    const ExecutionOptions& options, bool* cache_hit,
                                                                    const RequestControl& request) {
@@ -330,6 +353,7 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
                            options.backend());
   }
   ASSIGN_OR_RETURN(DebugOptions debug_options, EffectiveDebugOptions(options.debug_options()));
+  RETURN_IF_ERROR(ApplyOutputLayout(options, module.get()));
   // ExecutionOptions.seed keys the module's rng ops (its rng_seed header
   // attribute, xla/transforms/rng_expansion.h) for every program form and
   // client, unless the module names its own; the attribute is part of the

@@ -184,6 +184,10 @@ class Service {
   // How a run starting now for `request` is stopped: at the earlier of the
   // request's deadline and max_run_seconds from now, or on its cancel.
   ExecutionControl RunControl(const RequestControl& request) const;
+  // Makes the entry's result ExecutionOptions.shape_with_output_layout (a
+  // copy at the root) when the options ask for one; INVALID_ARGUMENT when it
+  // is not the result's shape up to layout.
+  absl::Status ApplyOutputLayout(const ExecutionOptions& options, HloModule* module);
   // A request's debug options with the service's limits applied.
   absl::StatusOr<DebugOptions> EffectiveDebugOptions(const DebugOptions& requested) const;
   absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(SessionId s, const ExecutionHandle& handle) const;

@@ -31,7 +31,11 @@ ABSL_FLAG(int64_t, max_memory_bytes, int64_t{8} << 30, "Device memory quota for 
 ABSL_FLAG(int64_t, max_session_bytes, int64_t{4} << 30, "Device memory quota per session, in bytes.");
 ABSL_FLAG(int64_t, cache_bytes, int64_t{256} << 20,
           "Bound of the compilation cache (least recently used executables are evicted), in bytes.");
-ABSL_FLAG(int, threads, 64, "Maximum number of threads serving requests.");
+ABSL_FLAG(int, threads, 64,
+          "Requests the daemon works on at once (its worker threads); more wait in a queue, taking turns "
+          "between sessions.");
+ABSL_FLAG(int64_t, max_queued_requests, 1024,
+          "Requests that may wait for a worker; beyond this a request gets RESOURCE_EXHAUSTED at once.");
 ABSL_FLAG(double, max_run_seconds, 300,
           "A run taking longer stops with DEADLINE_EXCEEDED at its next loop check (0: no limit).");
 ABSL_FLAG(double, max_compile_seconds, 300,
@@ -150,15 +154,26 @@ int Main(const std::vector<std::string>& plugins) {
   if (!created.ok()) return Fail(std::string(created.status().message()));
   std::shared_ptr<Service> service = std::move(*created);
   const absl::Duration idle = absl::Seconds(absl::GetFlag(FLAGS_session_idle_timeout_seconds));
-  GrpcService grpc_service(service, token, idle);
+  if (absl::GetFlag(FLAGS_threads) < 1) return Fail("--threads must be >= 1");
+  if (absl::GetFlag(FLAGS_max_queued_requests) < 1) return Fail("--max_queued_requests must be >= 1");
+  GrpcServiceOptions service_options;
+  service_options.auth_token = token;
+  service_options.idle_timeout = idle;
+  service_options.workers = absl::GetFlag(FLAGS_threads);
+  service_options.max_queued_requests = absl::GetFlag(FLAGS_max_queued_requests);
+  GrpcService grpc_service(service, service_options);
 
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(absl::StrCat(absl::GetFlag(FLAGS_address), ":", absl::GetFlag(FLAGS_port)), credentials,
                            &port);
   builder.RegisterService(&grpc_service);
+  // gRPC's own threads serve the callbacks and the two streaming transfers;
+  // the unary methods' work runs on the request queue's workers. The bound
+  // only keeps a flood of streaming calls from making unbounded threads.
   grpc::ResourceQuota quota("xla_service");
-  quota.SetMaxThreads(std::max(4, absl::GetFlag(FLAGS_threads)));
+  quota.SetMaxThreads(static_cast<int>(std::min<int64_t>(
+      absl::GetFlag(FLAGS_threads) + absl::GetFlag(FLAGS_max_queued_requests) + 16, 1 << 16)));
   builder.SetResourceQuota(quota);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {

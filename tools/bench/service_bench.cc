@@ -61,7 +61,7 @@ XlaComputation TinyAdd() {
 int Main() {
   // The daemon's gRPC adapter and a plain echo service in one server.
   std::shared_ptr<Service> service = Service::Create("", ServiceLimits()).value();
-  GrpcService grpc_service(service, "", absl::Minutes(10));
+  GrpcService grpc_service(service, GrpcServiceOptions());
   EchoService echo;
   grpc::ServerBuilder builder;
   int port = 0;

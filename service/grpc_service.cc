@@ -110,7 +110,9 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
   const auto start = std::chrono::steady_clock::now();
   const int64_t request_bytes = raw_request->Length();
   auto finish = [=](const std::string& session_text, int64_t response_bytes, const absl::Status& status) {
-    LogRequest(method, session_text, request_bytes + response_bytes, MillisecondsSince(start), status);
+    const double ms = MillisecondsSince(start);
+    LogRequest(method, session_text, request_bytes + response_bytes, ms, status);
+    metrics_.RecordCall(method, status.code(), ms / 1000, request_bytes + response_bytes);
     reactor->Finish(ToGrpcStatus(status));
   };
   // On gRPC's thread, before the body is parsed: who is calling.
@@ -163,7 +165,9 @@ grpc::Status GrpcService::Handle(const char* method, grpc::ServerContext* contex
     session_text = absl::StrCat(session);
     return body(session, &response_bytes);
   }();
-  LogRequest(method, session_text, request_bytes + response_bytes, MillisecondsSince(start), status);
+  const double ms = MillisecondsSince(start);
+  LogRequest(method, session_text, request_bytes + response_bytes, ms, status);
+  metrics_.RecordCall(method, status.code(), ms / 1000, request_bytes + response_bytes);
   return ToGrpcStatus(status);
 }
 

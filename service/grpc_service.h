@@ -20,6 +20,7 @@
 #include <string>
 
 #include "proto/xla_service.grpc.pb.h"
+#include "service/metrics.h"
 #include "service/request_queue.h"
 #include "service/service.h"
 
@@ -85,6 +86,8 @@ class GrpcService final : public GrpcServiceBase {
 
   static grpc::Status ToGrpcStatus(const absl::Status& status);
   const RequestQueue& queue() const { return queue_; }
+  // The Prometheus exposition text of the calls so far and the service now.
+  std::string MetricsText() const { return metrics_.Render(*service_, queue_); }
 
  private:
   absl::Status Authenticate(const grpc::ServerContextBase& context) const;
@@ -103,6 +106,7 @@ class GrpcService final : public GrpcServiceBase {
   std::shared_ptr<xla::Service> service_;
   const GrpcServiceOptions options_;
   RequestQueue queue_;
+  mutable ServiceMetrics metrics_;
 };
 
 }  // namespace xla

@@ -22,6 +22,8 @@
 #include "service/grpc_service.h"
 #include "xla/custom_call/custom_call_plugin.h"
 #include "xla/custom_call/custom_call_registry.h"
+// Last: it includes <resolv.h>, whose _res macro breaks Eigen's headers.
+#include "httplib.h"
 
 ABSL_FLAG(std::string, address, "127.0.0.1",
           "Address to listen on. The default is loopback only; use 0.0.0.0 to listen on all interfaces.");
@@ -56,6 +58,10 @@ ABSL_FLAG(std::string, xla_cpu_target, "host",
 ABSL_FLAG(std::string, xla_dump_to, "",
           "Directory to dump every compilation into (HLO before/after each pass, buffer assignment, LLVM IR, "
           "assembly). Clients cannot choose a dump directory of their own.");
+ABSL_FLAG(int, metrics_port, -1,
+          "Serve Prometheus metrics (GET /metrics: calls by method and status, latency histograms, bytes in use, "
+          "sessions, the compilation cache, compiles, runs, the request queue) over plain HTTP on this port of "
+          "--address; 0 picks a free port (logged); -1: no metrics endpoint.");
 ABSL_FLAG(std::string, auth_token_file, "",
           "When set, every call must carry this file's token (trimmed) as metadata 'xla-auth-token'.");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain for TLS (with --tls_key).");
@@ -179,6 +185,21 @@ int Main(const std::vector<std::string>& plugins) {
   if (server == nullptr || port == 0) {
     return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_address), ":", absl::GetFlag(FLAGS_port)));
   }
+  // Prometheus scrapes plain HTTP: a small server of its own.
+  std::unique_ptr<httplib::Server> metrics;
+  std::thread metrics_thread;
+  if (absl::GetFlag(FLAGS_metrics_port) >= 0) {
+    metrics = std::make_unique<httplib::Server>();
+    metrics->Get("/metrics", [&grpc_service](const httplib::Request&, httplib::Response& response) {
+      response.set_content(grpc_service.MetricsText(), "text/plain; version=0.0.4");
+    });
+    const std::string& address = absl::GetFlag(FLAGS_address);
+    const int wanted = absl::GetFlag(FLAGS_metrics_port);
+    const int bound = wanted == 0 ? metrics->bind_to_any_port(address) : (metrics->bind_to_port(address, wanted) ? wanted : -1);
+    if (bound <= 0) return Fail(absl::StrCat("cannot serve metrics on ", address, ":", wanted));
+    metrics_thread = std::thread([&metrics] { metrics->listen_after_bind(); });
+    std::fprintf(stderr, "xla_service: metrics on http://%s:%d/metrics\n", address.c_str(), bound);
+  }
   std::printf("xla_service: listening on %s:%d backend=%s devices=%d\n", absl::GetFlag(FLAGS_address).c_str(),
               port, service->backend().name().c_str(), limits.num_devices);
   std::fflush(stdout);
@@ -209,6 +230,10 @@ int Main(const std::vector<std::string>& plugins) {
     }
   });
   server->Wait();
+  if (metrics != nullptr) {
+    metrics->stop();
+    metrics_thread.join();
+  }
   signal_thread.join();
   reaper.join();
   std::fprintf(stderr, "xla_service: stopped (%lld bytes still held by %lld open sessions)\n",

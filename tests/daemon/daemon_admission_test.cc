@@ -5,6 +5,7 @@
 // before any body is parsed. The daemon keeps serving after each.
 #include <atomic>
 #include <chrono>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "gtest/gtest.h"
 #include "tests/daemon/daemon_process.h"
 #include "xla/shape_util.h"
+// Last: it includes <resolv.h>, whose _res macro breaks Eigen's headers.
+#include "httplib.h"
 
 namespace xla {
 namespace {
@@ -252,6 +255,38 @@ TEST(DaemonAdmissionTest, ShapeWithOutputLayoutIsHonouredOrRejected) {
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("shape_with_output_layout s32[3]"));
   ExpectServing(*daemon);
+}
+
+// The --metrics_port endpoint: Prometheus text with the calls by method and
+// status, latency histograms, and the service's state.
+TEST(DaemonAdmissionTest, MetricsEndpointCountsCallsAndShowsTheServiceState) {
+  auto daemon = DaemonProcess::Start({"--metrics_port=0"}).value();
+  std::smatch match;
+  const std::string log = daemon->Log();
+  ASSERT_TRUE(std::regex_search(log, match, std::regex("metrics on http://127.0.0.1:(\\d+)/metrics"))) << log;
+  const int port = std::stoi(match[1]);
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto exe = client->CompileHloText("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_FALSE(client->CompileHloText("HloModule broken").ok());
+  auto run = client->Execute(*exe, {});
+  ASSERT_TRUE(run.ok()) << run.status();
+  httplib::Client http("127.0.0.1", port);
+  httplib::Result response = http.Get("/metrics");
+  ASSERT_TRUE(response) << "no answer from the metrics port";
+  EXPECT_EQ(response->status, 200);
+  const std::string& text = response->body;
+  EXPECT_THAT(text, HasSubstr("# TYPE xla_requests_total counter"));
+  EXPECT_THAT(text, HasSubstr("xla_requests_total{method=\"Compile\",code=\"OK\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("xla_requests_total{method=\"Compile\",code=\"INVALID_ARGUMENT\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("xla_requests_total{method=\"Execute\",code=\"OK\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("xla_request_duration_seconds_bucket{method=\"Compile\",le=\"+Inf\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("xla_request_duration_seconds_count{method=\"Execute\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("xla_sessions 1\n"));
+  EXPECT_THAT(text, HasSubstr("xla_compilations_total 1\n"));
+  EXPECT_THAT(text, HasSubstr("xla_workers 64\n"));
+  EXPECT_THAT(text, HasSubstr("xla_queued_requests 0\n"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("xla_bytes_in_use [1-9]"));
 }
 
 XlaComputation Axpy(int64_t n) {

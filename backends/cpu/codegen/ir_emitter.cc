@@ -345,6 +345,9 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
     decl->setDoesNotThrow();
     decl->setDoesNotAccessMemory();
     decl->setWillReturn();
+    // The flag is a byte no buffer of the run overlaps: its volatile reads in
+    // loops must not look like they might alias the values they compute.
+    decl->addRetAttr(llvm::Attribute::NoAlias);
   }
   ctx_.stop_flag = b_.CreateCall(stop_flag_of, {control_}, "stop_flag");
   std::vector<Shape> param_shapes, result_shapes;

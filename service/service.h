@@ -186,7 +186,8 @@ class Service {
   ExecutionControl RunControl(const RequestControl& request) const;
   // Makes the entry's result ExecutionOptions.shape_with_output_layout (a
   // copy at the root) when the options ask for one; INVALID_ARGUMENT when it
-  // is not the result's shape up to layout.
+  // is not the result's shape up to layout. Padding, which only host literals
+  // have, is left to the transfer.
   absl::Status ApplyOutputLayout(const ExecutionOptions& options, HloModule* module);
   // A request's debug options with the service's limits applied.
   absl::StatusOr<DebugOptions> EffectiveDebugOptions(const DebugOptions& requested) const;

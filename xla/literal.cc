@@ -464,6 +464,19 @@ std::string Literal::ToStringWithoutShape() const {
     }
   });
   if (shape_.rank() == 0) return strs[0];
+  // A zero-element array prints its nested empty braces as the document does
+  // ("f32[2,0] {{}, {}}"), unless there would be more than kMaxEmptyBraces
+  // of them (f32[1000000000,0] would have a billion): then "{}", which the
+  // parser also takes.
+  if (strs.empty()) {
+    constexpr int64_t kMaxEmptyBraces = 4096;
+    int64_t braces = 1;
+    for (int64_t d : shape_.dimensions()) {
+      if (d == 0) break;
+      braces *= d;
+      if (braces > kMaxEmptyBraces) return "{}";
+    }
+  }
   // Emit nested braces in row-major order.
   std::string out;
   int64_t next = 0;
@@ -698,6 +711,18 @@ class LiteralTextParser {
     Shape row_major = ShapeUtil::MakeShape(shape.element_type(), shape.dimensions());
     Literal lit(row_major);
     int64_t next = 0;
+    // A zero-element array is "{}" whatever its dimensions (what the printer
+    // writes); the nested form is accepted too.
+    const size_t value_start = pos_;
+    if (shape.rank() > 0 && ShapeUtil::HasZeroElements(shape) && Expect('{').ok()) {
+      SkipSpace();
+      if (Peek() == '}') {
+        ++pos_;
+        if (shape.has_layout()) return lit.Relayout(shape.layout());
+        return lit;
+      }
+    }
+    pos_ = value_start;
     RETURN_IF_ERROR(ParseDim(lit, 0, &next));
     if (shape.has_layout()) return lit.Relayout(shape.layout());
     return lit;

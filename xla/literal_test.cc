@@ -364,3 +364,28 @@ TEST(ShapeUtilTest, DynamicDimensionsInProtosAreRefused) {
 
 }  // namespace
 }  // namespace xla
+
+namespace xla {
+namespace {
+
+// Found by the literal_proto fuzzer: printing f32[14,16,4,26,3,114,1,2,17,0]
+// wrote 2.7e8 nested empty braces (a 30 s timeout). Zero-element arrays with
+// more than 4096 empty groups print as "{}"; both forms parse.
+TEST(LiteralTest, ZeroElementArraysWithHugeDimensionsPrintAsEmptyBraces) {
+  const Literal huge(ShapeUtil::MakeShape(F32, {1000000000, 1000, 0}));
+  EXPECT_EQ(huge.ToString(), "f32[1000000000,1000,0] {}");
+  const Literal small(ShapeUtil::MakeShape(S32, {2, 0}));
+  EXPECT_EQ(small.ToString(), "s32[2,0] {{}, {}}");
+  for (const char* text : {"s32[2,0] {}", "s32[2,0] { {}, {} }", "s32[0,3] {}"}) {
+    absl::StatusOr<Literal> parsed = Literal::Parse(text);
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status();
+    EXPECT_EQ(ShapeUtil::ElementsIn(parsed->shape()), 0) << text;
+  }
+  absl::StatusOr<Literal> round_trip = Literal::Parse(huge.ToString());
+  ASSERT_TRUE(round_trip.ok()) << round_trip.status();
+  EXPECT_EQ(round_trip->shape(), huge.shape());
+  EXPECT_FALSE(Literal::Parse("s32[2,0] {1}").ok());
+}
+
+}  // namespace
+}  // namespace xla

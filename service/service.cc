@@ -704,6 +704,9 @@ absl::Status Service::TransferFromOutfeed(SessionId session, const TransferFromO
   }
   absl::Duration wait = absl::Seconds(limits_.wait_seconds);
   if (arg.timeout_ms() > 0) wait = absl::Milliseconds(arg.timeout_ms());
+  // The operator's bound on one call's work holds for the wait a request
+  // asks for too (a timeout of 2^63 ms held a worker for good).
+  if (limits_.max_run_seconds > 0) wait = std::min(wait, absl::Seconds(limits_.max_run_seconds));
   if (request.deadline != absl::InfiniteFuture()) {
     wait = std::min(wait, std::max(request.deadline - absl::Now(), absl::ZeroDuration()));
   }

@@ -5,6 +5,7 @@
 // runs. After each stop the daemon keeps serving.
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <regex>
 #include <string>
 #include <thread>
@@ -173,6 +174,21 @@ TEST(DaemonStopTest, ACompileStopsAtItsClientsDeadline) {
   const double ms = LoggedMilliseconds(*daemon, "Compile", &logged);
   EXPECT_GT(ms, 0) << daemon->Log();
   EXPECT_LT(ms, 2500) << daemon->Log();
+  ExpectServing(*client);
+}
+
+// Found by the service_request fuzzer: an outfeed wait the request asks for
+// (timeout_ms = 2^63 - 1) held a worker for good; --max_run_seconds bounds it.
+TEST(DaemonStopTest, ARequestedOutfeedWaitEndsAtMaxRunSeconds) {
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=1"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  TransferFromOutfeedRequest request;
+  request.set_timeout_ms(std::numeric_limits<int64_t>::max());
+  TransferFromOutfeedResponse response;
+  const auto start = Clock::now();
+  absl::Status status = client->service()->TransferFromOutfeed(request, &response);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(3));
   ExpectServing(*client);
 }
 

@@ -177,6 +177,64 @@ TEST_P(NonLoopRunawayTest, StopsWhenItsCallerGoesAway) {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
 }
 
+// Long runtime calls of CPU code read the stop flag too: one dot of about
+// 2.7e11 multiply-adds (seconds on any host) and one sort of 2^24 elements
+// through the comparator both end within a second of their deadline.
+constexpr char kBigDot[] = R"(HloModule big_dot
+ENTRY e {
+  a = f32[4096,8192] parameter(0)
+  b = f32[8192,8192] parameter(1)
+  ROOT d = f32[4096,8192] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)";
+constexpr char kBigSort[] = R"(HloModule big_sort
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[16777216] parameter(0)
+  ROOT s = f32[16777216] sort(x), dimensions={0}, to_apply=less
+}
+)";
+
+void ExpectRuntimeCallStopsAtItsDeadline(const char* hlo, const std::vector<Shape>& arg_shapes) {
+  auto backend = BackendRegistry::Create("cpu");
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto module = ParseHloModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = (*backend)->compiler()->Compile(std::move(*module), DebugOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<std::shared_ptr<const DeviceBuffer>> args;
+  for (const Shape& shape : arg_shapes) {
+    // Scrambled values: the sort has its full n log n comparisons to do.
+    Literal literal(shape);
+    absl::Span<float> data = literal.data<float>();
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>((i * 2654435761u) % 1000003);
+    auto arg = DeviceBuffer::FromLiteral(literal);
+    ASSERT_TRUE(arg.ok()) << arg.status();
+    args.push_back(*arg);
+  }
+  constexpr auto kDeadline = std::chrono::milliseconds(200);
+  const auto start = std::chrono::steady_clock::now();
+  const ExecutionControl deadline(absl::Now() + absl::FromChrono(kDeadline));
+  auto result = (*executable)->Execute(args, &deadline);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
+  EXPECT_LT(took, kDeadline + std::chrono::seconds(1))
+      << std::chrono::duration<double>(took).count() << " s after the start";
+}
+
+TEST(RuntimeCallStopTest, ALargeDotStopsAtItsDeadline) {
+  ExpectRuntimeCallStopsAtItsDeadline(kBigDot, {ShapeUtil::MakeShape(F32, {4096, 8192}),
+                                                ShapeUtil::MakeShape(F32, {8192, 8192})});
+}
+
+TEST(RuntimeCallStopTest, ALargeSortStopsAtItsDeadline) {
+  ExpectRuntimeCallStopsAtItsDeadline(kBigSort, {ShapeUtil::MakeShape(F32, {16777216})});
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, NonLoopRunawayTest, ::testing::Values("cpu", "interpreter"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 

@@ -56,19 +56,39 @@ TEST_P(ProgramSizeTest, HloTextChainOf100000Instructions) {
   EXPECT_OK(client()->UnregisterExecutable(handle));
 }
 
-// A tuple nested 60 levels deep and taken apart again. (Every level's shape
-// holds the levels below it, so the module's size grows with the square of
-// the depth; far deeper nesting is not accepted quickly yet.)
-TEST_P(ProgramSizeTest, DeepTupleNesting) {
-  constexpr int kDepth = 60;
+// A tuple nested as deep as shapes may (ShapeUtil::kMaxTupleNesting
+// levels) and taken apart again.
+TEST_P(ProgramSizeTest, TupleNestedToTheLimit) {
   XlaBuilder b(TestName());
   std::vector<Literal> args;
   XlaOp x = AddParam(&b, Literal::CreateR1<float>({1, 2}), &args);
   XlaOp t = Tuple(&b, {x});
-  for (int i = 0; i < kDepth; ++i) t = Tuple(&b, {t});
-  for (int i = 0; i < kDepth; ++i) t = GetTupleElement(t, 0);
+  for (int i = 1; i < ShapeUtil::kMaxTupleNesting; ++i) t = Tuple(&b, {t});
+  for (int i = 1; i < ShapeUtil::kMaxTupleNesting; ++i) t = GetTupleElement(t, 0);
   Add(GetTupleElement(t, 0), x);
   ComputeAndCompareR1<float>(&b, {2, 4}, args);
+}
+
+// One level more is refused with the limit in the message: by the builder,
+// and by the verifier and the text parser for a module that did not come
+// from the builder.
+TEST_P(ProgramSizeTest, TupleNestedBeyondTheLimitIsRefused) {
+  XlaBuilder b(TestName());
+  XlaOp t = Tuple(&b, {ConstantR0<float>(&b, 1)});
+  for (int i = 1; i < ShapeUtil::kMaxTupleNesting; ++i) t = Tuple(&b, {t});
+  ASSERT_OK(b.first_error());
+  Tuple(&b, {t});
+  const absl::Status refused = b.Build().status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+  EXPECT_NE(refused.message().find(absl::StrCat("the limit is ", ShapeUtil::kMaxTupleNesting)), std::string::npos)
+      << refused;
+
+  Shape deep = ShapeUtil::MakeTupleShape({ShapeUtil::MakeShape(F32, {})});
+  for (int i = 0; i < ShapeUtil::kMaxTupleNesting; ++i) deep = ShapeUtil::MakeTupleShape({deep});
+  EXPECT_EQ(ShapeUtil::ValidateShape(deep).code(), absl::StatusCode::kInvalidArgument);
+  const std::string text =
+      absl::StrCat("HloModule deep\nENTRY main {\n  ROOT p = ", deep.ToString(), " parameter(0)\n}\n");
+  EXPECT_FALSE(ParseHloModule(text).ok());
 }
 
 TEST_P(ProgramSizeTest, ConcatenateOf50000Operands) {

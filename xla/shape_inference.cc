@@ -782,7 +782,14 @@ absl::StatusOr<Shape> ShapeInference::InferTupleShape(absl::Span<const Shape* co
   RETURN_IF_ERROR(ExpectNonNull("Tuple", elements));
   std::vector<Shape> shapes;
   for (const Shape* s : elements) shapes.push_back(NoLayout(*s));
-  return ShapeUtil::MakeTupleShape(std::move(shapes));
+  Shape tuple = ShapeUtil::MakeTupleShape(std::move(shapes));
+  int nesting = 0;
+  for (const Shape* s : elements) nesting = std::max(nesting, ShapeUtil::TupleNesting(*s) + 1);
+  if (nesting > ShapeUtil::kMaxTupleNesting) {
+    return InvalidArgument("Tuple: the result would nest %d levels deep; the limit is %d", nesting,
+                           ShapeUtil::kMaxTupleNesting);
+  }
+  return tuple;
 }
 
 absl::StatusOr<Shape> ShapeInference::InferGetTupleElementShape(const Shape& tuple, int64_t index) {

@@ -125,9 +125,18 @@ bool ShapeUtil::HasDefaultLayout(const Shape& shape) {
   return !shape.IsArray() || shape.layout() == DefaultLayout(shape.rank());
 }
 
+int ShapeUtil::TupleNesting(const Shape& shape) {
+  int below = 0;
+  for (const Shape& s : shape.tuple_shapes()) below = std::max(below, TupleNesting(s));
+  return shape.IsTuple() ? below + 1 : 0;
+}
+
 absl::Status ShapeUtil::ValidateShape(const Shape& shape) {
   if (shape.IsTuple()) {
     if (shape.rank() != 0) return InvalidArgument("tuple shape has dimensions: %s", shape.ToString());
+    if (const int nesting = TupleNesting(shape); nesting > kMaxTupleNesting) {
+      return InvalidArgument("tuple shape nests %d levels deep; the limit is %d", nesting, kMaxTupleNesting);
+    }
     for (const Shape& s : shape.tuple_shapes()) RETURN_IF_ERROR(ValidateShape(s));
     return absl::OkStatus();
   }

@@ -48,8 +48,16 @@ class ShapeUtil {
   static bool HasDefaultLayout(const Shape& shape);
 
   // Checks element type, non-negative dimensions, a permutation layout, no
-  // overflow of the element count (limit 2^62 bytes), recursively for tuples.
+  // overflow of the element count (limit 2^62 bytes), recursively for tuples,
+  // and tuple nesting of at most kMaxTupleNesting levels.
   static absl::Status ValidateShape(const Shape& shape);
+  // How deep tuples may nest (a tuple of arrays is 1 level), the same bound
+  // as the HLO text parser's. Every level's shape holds the levels below it,
+  // so a module's size grows with the square of the depth, and code that
+  // walks shapes recurses per level.
+  static constexpr int kMaxTupleNesting = 64;
+  // The levels of tuple nesting of `shape`: 0 for an array or token.
+  static int TupleNesting(const Shape& shape);
   // Validated; dimensions marked dynamic (is_dynamic_dimension) are refused.
   static absl::StatusOr<Shape> FromProto(const ShapeProto& proto);
   // InvalidArgument if any dimension of `proto` or its tuple elements is

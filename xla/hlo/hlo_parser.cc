@@ -154,7 +154,7 @@ void CountShape(const Shape& shape, int64_t* elements, int64_t* bytes) {
 // The shape and literal parsers (and Shape itself) recurse per tuple level
 // (ranks are already capped by ShapeUtil::ValidateShape); bounding the nesting
 // keeps hostile text from exhausting the stack.
-constexpr int kMaxNesting = 64;
+constexpr int kMaxNesting = ShapeUtil::kMaxTupleNesting;
 
 int MaxBracketDepth(absl::string_view s) {
   int depth = 0, max_depth = 0;

@@ -47,7 +47,7 @@ absl::Status DotEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloI
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::FunctionCallee matmul = module_->getOrInsertFunction(
       f32 ? "__xla_cpu_runtime_MatMulF32" : "__xla_cpu_runtime_MatMulF64",
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32, ptr, ptr}, false));
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32, ptr, ptr, ptr}, false));
   llvm::Value* device = ctx_.device != nullptr ? ctx_.device : llvm::ConstantPointerNull::get(b_.getPtrTy());
   ASSIGN_OR_RETURN(llvm::Value * out, buffers_.AddressOf(epilogue != nullptr ? epilogue : &dot));
   ASSIGN_OR_RETURN(llvm::Value * a, buffers_.AddressOf(dot.operand(0)));
@@ -95,7 +95,7 @@ absl::Status DotEmitter::EmitRuntimeMatMul(const HloInstruction& dot, const HloI
     };
     b_.CreateCall(matmul, {device, at(out, m * n), at(a, m * k), at(bm, k * n), b_.getInt64(m), b_.getInt64(n),
                            b_.getInt64(k), b_.getInt32(transpose_lhs), b_.getInt32(transpose_rhs), epilogue_fn,
-                           epilogue_context});
+                           epilogue_context, ctx_.StopFlagArgument()});
     return absl::OkStatus();
   });
 }

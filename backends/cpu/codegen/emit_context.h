@@ -37,6 +37,12 @@ struct EmitContext {
   // (loop_emitter.cc); the entry function returns at its next check between
   // kernels.
   llvm::Value* stop_flag = nullptr;
+
+  // stop_flag, or a null pointer: the argument of the runtime calls that
+  // check it (backends/cpu/runtime/runtime_stop.h).
+  llvm::Value* StopFlagArgument() const {
+    return stop_flag != nullptr ? stop_flag : llvm::ConstantPointerNull::get(b->getPtrTy());
+  }
 };
 
 }  // namespace cpu

@@ -58,7 +58,7 @@ absl::Status LinalgEmitter::EmitFft(const HloInstruction& fft) {
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       "__xla_cpu_runtime_Fft",
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i32, i32, i32, i64, i64, i64, i64}, false));
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i32, i32, i32, i64, i64, i64, i64, ptr}, false));
   llvm::Value* device = ctx_.device != nullptr ? ctx_.device : llvm::ConstantPointerNull::get(b_.getPtrTy());
   ASSIGN_OR_RETURN(llvm::Value * out, buffers_.AddressOf(&fft));
   ASSIGN_OR_RETURN(llvm::Value * in, buffers_.AddressOf(fft.operand(0)));
@@ -66,7 +66,8 @@ absl::Status LinalgEmitter::EmitFft(const HloInstruction& fft) {
   for (int64_t i = 0; i < fft_rank; ++i) lengths[i] = attrs.fft_length(i);
   b_.CreateCall(fn, {device, out, in, b_.getInt32(attrs.fft_type()), b_.getInt32(double_precision ? 1 : 0),
                      b_.getInt32(static_cast<int32_t>(fft_rank)), b_.getInt64(Batch(fft.shape(), fft_rank)),
-                     b_.getInt64(lengths[0]), b_.getInt64(lengths[1]), b_.getInt64(lengths[2])});
+                     b_.getInt64(lengths[0]), b_.getInt64(lengths[1]), b_.getInt64(lengths[2]),
+                     ctx_.StopFlagArgument()});
   return absl::OkStatus();
 }
 
@@ -85,14 +86,14 @@ absl::Status LinalgEmitter::EmitTriangularSolve(const HloInstruction& solve) {
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       "__xla_cpu_runtime_TriangularSolve" + TypeSuffix(solve.shape().element_type()),
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32, i32, i32}, false));
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64, i64, i32, i32, i32, i32, ptr}, false));
   llvm::Value* device = ctx_.device != nullptr ? ctx_.device : llvm::ConstantPointerNull::get(b_.getPtrTy());
   ASSIGN_OR_RETURN(llvm::Value * out, buffers_.AddressOf(&solve));
   ASSIGN_OR_RETURN(llvm::Value * a, buffers_.AddressOf(solve.operand(0)));
   ASSIGN_OR_RETURN(llvm::Value * b, buffers_.AddressOf(solve.operand(1)));
   b_.CreateCall(fn, {device, out, a, b, b_.getInt64(Batch(b_shape, 2)), b_.getInt64(m), b_.getInt64(n),
                      b_.getInt32(options.left_side()), b_.getInt32(options.lower()),
-                     b_.getInt32(options.unit_diagonal()), b_.getInt32(transpose)});
+                     b_.getInt32(options.unit_diagonal()), b_.getInt32(transpose), ctx_.StopFlagArgument()});
   return absl::OkStatus();
 }
 
@@ -104,12 +105,12 @@ absl::Status LinalgEmitter::EmitCholesky(const HloInstruction& cholesky) {
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::FunctionCallee fn = module_->getOrInsertFunction(
       "__xla_cpu_runtime_Cholesky" + TypeSuffix(shape.element_type()),
-      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i64, i64, i32}, false));
+      llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, i64, i64, i32, ptr}, false));
   llvm::Value* device = ctx_.device != nullptr ? ctx_.device : llvm::ConstantPointerNull::get(b_.getPtrTy());
   ASSIGN_OR_RETURN(llvm::Value * out, buffers_.AddressOf(&cholesky));
   ASSIGN_OR_RETURN(llvm::Value * a, buffers_.AddressOf(cholesky.operand(0)));
   b_.CreateCall(fn, {device, out, a, b_.getInt64(Batch(shape, 2)), b_.getInt64(shape.dimensions(shape.rank() - 1)),
-                     b_.getInt32(cholesky.attributes().cholesky_options().lower())});
+                     b_.getInt32(cholesky.attributes().cholesky_options().lower()), ctx_.StopFlagArgument()});
   return absl::OkStatus();
 }
 

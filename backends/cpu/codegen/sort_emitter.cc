@@ -87,7 +87,7 @@ absl::Status SortEmitter::EmitSort(const HloInstruction& hlo) {
   llvm::GlobalVariable* byte_strides = constant_array(strides, hlo.name() + ".strides");
   llvm::GlobalVariable* element_bytes = constant_array(sizes, hlo.name() + ".element_bytes");
   llvm::FunctionCallee sort_slice = module_->getOrInsertFunction(
-      "__xla_cpu_runtime_SortSlice", llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, ptr, ptr, ptr, ptr}, false));
+      "__xla_cpu_runtime_SortSlice", llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, ptr, ptr, ptr, ptr, ptr}, false));
 
   // One item per slice: result 0's shape with the sort dimension of size 1.
   Shape slices = result_shape(0);
@@ -115,7 +115,7 @@ absl::Status SortEmitter::EmitSort(const HloInstruction& hlo) {
           b_.CreateStore(start, b_.CreateConstInBoundsGEP1_64(ptr, bases, i));
         }
         b_.CreateCall(sort_slice, {b_.getInt64(length), b_.getInt64(n), bases, byte_strides, element_bytes,
-                                   less_than});
+                                   less_than, ctx_.StopFlagArgument()});
         return absl::OkStatus();
       });
 }

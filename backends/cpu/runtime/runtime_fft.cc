@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backends/cpu/runtime/runtime_parallel.h"
+#include "backends/cpu/runtime/runtime_stop.h"
 #include "unsupported/Eigen/FFT"
 
 namespace xla {
@@ -19,7 +20,9 @@ class Transformer {
  public:
   using Complex = std::complex<T>;
 
-  Transformer() { half_.SetFlag(Eigen::FFT<T>::HalfSpectrum); }
+  // Every loop over lines reads `stop` (may be null) once per line and
+  // returns once it is set (runtime_stop.h).
+  explicit Transformer(const volatile uint8_t* stop) : stop_(stop) { half_.SetFlag(Eigen::FFT<T>::HalfSpectrum); }
 
   // Every line along dimension `dim` of the row-major `data` of `dims`, in
   // place (inverse: scaled by 1/n).
@@ -33,6 +36,7 @@ class Transformer {
     result_.resize(n);
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
+        if (StopRequested(stop_)) return;
         Complex* base = data + o * n * inner + i;
         Complex* src = base;
         Complex* dst = base;
@@ -60,6 +64,7 @@ class Transformer {
   void RealForward(Complex* out, const T* in, int64_t lines, int64_t n) {
     const int64_t h = n / 2 + 1;
     for (int64_t l = 0; l < lines; ++l) {
+      if (StopRequested(stop_)) return;
       if (n == 1) {
         out[l] = Complex(in[l], 0);
       } else {
@@ -72,6 +77,7 @@ class Transformer {
   void RealInverse(T* out, const Complex* in, int64_t lines, int64_t n) {
     const int64_t h = n / 2 + 1;
     for (int64_t l = 0; l < lines; ++l) {
+      if (StopRequested(stop_)) return;
       if (n == 1) {
         out[l] = in[l].real();
       } else {
@@ -81,6 +87,7 @@ class Transformer {
   }
 
  private:
+  const volatile uint8_t* const stop_;
   Eigen::FFT<T> full_, half_;
   std::vector<Complex> line_, result_;
 };
@@ -90,12 +97,13 @@ struct FftCall {
   const void* in;
   FftKind kind;
   std::vector<int64_t> lengths;
+  const volatile uint8_t* stop;
 };
 
 template <typename T>
 void RunBatches(const FftCall& call, int64_t begin, int64_t end) {
   using Complex = std::complex<T>;
-  Transformer<T> transformer;
+  Transformer<T> transformer(call.stop);
   const std::vector<int64_t>& lengths = call.lengths;
   const int64_t n = lengths.back();
   int64_t outer_elements = 1;  // the transformed dimensions but the innermost
@@ -108,6 +116,7 @@ void RunBatches(const FftCall& call, int64_t begin, int64_t end) {
   const size_t outer_dims = call.kind == kFft || call.kind == kIfft ? dims.size() : dims.size() - 1;
   std::vector<Complex> work;
   for (int64_t b = begin; b < end; ++b) {
+    if (StopRequested(call.stop)) return;
     switch (call.kind) {
       case kFft:
       case kIfft: {
@@ -145,10 +154,10 @@ void Body(void* context, int64_t begin, int64_t end) {
 
 extern "C" void __xla_cpu_runtime_Fft(const void* device, void* out, const void* in, int32_t fft_type,
                                       int32_t double_precision, int32_t fft_rank, int64_t batch, int64_t length0,
-                                      int64_t length1, int64_t length2) {
+                                      int64_t length1, int64_t length2, const volatile uint8_t* stop) {
   using namespace xla::cpu;  // NOLINT
   const int64_t all[3] = {length0, length1, length2};
-  FftCall call{out, in, static_cast<FftKind>(fft_type), std::vector<int64_t>(all, all + fft_rank)};
+  FftCall call{out, in, static_cast<FftKind>(fft_type), std::vector<int64_t>(all, all + fft_rank), stop};
   double elements = 1;
   for (int64_t l : call.lengths) elements *= static_cast<double>(l);
   const double bytes = elements * (double_precision ? 16 : 8);

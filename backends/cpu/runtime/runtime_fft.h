@@ -14,7 +14,8 @@
 //                     DC and Nyquist entries do not contribute).
 // `double_precision`: 0 for f32/c64, 1 for f64/c128. `device` is the run's
 // Eigen::ThreadPoolDevice (batches run in parallel) or null. `in` and `out`
-// may not overlap.
+// may not overlap. `stop` (may be null): the run's stop flag
+// (runtime_stop.h), read before every line a 1-D transform runs on.
 #ifndef BACKENDS_CPU_RUNTIME_RUNTIME_FFT_H_
 #define BACKENDS_CPU_RUNTIME_RUNTIME_FFT_H_
 
@@ -22,7 +23,8 @@
 
 extern "C" {
 void __xla_cpu_runtime_Fft(const void* device, void* out, const void* in, int32_t fft_type, int32_t double_precision,
-                           int32_t fft_rank, int64_t batch, int64_t length0, int64_t length1, int64_t length2);
+                           int32_t fft_rank, int64_t batch, int64_t length0, int64_t length1, int64_t length2,
+                           const volatile uint8_t* stop);
 }
 
 #endif  // BACKENDS_CPU_RUNTIME_RUNTIME_FFT_H_

@@ -1,5 +1,6 @@
 #include "backends/cpu/runtime/runtime_linalg.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -7,6 +8,7 @@
 
 #include "Eigen/Core"
 #include "backends/cpu/runtime/runtime_parallel.h"
+#include "backends/cpu/runtime/runtime_stop.h"
 
 namespace xla {
 namespace cpu {
@@ -43,7 +45,14 @@ struct SolveCall {
   int64_t m, n;
   bool left_side, lower, unit_diagonal;
   int32_t transpose_a;
+  const volatile uint8_t* stop;
 };
+
+// The independent columns (left side) or rows (right side) of one system's x
+// solved per Eigen call, so that a stop request waits for at most about
+// kSolveMacsPerStopCheck multiply-adds (at least kSolveMinVectorsPerCall).
+constexpr double kSolveMacsPerStopCheck = double{1 << 30};
+constexpr int64_t kSolveMinVectorsPerCall = 16;
 
 template <typename T>
 void SolveBody(void* context, int64_t begin, int64_t end) {
@@ -54,21 +63,33 @@ void SolveBody(void* context, int64_t begin, int64_t end) {
     T* x_data = c.out + i * c.m * c.n;
     if (x_data != c.b + i * c.m * c.n) std::memcpy(x_data, c.b + i * c.m * c.n, sizeof(T) * c.m * c.n);
     Eigen::Map<RowMajorMatrix<T>> x(x_data, rows, cols);
-    // The triangle of a read is `lower`'s; op(a)'s is the other one when
-    // a is transposed.
-    switch (c.transpose_a) {
-      case 0: SolveTriangle(a, x, c.left_side, c.lower, c.unit_diagonal); break;
-      case 1: SolveTriangle(a.transpose(), x, c.left_side, !c.lower, c.unit_diagonal); break;
-      default: SolveTriangle(a.adjoint(), x, c.left_side, !c.lower, c.unit_diagonal); break;
+    // x's columns (left side: op(a) x = b) or rows (x op(a) = b) are
+    // independent systems.
+    const int64_t vectors = c.left_side ? cols : rows;
+    const double macs_per_vector = static_cast<double>(c.m) * static_cast<double>(c.m) / 2;
+    const int64_t per_call = std::max<int64_t>(
+        kSolveMinVectorsPerCall, static_cast<int64_t>(kSolveMacsPerStopCheck / std::max(macs_per_vector, 1.0)));
+    for (int64_t first = 0; first < vectors; first += per_call) {
+      if (StopRequested(c.stop)) return;
+      const int64_t count = std::min(per_call, vectors - first);
+      auto part = c.left_side ? x.block(0, first, rows, count) : x.block(first, 0, count, cols);
+      // The triangle of a read is `lower`'s; op(a)'s is the other one when
+      // a is transposed.
+      switch (c.transpose_a) {
+        case 0: SolveTriangle(a, part, c.left_side, c.lower, c.unit_diagonal); break;
+        case 1: SolveTriangle(a.transpose(), part, c.left_side, !c.lower, c.unit_diagonal); break;
+        default: SolveTriangle(a.adjoint(), part, c.left_side, !c.lower, c.unit_diagonal); break;
+      }
     }
   }
 }
 
 template <typename T>
 void TriangularSolve(const void* device, void* out, const void* a, const void* b, int64_t batch, int64_t m, int64_t n,
-                     int32_t left_side, int32_t lower, int32_t unit_diagonal, int32_t transpose_a) {
+                     int32_t left_side, int32_t lower, int32_t unit_diagonal, int32_t transpose_a,
+                     const volatile uint8_t* stop) {
   SolveCall<T> call{static_cast<T*>(out), static_cast<const T*>(a), static_cast<const T*>(b), m, n,
-                    left_side != 0, lower != 0, unit_diagonal != 0, transpose_a};
+                    left_side != 0, lower != 0, unit_diagonal != 0, transpose_a, stop};
   const double bytes = sizeof(T) * static_cast<double>(m * m + m * n);
   __xla_cpu_runtime_ParallelFor(device, &SolveBody<T>, &call, batch, bytes, sizeof(T) * static_cast<double>(m * n),
                                 static_cast<double>(m) * m * n);
@@ -80,13 +101,15 @@ void TriangularSolve(const void* device, void* out, const void* a, const void* b
 // Eigen's LLT is not used: it stops at the first non-positive pivot (a zero
 // last pivot is a valid factor here) and lets NaN pivots through, where the
 // op's result is all NaNs exactly when a pivot's square root is NaN.
+// Reads `stop` before every column and leaves l unfinished once it is set.
 template <typename T, typename In, typename Out>
-void FactorOne(const In& in, Out& l) {
+void FactorOne(const In& in, Out& l, const volatile uint8_t* stop) {
   using Real = typename Eigen::NumTraits<T>::Real;
   const int64_t n = in.rows();
   l.setZero();
   bool failed = false;
   for (int64_t j = 0; j < n; ++j) {
+    if (StopRequested(stop)) return;
     const Real pivot = Eigen::numext::real(in(j, j)) - l.row(j).head(j).squaredNorm();
     const Real root = std::sqrt(pivot);
     failed |= std::isnan(root);
@@ -106,6 +129,7 @@ struct CholeskyCall {
   const T* a;
   int64_t n;
   bool lower;
+  const volatile uint8_t* stop;
 };
 
 template <typename T>
@@ -118,19 +142,20 @@ void CholeskyBody(void* context, int64_t begin, int64_t end) {
     if (c.lower) {
       Eigen::Map<const RowMajorMatrix<T>> in(a, c.n, c.n);
       Eigen::Map<RowMajorMatrix<T>> l(out, c.n, c.n);
-      FactorOne<T>(in, l);
+      FactorOne<T>(in, l, c.stop);
     } else {
       // u = (the lower factor of a^T)^T: the same loop over transposed views.
       Eigen::Map<const ColMajorMatrix> in(a, c.n, c.n);
       Eigen::Map<ColMajorMatrix> l(out, c.n, c.n);
-      FactorOne<T>(in, l);
+      FactorOne<T>(in, l, c.stop);
     }
   }
 }
 
 template <typename T>
-void Cholesky(const void* device, void* out, const void* a, int64_t batch, int64_t n, int32_t lower) {
-  CholeskyCall<T> call{static_cast<T*>(out), static_cast<const T*>(a), n, lower != 0};
+void Cholesky(const void* device, void* out, const void* a, int64_t batch, int64_t n, int32_t lower,
+              const volatile uint8_t* stop) {
+  CholeskyCall<T> call{static_cast<T*>(out), static_cast<const T*>(a), n, lower != 0, stop};
   const double bytes = sizeof(T) * static_cast<double>(n * n);
   __xla_cpu_runtime_ParallelFor(device, &CholeskyBody<T>, &call, batch, bytes, bytes,
                                 static_cast<double>(n) * n * n / 3);
@@ -144,12 +169,14 @@ extern "C" {
 #define XLA_CPU_RUNTIME_LINALG(NAME, T)                                                                           \
   void __xla_cpu_runtime_TriangularSolve##NAME(const void* device, void* out, const void* a, const void* b,      \
                                                int64_t batch, int64_t m, int64_t n, int32_t left_side,           \
-                                               int32_t lower, int32_t unit_diagonal, int32_t transpose_a) {      \
-    xla::cpu::TriangularSolve<T>(device, out, a, b, batch, m, n, left_side, lower, unit_diagonal, transpose_a); \
+                                               int32_t lower, int32_t unit_diagonal, int32_t transpose_a,        \
+                                               const volatile uint8_t* stop) {                                    \
+    xla::cpu::TriangularSolve<T>(device, out, a, b, batch, m, n, left_side, lower, unit_diagonal, transpose_a,    \
+                                 stop);                                                                           \
   }                                                                                                               \
   void __xla_cpu_runtime_Cholesky##NAME(const void* device, void* out, const void* a, int64_t batch, int64_t n,  \
-                                        int32_t lower) {                                                          \
-    xla::cpu::Cholesky<T>(device, out, a, batch, n, lower);                                                       \
+                                        int32_t lower, const volatile uint8_t* stop) {                            \
+    xla::cpu::Cholesky<T>(device, out, a, batch, n, lower, stop);                                                 \
   }
 XLA_CPU_RUNTIME_LINALG(F32, float)
 XLA_CPU_RUNTIME_LINALG(F64, double)

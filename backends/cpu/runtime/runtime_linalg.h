@@ -17,7 +17,9 @@
 //
 // T: F32, F64, C64, C128 (f16/bf16 are converted to f32 around the call by
 // the CPU pipeline). `device` is the run's Eigen::ThreadPoolDevice (matrices
-// of a batch run in parallel) or null.
+// of a batch run in parallel) or null. `stop` (may be null): the run's stop
+// flag (runtime_stop.h), read between matrices, before every column of a
+// factorization and between groups of a solve's independent vectors.
 #ifndef BACKENDS_CPU_RUNTIME_RUNTIME_LINALG_H_
 #define BACKENDS_CPU_RUNTIME_RUNTIME_LINALG_H_
 
@@ -27,9 +29,10 @@ extern "C" {
 #define XLA_CPU_RUNTIME_LINALG(T)                                                                                  \
   void __xla_cpu_runtime_TriangularSolve##T(const void* device, void* out, const void* a, const void* b,          \
                                             int64_t batch, int64_t m, int64_t n, int32_t left_side, int32_t lower, \
-                                            int32_t unit_diagonal, int32_t transpose_a);                           \
+                                            int32_t unit_diagonal, int32_t transpose_a,                            \
+                                            const volatile uint8_t* stop);                                         \
   void __xla_cpu_runtime_Cholesky##T(const void* device, void* out, const void* a, int64_t batch, int64_t n,      \
-                                     int32_t lower);
+                                     int32_t lower, const volatile uint8_t* stop);
 XLA_CPU_RUNTIME_LINALG(F32)
 XLA_CPU_RUNTIME_LINALG(F64)
 XLA_CPU_RUNTIME_LINALG(C64)

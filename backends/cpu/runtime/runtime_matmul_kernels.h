@@ -31,11 +31,23 @@ class TaskScheduler {
 // out[m, n] = sum_k lhs[m, k] * rhs[k, n], row-major; with transpose_lhs the
 // lhs buffer holds [k, m], with transpose_rhs the rhs buffer holds [n, k].
 // `scheduler` null: on the calling thread. `epilogue` (may be null): applied
-// to each finished block of `out` (runtime_matmul.h).
+// to each finished block of `out` (runtime_matmul.h). The rows of `out` are
+// computed `rows_per_call` at a time (<= 0: all at once), each group one
+// contraction, and `stop` (may be null) is read before each: once it is
+// set, the rest is skipped (runtime_stop.h).
 template <typename T>
 using MatMulKernel = void (*)(TaskScheduler* scheduler, T* out, const T* lhs, const T* rhs, int64_t m, int64_t n,
                               int64_t k, bool transpose_lhs, bool transpose_rhs, XlaCpuMatMulEpilogue epilogue,
-                              const void* epilogue_context);
+                              const void* epilogue_context, int64_t rows_per_call, const volatile uint8_t* stop);
+
+// How many rows of an [m, n] x [n, k] product one contraction computes so
+// that a stop request waits for at most about kMatMulMacsPerStopCheck
+// multiply-adds: all m when the product is not much larger, else at least
+// kMatMulMinRowsPerCall (a group of fewer rows would cost Eigen's packing
+// of rhs, once per group, more than 1/kMatMulMinRowsPerCall of its work).
+constexpr double kMatMulMacsPerStopCheck = double{1 << 30};
+constexpr int64_t kMatMulMinRowsPerCall = 64;
+int64_t MatMulRowsPerCall(int64_t m, int64_t n, int64_t k);
 
 struct MatMulKernels {
   const char* isa;

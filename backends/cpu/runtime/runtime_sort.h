@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+constexpr int64_t kSortComparesPerStopCheck = 4096;
+
 extern "C" {
 // The comparator: `values` holds 2N pointers, to lhs and rhs of operand 0,
 // then of operand 1, ...; it writes whether lhs goes before rhs.
@@ -20,9 +22,12 @@ using XlaSortComparator = void (*)(bool* result, const void* const* values);
 // reference evaluator's): std::sort's unguarded loops can run past the slice under a
 // comparator that is not a strict weak order (LE, say), which a program may
 // hold; std::stable_sort never does.
+// `stop` (may be null): the run's stop flag (runtime_stop.h), read every
+// kSortComparesPerStopCheck comparisons; once it is set the slice is left
+// partly sorted.
 void __xla_cpu_runtime_SortSlice(int64_t length, int64_t num_operands, void* const* bases,
                                  const int64_t* byte_strides, const int64_t* element_bytes,
-                                 XlaSortComparator less_than);
+                                 XlaSortComparator less_than, const volatile uint8_t* stop);
 }
 
 #endif  // BACKENDS_CPU_RUNTIME_RUNTIME_SORT_H_

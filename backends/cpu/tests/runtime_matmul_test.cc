@@ -60,12 +60,18 @@ void CheckKernel(MatMulKernel<T> kernel, TaskScheduler* scheduler, double tolera
   for (auto [m, n, k] : {std::array<int64_t, 3>{1, 1, 1}, {7, 13, 5}, {33, 17, 65}, {128, 96, 200}, {3, 300, 1}}) {
     for (bool tl : {false, true}) {
       for (bool tr : {false, true}) {
-        std::vector<T> lhs = Random<T>(m * k, rng), rhs = Random<T>(k * n, rng), out(m * n, T(-7));
-        kernel(scheduler, out.data(), lhs.data(), rhs.data(), m, n, k, tl, tr, nullptr, nullptr);
-        std::vector<long double> want = Reference(lhs, rhs, m, n, k, tl, tr);
-        for (int64_t i = 0; i < m * n; ++i) {
-          ASSERT_NEAR(static_cast<double>(out[i]), static_cast<double>(want[i]), tolerance * (1 + k))
-              << m << "x" << n << "x" << k << " tl=" << tl << " tr=" << tr << " at " << i;
+        // All rows in one contraction (0), and in groups of 3 rows (the
+        // groups a stop check separates; the last one shorter).
+        for (int64_t rows_per_call : {0, 3}) {
+          std::vector<T> lhs = Random<T>(m * k, rng), rhs = Random<T>(k * n, rng), out(m * n, T(-7));
+          kernel(scheduler, out.data(), lhs.data(), rhs.data(), m, n, k, tl, tr, nullptr, nullptr, rows_per_call,
+                 nullptr);
+          std::vector<long double> want = Reference(lhs, rhs, m, n, k, tl, tr);
+          for (int64_t i = 0; i < m * n; ++i) {
+            ASSERT_NEAR(static_cast<double>(out[i]), static_cast<double>(want[i]), tolerance * (1 + k))
+                << m << "x" << n << "x" << k << " tl=" << tl << " tr=" << tr << " rows/call=" << rows_per_call
+                << " at " << i;
+          }
         }
       }
     }
@@ -110,11 +116,11 @@ TEST(RuntimeMatMulTest, EntryPointsUseTheBackendsPoolDevice) {
   std::mt19937_64 rng(9);
   const int64_t m = 64, n = 48, k = 80;
   std::vector<float> lhs = Random<float>(m * k, rng), rhs = Random<float>(k * n, rng), out(m * n);
-  __xla_cpu_runtime_MatMulF32(&device, out.data(), lhs.data(), rhs.data(), m, n, k, 0, 0, nullptr, nullptr);
+  __xla_cpu_runtime_MatMulF32(&device, out.data(), lhs.data(), rhs.data(), m, n, k, 0, 0, nullptr, nullptr, nullptr);
   std::vector<long double> want = Reference(lhs, rhs, m, n, k, false, false);
   for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(out[i], static_cast<double>(want[i]), 1e-4);
   std::vector<double> dl = Random<double>(m * k, rng), dr = Random<double>(k * n, rng), dout(m * n);
-  __xla_cpu_runtime_MatMulF64(nullptr, dout.data(), dl.data(), dr.data(), m, n, k, 0, 0, nullptr, nullptr);
+  __xla_cpu_runtime_MatMulF64(nullptr, dout.data(), dl.data(), dr.data(), m, n, k, 0, 0, nullptr, nullptr, nullptr);
   std::vector<long double> dwant = Reference(dl, dr, m, n, k, false, false);
   for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(dout[i], static_cast<double>(dwant[i]), 1e-12);
 }
@@ -151,7 +157,7 @@ TEST(RuntimeMatMulTest, TheEpilogueSeesEachFinishedElementOnce) {
       std::vector<std::atomic<int>> visits(m * n);
       EpilogueRecord record{n, &visits};
       __xla_cpu_runtime_MatMulF32(run_on, out.data(), lhs.data(), rhs.data(), m, n, k, 0, 1, &DoubleAndAddOne,
-                                  &record);
+                                  &record, nullptr);
       std::vector<long double> want = Reference(lhs, rhs, m, n, k, false, true);
       for (int64_t i = 0; i < m * n; ++i) {
         ASSERT_EQ(visits[i].load(), 1) << m << "x" << n << "x" << k << " at " << i;
@@ -159,6 +165,61 @@ TEST(RuntimeMatMulTest, TheEpilogueSeesEachFinishedElementOnce) {
       }
     }
   }
+}
+
+// Row groups hand the epilogue rows in `out`'s numbering: every element
+// once, both transposes of lhs (the transposed one is a column range).
+TEST(RuntimeMatMulTest, RowGroupsHandTheEpilogueEachElementOnce) {
+  PoolScheduler pool(2);
+  std::mt19937_64 rng(13);
+  const int64_t m = 50, n = 37, k = 29;
+  for (TaskScheduler* scheduler : {static_cast<TaskScheduler*>(nullptr), static_cast<TaskScheduler*>(&pool)}) {
+    for (bool tl : {false, true}) {
+      std::vector<float> lhs = Random<float>(m * k, rng), rhs = Random<float>(k * n, rng), out(m * n);
+      std::vector<std::atomic<int>> visits(m * n);
+      EpilogueRecord record{n, &visits};
+      SelectedMatMulKernels().f32(scheduler, out.data(), lhs.data(), rhs.data(), m, n, k, tl, false,
+                                  &DoubleAndAddOne, &record, /*rows_per_call=*/7, nullptr);
+      std::vector<long double> want = Reference(lhs, rhs, m, n, k, tl, false);
+      for (int64_t i = 0; i < m * n; ++i) {
+        ASSERT_EQ(visits[i].load(), 1) << "tl=" << tl << " at " << i;
+        ASSERT_NEAR(out[i], 2 * static_cast<double>(want[i]) + 1, 1e-5 * (1 + k)) << "tl=" << tl << " at " << i;
+      }
+    }
+  }
+}
+
+// Small products are one contraction; large ones are split so that a stop
+// waits for about kMatMulMacsPerStopCheck multiply-adds, never groups
+// smaller than kMatMulMinRowsPerCall.
+TEST(RuntimeMatMulTest, RowsPerCallBoundTheWorkBetweenStopChecks) {
+  EXPECT_EQ(MatMulRowsPerCall(1024, 1024, 1024), 1024);
+  EXPECT_EQ(MatMulRowsPerCall(65536, 1024, 1024), 1024);
+  EXPECT_EQ(MatMulRowsPerCall(16384, 16384, 16384), kMatMulMinRowsPerCall);
+  EXPECT_EQ(MatMulRowsPerCall(1 << 20, 1, 1), 1 << 20);
+}
+
+void SetStop(const void* context, void*, int64_t, int64_t, int64_t, int64_t) {
+  *static_cast<volatile uint8_t*>(const_cast<void*>(context)) = 1;
+}
+
+// A stop raised while the first group of rows runs (here by its epilogue)
+// skips the other groups; a stop raised before the call skips everything.
+TEST(RuntimeMatMulTest, AStopSkipsTheRemainingRowGroups) {
+  std::mt19937_64 rng(17);
+  const int64_t m = 12, n = 5, k = 9;
+  std::vector<float> lhs = Random<float>(m * k, rng), rhs = Random<float>(k * n, rng), out(m * n, -7.0f);
+  volatile uint8_t stop = 0;
+  SelectedMatMulKernels().f32(nullptr, out.data(), lhs.data(), rhs.data(), m, n, k, false, false, &SetStop,
+                              const_cast<uint8_t*>(&stop), /*rows_per_call=*/4, &stop);
+  std::vector<long double> want = Reference(lhs, rhs, m, n, k, false, false);
+  for (int64_t i = 0; i < 4 * n; ++i) EXPECT_NEAR(out[i], static_cast<double>(want[i]), 1e-5) << i;
+  for (int64_t i = 4 * n; i < m * n; ++i) EXPECT_EQ(out[i], -7.0f) << i;
+
+  std::vector<float> untouched(m * n, -7.0f);
+  __xla_cpu_runtime_MatMulF32(nullptr, untouched.data(), lhs.data(), rhs.data(), m, n, k, 0, 0, nullptr, nullptr,
+                              &stop);
+  for (float v : untouched) EXPECT_EQ(v, -7.0f);
 }
 
 }  // namespace

@@ -178,8 +178,9 @@ TEST_P(NonLoopRunawayTest, StopsWhenItsCallerGoesAway) {
 }
 
 // Long runtime calls of CPU code read the stop flag too: one dot of about
-// 2.7e11 multiply-adds (seconds on any host) and one sort of 2^24 elements
-// through the comparator both end within a second of their deadline.
+// 2.7e11 multiply-adds (seconds on any host) and sorts of 2^24 elements
+// (15 and 25 s in full on a Zen 4 core) end within a second of their
+// deadline.
 constexpr char kBigDot[] = R"(HloModule big_dot
 ENTRY e {
   a = f32[4096,8192] parameter(0)
@@ -187,15 +188,50 @@ ENTRY e {
   ROOT d = f32[4096,8192] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
 )";
+// The comparators order by a costly monotone key (log, sqrt, tanh), so a
+// sort of 2^24 elements takes many seconds on any host even at few
+// nanoseconds per call: the one-operand sort sorts the values themselves,
+// the key-value sort a permutation.
 constexpr char kBigSort[] = R"(HloModule big_sort
 less {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  ROOT lt = pred[] compare(a, b), direction=LT
+  one = f32[] constant(1)
+  la = f32[] log-plus-one(a)
+  lb = f32[] log-plus-one(b)
+  sa = f32[] sqrt(la)
+  sb = f32[] sqrt(lb)
+  ta = f32[] tanh(sa)
+  tb = f32[] tanh(sb)
+  ea = f32[] exponential(ta)
+  eb = f32[] exponential(tb)
+  ROOT lt = pred[] compare(ea, eb), direction=LT
 }
 ENTRY e {
   x = f32[16777216] parameter(0)
   ROOT s = f32[16777216] sort(x), dimensions={0}, to_apply=less
+}
+)";
+constexpr char kBigKeyValueSort[] = R"(HloModule big_key_value_sort
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  va = s32[] parameter(2)
+  vb = s32[] parameter(3)
+  la = f32[] log-plus-one(a)
+  lb = f32[] log-plus-one(b)
+  sa = f32[] sqrt(la)
+  sb = f32[] sqrt(lb)
+  ta = f32[] tanh(sa)
+  tb = f32[] tanh(sb)
+  ea = f32[] exponential(ta)
+  eb = f32[] exponential(tb)
+  ROOT lt = pred[] compare(ea, eb), direction=LT
+}
+ENTRY e {
+  x = f32[16777216] parameter(0)
+  i = s32[16777216] iota(), iota_dimension=0
+  ROOT s = (f32[16777216], s32[16777216]) sort(x, i), dimensions={0}, to_apply=less
 }
 )";
 
@@ -233,6 +269,10 @@ TEST(RuntimeCallStopTest, ALargeDotStopsAtItsDeadline) {
 
 TEST(RuntimeCallStopTest, ALargeSortStopsAtItsDeadline) {
   ExpectRuntimeCallStopsAtItsDeadline(kBigSort, {ShapeUtil::MakeShape(F32, {16777216})});
+}
+
+TEST(RuntimeCallStopTest, ALargeKeyValueSortStopsAtItsDeadline) {
+  ExpectRuntimeCallStopsAtItsDeadline(kBigKeyValueSort, {ShapeUtil::MakeShape(F32, {16777216})});
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, NonLoopRunawayTest, ::testing::Values("cpu", "interpreter"),

@@ -15,7 +15,8 @@ using XlaSortComparator = void (*)(bool* result, const void* const* values);
 
 // Sorts a slice of `length` positions of `num_operands` operands together:
 // operand i's element at position j is `element_bytes[i]` bytes at
-// bases[i] + j * byte_strides[i]. The positions are sorted as an index
+// bases[i] + j * byte_strides[i]. One operand of 1, 2, 4 or 8-byte elements
+// is sorted by value; otherwise the positions are sorted as an index
 // permutation by `less_than` on their elements, then every operand is
 // permuted. The sort is stable, also for a sort with is_stable = false,
 // where any order of equal elements is allowed (so the result is the

@@ -99,6 +99,73 @@ TEST_P(ExecutionControlTest, RunsThatFinishInTimeAreUnaffected) {
   EXPECT_EQ((*uncontrolled)->ToLiteral().data<int64_t>()[0], 3);
 }
 
+// A run waiting on an empty infeed (the feed timeout is 30 s) ends at its
+// deadline and at a cancel, on both backends.
+constexpr char kInfeed[] = R"(HloModule waits_for_infeed
+ENTRY e {
+  t = token[] after-all()
+  in = (f32[4], token[]) infeed(t)
+  ROOT v = f32[4] get-tuple-element(in), index=0
+}
+)";
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> RunInfeed(const std::string& backend_name, ExecutionControl& control) {
+  auto backend = BackendRegistry::Create(backend_name);
+  if (!backend.ok()) return backend.status();
+  auto module = ParseHloModule(kInfeed);
+  if (!module.ok()) return module.status();
+  auto executable = (*backend)->compiler()->Compile(std::move(*module), DebugOptions());
+  if (!executable.ok()) return executable.status();
+  collectives::ReplicaContext process;
+  control.set_replica_context(&process);
+  return (*executable)->Execute({}, &control);
+}
+
+TEST_P(ExecutionControlTest, AnInfeedWaitEndsAtTheDeadline) {
+  ExecutionControl control(absl::Now() + absl::Milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  auto result = RunInfeed(GetParam(), control);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
+  EXPECT_LT(took, std::chrono::milliseconds(1300)) << std::chrono::duration<double>(took).count() << " s";
+}
+
+TEST_P(ExecutionControlTest, AnInfeedWaitEndsAtACancel) {
+  ExecutionControl control;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    control.Cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto result = RunInfeed(GetParam(), control);
+  const auto took = std::chrono::steady_clock::now() - start;
+  canceller.join();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+  EXPECT_LT(took, std::chrono::milliseconds(1300)) << std::chrono::duration<double>(took).count() << " s";
+}
+
+// A value that arrives while the run waits is taken (the polling for a stop
+// does not lose it).
+TEST_P(ExecutionControlTest, AnInfeedValueThatArrivesDuringTheWaitIsTaken) {
+  ExecutionControl control(absl::Now() + absl::Seconds(20));
+  auto backend = BackendRegistry::Create(GetParam());
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto module = ParseHloModule(kInfeed);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto executable = (*backend)->compiler()->Compile(std::move(*module), DebugOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  collectives::ReplicaContext process;
+  control.set_replica_context(&process);
+  std::thread feeder([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    process.infeed().Push(Literal::CreateR1<float>({1, 2, 3, 4}));
+  });
+  auto result = (*executable)->Execute({}, &control);
+  feeder.join();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ((*result)->ToLiteral(), Literal::CreateR1<float>({1, 2, 3, 4}));
+}
+
 // A runaway run without a While: one reduce-window of 512 x 512 windows
 // over f32[2048,2048] (about 6e11 additions). It must stop within a second
 // of its deadline, of a cancel from another thread, and of its caller going

@@ -718,8 +718,17 @@ absl::Status Service::TransferFromOutfeed(SessionId session, const TransferFromO
     }
     return absl::OkStatus();
   };
-  ASSIGN_OR_RETURN(Literal value, Feeds(session, device).outfeed->Pop(
-                                      absl::StrCat("TransferFromOutfeed: device ", device, "'s outfeed"), wait, check));
+  // A client that gives up (cancels, disconnects) ends the wait too.
+  std::function<absl::Status()> client_gone;
+  if (request.cancelled) {
+    client_gone = [&request]() {
+      return request.cancelled() ? absl::CancelledError("TransferFromOutfeed: the client cancelled the call")
+                                 : absl::OkStatus();
+    };
+  }
+  ASSIGN_OR_RETURN(Literal value,
+                   Feeds(session, device).outfeed->Pop(absl::StrCat("TransferFromOutfeed: device ", device, "'s outfeed"),
+                                                       wait, check, client_gone));
   if (requested.has_value()) value = value.RelayoutTo(*requested);
   *result->mutable_literal() = value.ToProto();
   return absl::OkStatus();

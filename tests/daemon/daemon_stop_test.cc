@@ -192,6 +192,33 @@ TEST(DaemonStopTest, ARequestedOutfeedWaitEndsAtMaxRunSeconds) {
   ExpectServing(*client);
 }
 
+// A client that cancels its outfeed wait frees the worker at once, not at
+// the wait's bound (300 s here).
+TEST(DaemonStopTest, AnOutfeedWaitEndsWhenItsClientCancels) {
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=300"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto channel = grpc::CreateChannel(daemon->target(), grpc::InsecureChannelCredentials());
+  auto stub = XlaService::NewStub(channel);
+  grpc::ClientContext context;
+  context.AddMetadata("xla-session", client->session_id());
+  TransferFromOutfeedRequest request;
+  request.set_timeout_ms(300000);
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    context.TryCancel();
+  });
+  TransferFromOutfeedResponse response;
+  grpc::Status status = stub->TransferFromOutfeed(&context, request, &response);
+  canceller.join();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  std::string logged;
+  const double ms = LoggedMilliseconds(*daemon, "TransferFromOutfeed", &logged);
+  EXPECT_GT(ms, 0) << daemon->Log();
+  EXPECT_LT(ms, 2000) << daemon->Log();
+  EXPECT_EQ(logged, "CANCELLED") << daemon->Log();
+  ExpectServing(*client);
+}
+
 TEST(DaemonStopTest, SigtermEndsTheDaemonWithinFiveSecondsWhileWorkRuns) {
   auto daemon = DaemonProcess::Start({"--max_run_seconds=300", "--max_compile_seconds=300"}).value();
   auto client = GrpcClient::Connect(daemon->target()).value();

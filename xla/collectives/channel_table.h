@@ -29,8 +29,8 @@ class ChannelTable {
   void Send(int64_t channel_id, Literal value);
   // The channel's oldest value; `label` names the receiving op in errors.
   // `stopped`, when given, is asked every few milliseconds while waiting:
-  // a non-OK status (e.g. the run's rendezvous aborted by a failing
-  // process) ends the wait with ABORTED quoting it.
+  // a non-OK status (the run stopped, its rendezvous aborted by a failing
+  // process) ends the wait with that status.
   absl::StatusOr<Literal> Recv(int64_t channel_id, absl::string_view label, absl::Duration timeout,
                                const std::function<absl::Status()>& stopped = nullptr);
   // Values sent on the channel and not received yet.

@@ -10,6 +10,7 @@
 #include "xla/collectives/channel_table.h"
 #include "xla/collectives/process_groups.h"
 #include "xla/collectives/rendezvous.h"
+#include "xla/collectives/replica_context.h"
 
 namespace xla {
 namespace collectives {
@@ -149,13 +150,43 @@ TEST(ChannelTableTest, AStoppedRunEndsTheWait) {
   failer.join();
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kAborted);
-  EXPECT_THAT(r.status().message(), HasSubstr("recv-done 'r' on channel 4"));
-  EXPECT_THAT(r.status().message(), HasSubstr("replica 1 failed"));
+  EXPECT_EQ(r.status(), absl::InvalidArgumentError("replica 1 failed"));
   // With a callback that never stops, the deadline still holds.
   auto late = table.Recv(4, "recv-done 'r'", absl::Milliseconds(40), [] { return absl::OkStatus(); });
   ASSERT_FALSE(late.ok());
   EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+// A process's waits on its infeed and channels end with the run's own stop
+// status as it is, or with ABORTED naming the wait when another process
+// failed; a value that arrives meanwhile is taken.
+TEST(ReplicaContextTest, WaitsEndAtTheRunsStopOrWhenTheRunFails) {
+  auto rendezvous = std::make_shared<Rendezvous>(absl::Seconds(30));
+  ReplicaContext process(2, 1, ProcessId{0, 0}, rendezvous, absl::Seconds(30));
+  process.set_channels(std::make_shared<ChannelTable>());
+  auto past_deadline = [] { return absl::DeadlineExceededError("the run did not finish before its deadline"); };
+  EXPECT_EQ(process.Recv(4, "recv-done 'r'", past_deadline).status(), past_deadline());
+  EXPECT_EQ(process.PopInfeed("infeed 'in'", past_deadline).status(), past_deadline());
+
+  std::thread feeder([&] {
+    absl::SleepFor(absl::Milliseconds(50));
+    process.infeed().Push(Literal::CreateR0<float>(7));
+  });
+  auto fed = process.PopInfeed("infeed 'in'", [] { return absl::OkStatus(); });
+  feeder.join();
+  ASSERT_TRUE(fed.ok()) << fed.status();
+  EXPECT_EQ(*fed, Literal::CreateR0<float>(7));
+
+  rendezvous->Abort(absl::InternalError("replica 1 failed"));
+  const absl::Time start = absl::Now();
+  auto aborted = process.Recv(4, "recv-done 'r'", nullptr);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+  EXPECT_EQ(aborted.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(aborted.status().message(), HasSubstr("recv-done 'r' on channel 4"));
+  EXPECT_THAT(aborted.status().message(), HasSubstr("replica 1 failed"));
+  auto infeed = process.PopInfeed("infeed 'in'", nullptr);
+  EXPECT_EQ(infeed.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(infeed.status().message(), HasSubstr("infeed 'in'"));
 }
 
 }  // namespace

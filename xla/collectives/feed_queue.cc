@@ -1,5 +1,6 @@
 #include "xla/collectives/feed_queue.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,12 +24,24 @@ absl::Status FeedQueue::PushBounded(Literal value, size_t max_values) {
 }
 
 absl::StatusOr<Literal> FeedQueue::Pop(absl::string_view label, absl::Duration timeout,
-                                       const std::function<absl::Status(const Literal&)>& check) {
+                                       const std::function<absl::Status(const Literal&)>& check,
+                                       const std::function<absl::Status()>& stopped) {
+  const absl::Time deadline = absl::Now() + timeout;
   absl::MutexLock lock(&mu_);
   auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !values_.empty(); };
-  if (!mu_.AwaitWithTimeout(absl::Condition(&ready), timeout)) {
-    return absl::DeadlineExceededError(
-        absl::StrCat(label, ": no value arrived in the queue within ", absl::FormatDuration(timeout)));
+  while (true) {
+    const absl::Duration left = std::max(deadline - absl::Now(), absl::ZeroDuration());
+    const absl::Duration slice = stopped ? std::min(left, kStopPollInterval) : left;
+    if (mu_.AwaitWithTimeout(absl::Condition(&ready), slice)) break;
+    if (left <= slice) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(label, ": no value arrived in the queue within ", absl::FormatDuration(timeout)));
+    }
+    // The probe may take other locks (a run's control, gRPC's call state).
+    mu_.Unlock();
+    absl::Status status = stopped();
+    mu_.Lock();
+    if (!status.ok()) return status;
   }
   if (check) {
     absl::Status accepted = check(values_.front());

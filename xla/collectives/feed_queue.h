@@ -18,15 +18,21 @@ namespace collectives {
 
 class FeedQueue {
  public:
+  static constexpr absl::Duration kStopPollInterval = absl::Milliseconds(10);
+
   void Push(Literal value);
   // Push unless the queue already holds `max_values` (RESOURCE_EXHAUSTED):
   // a client filling a device's infeed must not grow it without bound.
   absl::Status PushBounded(Literal value, size_t max_values);
   // The oldest value; DEADLINE_EXCEEDED naming `label` when none arrives
   // within `timeout`. When `check` rejects the value, its error is returned
-  // and the value stays at the front of the queue.
+  // and the value stays at the front of the queue. `stopped`, when given, is
+  // asked every kStopPollInterval while waiting (outside the queue's lock):
+  // a non-OK status (the run's deadline or cancel, the client gone) ends the
+  // wait with that status.
   absl::StatusOr<Literal> Pop(absl::string_view label, absl::Duration timeout,
-                              const std::function<absl::Status(const Literal&)>& check = nullptr);
+                              const std::function<absl::Status(const Literal&)>& check = nullptr,
+                              const std::function<absl::Status()>& stopped = nullptr);
   size_t size() const;
 
  private:

@@ -10,6 +10,7 @@
 #define XLA_COLLECTIVES_REPLICA_CONTEXT_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -61,15 +62,25 @@ class ReplicaContext {
     outfeed_ = std::move(outfeed);
   }
   absl::Duration feed_timeout() const { return feed_timeout_; }
+  // The infeed queue's oldest value within the feed timeout. The wait ends
+  // early with `run_stopped`'s status once it is not OK (the run's deadline
+  // or cancel; polled every few milliseconds, may be null), or with ABORTED
+  // once the communicator is aborted by a failing process.
+  absl::StatusOr<Literal> PopInfeed(absl::string_view label, const std::function<absl::Status()>& run_stopped);
 
   // Send/Recv's channels (may be null: the run has none). Set before the run.
   void set_channels(std::shared_ptr<ChannelTable> channels) { channels_ = std::move(channels); }
   ChannelTable* channels() const { return channels_.get(); }
-  // Receives on `channel_id` within the run's timeout, ending early when
-  // the run's communicator is aborted.
-  absl::StatusOr<Literal> Recv(int64_t channel_id, absl::string_view label);
+  // Receives on `channel_id` within the run's timeout, ending early as
+  // PopInfeed does.
+  absl::StatusOr<Literal> Recv(int64_t channel_id, absl::string_view label,
+                               const std::function<absl::Status()>& run_stopped);
 
  private:
+  // What the waits above poll (null when nothing can end them early).
+  std::function<absl::Status()> WaitStopProbe(std::string label,
+                                              const std::function<absl::Status()>& run_stopped) const;
+
   const int64_t num_replicas_;
   const int64_t num_partitions_;
   const ProcessId self_;

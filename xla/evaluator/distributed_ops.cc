@@ -21,6 +21,12 @@ namespace xla {
 namespace evaluator_internal {
 namespace {
 
+// The caller's stop (the run's deadline or cancel, as the evaluator's stop
+// flag) ends waits on queues and channels; the backend reports the stop.
+absl::Status RunStopped() {
+  return StopRequested() ? absl::AbortedError("HloEvaluator: stopped by the caller") : absl::OkStatus();
+}
+
 absl::StatusOr<Literal> EvaluateCollective(const HloInstruction& instruction, absl::Span<const Literal* const> operands,
                                            collectives::ReplicaContext* context, const ComputationRunner& run) {
   ASSIGN_OR_RETURN(collectives::CollectiveOp op, collectives::CollectiveOp::FromInstruction(instruction));
@@ -76,7 +82,7 @@ absl::StatusOr<Literal> EvaluateDistributed(const HloInstruction& instruction,
       if (context == nullptr) {
         return FailedPrecondition("HloEvaluator: %s: this run has no infeed queue", InstrLabel(instruction));
       }
-      ASSIGN_OR_RETURN(Literal value, context->infeed().Pop(InstrLabel(instruction), context->feed_timeout()));
+      ASSIGN_OR_RETURN(Literal value, context->PopInfeed(InstrLabel(instruction), RunStopped));
       if (!value.shape().Compatible(value_shape)) {
         return InvalidArgument("HloEvaluator: %s expects %s but the infeed queue held %s", InstrLabel(instruction),
                                value_shape.ToString(), value.shape().ToString());
@@ -122,7 +128,7 @@ absl::StatusOr<Literal> EvaluateDistributed(const HloInstruction& instruction,
         return FailedPrecondition("HloEvaluator: %s: this run has no channel table", InstrLabel(instruction));
       }
       const Shape& value_shape = instruction.shape().tuple_shapes(0);
-      ASSIGN_OR_RETURN(Literal value, context->Recv(collectives::TransferChannel(instruction), InstrLabel(instruction)));
+      ASSIGN_OR_RETURN(Literal value, context->Recv(collectives::TransferChannel(instruction), InstrLabel(instruction), RunStopped));
       if (!value.shape().Compatible(value_shape)) {
         return InvalidArgument("HloEvaluator: %s expects %s but the channel held %s", InstrLabel(instruction),
                                value_shape.ToString(), value.shape().ToString());

@@ -55,6 +55,7 @@ void TransformDimension(std::vector<Wide>& data, absl::Span<const int64_t> dims,
       Wide* base = data.data() + o * n * inner + i;
       for (int64_t j = 0; j < n; ++j) line[j] = base[j * inner];
       for (int64_t k = 0; k < n; ++k) {
+        if (StopRequested()) return;  // the evaluation fails; the rest is never read
         Wide sum = 0;
         for (int64_t j = 0; j < n; ++j) sum += line[j] * twiddle[(j * k) % n];
         base[k * inner] = sum;

@@ -113,6 +113,7 @@ void SolveOne(const C* a, C* x, int64_t m, int64_t n, const TriangularSolveOptio
     // op(a) x = b, column by column: forward (lower) or back substitution.
     for (int64_t col = 0; col < n; ++col) {
       for (int64_t step = 0; step < m; ++step) {
+        if (StopRequested()) return;  // the evaluation fails; the rest is never read
         const int64_t i = t_lower ? step : m - 1 - step;
         C sum = x[i * n + col];
         if (t_lower) {
@@ -129,6 +130,7 @@ void SolveOne(const C* a, C* x, int64_t m, int64_t n, const TriangularSolveOptio
     for (int64_t row = 0; row < n; ++row) {
       C* xr = x + row * m;
       for (int64_t step = 0; step < m; ++step) {
+        if (StopRequested()) return;  // the evaluation fails; the rest is never read
         const int64_t j = t_lower ? m - 1 - step : step;
         C sum = xr[j];
         if (t_lower) {
@@ -157,6 +159,7 @@ void CholeskyOne(const C* a, C* l, int64_t n, bool lower) {
     failed |= std::isnan(root);
     out(j, j) = C(root);
     for (int64_t i = j + 1; i < n; ++i) {
+      if (StopRequested()) return;  // the evaluation fails; the rest is never read
       C sum = in(i, j);
       for (int64_t k = 0; k < j; ++k) sum -= out(i, k) * Conj(out(j, k));
       out(i, j) = sum / C(root);

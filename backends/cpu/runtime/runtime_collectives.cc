@@ -1,6 +1,7 @@
 #include "backends/cpu/runtime/runtime_collectives.h"
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ const ExecutionControl* Control(const void* control) { return static_cast<const 
 
 collectives::ReplicaContext* Context(const void* control) {
   return control == nullptr ? nullptr : Control(control)->replica_context();
+}
+
+// The run's deadline and cancel end its waits on queues and channels.
+std::function<absl::Status()> RunStopped(const void* control) {
+  return [control] { return Control(control)->CheckStop(); };
 }
 
 bool Report(const void* control, const absl::Status& status) {
@@ -70,7 +76,7 @@ absl::Status Infeed(const void* control, const char* desc, int64_t size, void* c
   collectives::ReplicaContext* context = Context(control);
   if (context == nullptr) return FailedPrecondition("%s: this run has no infeed queue", label);
   const Shape& value_shape = shape.tuple_shapes(0);
-  ASSIGN_OR_RETURN(Literal value, context->infeed().Pop(label, context->feed_timeout()));
+  ASSIGN_OR_RETURN(Literal value, context->PopInfeed(label, RunStopped(control)));
   if (!value.shape().Compatible(value_shape)) {
     return InvalidArgument("%s expects %s but the infeed queue held %s", label, value_shape.ToString(),
                            value.shape().ToString());
@@ -131,7 +137,7 @@ absl::Status Transfer(const void* control, const char* desc, int64_t size, const
       CopyIntoLeaves(Literal(ShapeUtil::WithDefaultLayout(value_shape)), out, &next);
       break;
     case HloOpcode::kRecvDone: {
-      ASSIGN_OR_RETURN(Literal value, context->Recv(proto.channel_id(), label));
+      ASSIGN_OR_RETURN(Literal value, context->Recv(proto.channel_id(), label, RunStopped(control)));
       if (!value.shape().Compatible(value_shape)) {
         return InvalidArgument("%s expects %s but the channel held %s", label, value_shape.ToString(),
                                value.shape().ToString());

@@ -265,7 +265,8 @@ absl::StatusOr<Literal> Literal::BitcastConvert(const Shape& to) const {
   }
   Literal src = Relayout(ShapeUtil::DefaultLayout(shape_.rank()));
   Literal out(ShapeUtil::MakeShape(to.element_type(), to.dimensions()));
-  std::memcpy(out.bytes_.data(), src.bytes_.data(), src.bytes_.size());
+  // An empty literal's storage may have no data pointer (memcpy's is never null).
+  if (!src.bytes_.empty()) std::memcpy(out.bytes_.data(), src.bytes_.data(), src.bytes_.size());
   if (to.has_layout()) return out.Relayout(to.layout());
   return out;
 }

@@ -52,8 +52,10 @@ void ConvLoop(const ConvGeometry& g, const A* lhs, const A* rhs, A* out) {
     const int64_t feature_group = oz / g.out_per_feature_group;
     const int64_t batch_group = oz / g.out_per_batch_group;
     const int64_t in_batch = batch_group * g.batch_per_group + index[g.out_batch_dim];
-    const A* lhs_base = lhs + in_batch * g.in_batch_stride + feature_group * g.kernel_in * g.in_feature_stride;
-    const A* rhs_base = rhs + oz * g.k_out_stride;
+    // Offsets, not pointers: a position in the padding is outside the input
+    // (and an empty input has no data pointer), so only `inside` reads.
+    const int64_t lhs_base = in_batch * g.in_batch_stride + feature_group * g.kernel_in * g.in_feature_stride;
+    const int64_t rhs_base = oz * g.k_out_stride;
     A acc = A(0);
     std::fill(k.begin(), k.end(), 0);
     for (int64_t p = 0; p < kernel_positions; ++p) {
@@ -65,12 +67,12 @@ void ConvLoop(const ConvGeometry& g, const A* lhs, const A* rhs, A* out) {
         lhs_offset += pos / g.base_dilation[i] * g.in_stride[i];
         rhs_offset += (g.reversal[i] ? g.k_size[i] - 1 - k[i] : k[i]) * g.k_stride[i];
       }
-      const A* l = lhs_base + lhs_offset;
-      const A* r = rhs_base + rhs_offset;
+      const int64_t l = lhs_base + lhs_offset;
+      const int64_t r = rhs_base + rhs_offset;
       for (int64_t iz = 0; iz < g.kernel_in; ++iz) {
         // Padding and dilation holes are zeros of the input (0 x inf is NaN).
-        const A lv = inside ? l[iz * g.in_feature_stride] : A(0);
-        const A rv = r[iz * g.k_in_stride];
+        const A lv = inside ? lhs[l + iz * g.in_feature_stride] : A(0);
+        const A rv = rhs[r + iz * g.k_in_stride];
         if constexpr (is_int_v<A>) {
           acc = WrapAdd(acc, WrapMul(lv, rv));
         } else {

@@ -38,6 +38,9 @@ class HloComputation {
   HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
   // Removes an instruction that has no users and is not the root.
   absl::Status RemoveInstruction(HloInstruction* instruction);
+  // Whether `instruction` is one of this computation's (live) instructions:
+  // for a pass holding pointers across removals of dead operands.
+  bool Contains(const HloInstruction* instruction) const { return position_.contains(instruction); }
   // Reorders the instructions so every operand precedes its users (stable
   // where possible). Passes that rewire operands call this when done.
   void RestoreTopologicalOrder();

@@ -1,8 +1,10 @@
 #include "xla/transforms/while_loop_simplifier.h"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "xla/primitive_util.h"
 #include "xla/shape_util.h"
@@ -222,26 +224,48 @@ std::optional<int64_t> ComputeWhileTripCount(const HloInstruction& loop) {
 
 absl::StatusOr<bool> WhileLoopSimplifier::Run(HloModule* module) {
   NameUniquer names(*module);
-  const auto callers = ComputeCallers(*module);
-  auto single_caller = [&](const HloComputation* c) {
-    auto it = callers.find(c);
-    return it != callers.end() && it->second.size() == 1;
+  // How many instructions call each computation. Kept up to date for the
+  // loops this pass removes and the clones it makes; instructions that die
+  // with a replaced loop are not subtracted, so a count may be high, which
+  // only makes the pass skip work (never unsafe).
+  absl::flat_hash_map<const HloComputation*, int64_t> calls;
+  for (const auto& [callee, callers] : ComputeCallers(*module)) calls[callee] = callers.size();
+  auto count_calls = [&](const HloInstruction* i, int64_t delta) {
+    for (const HloComputation* callee : i->called_computations()) calls[callee] += delta;
   };
+  auto single_caller = [&](const HloComputation* c) { return calls[c] == 1; };
+  // Callers before callees: a loop of trip count 1 is inlined while its body
+  // still holds its own loops, and the loops the clone brings along join the
+  // worklist of the same computation. So a nest of N such loops unrolls in
+  // one pass with N small clones; callees first would clone the already
+  // unrolled nest at every level (quadratic: 1,000 nested loops took
+  // minutes).
+  std::vector<HloComputation*> order = module->computations();
+  std::reverse(order.begin(), order.end());
   bool changed = false;
-  for (HloComputation* computation : module->computations()) {
-    std::vector<HloInstruction*> loops;
+  for (HloComputation* computation : order) {
+    // Every caller was inlined away: dead, DCE removes it. Its own calls
+    // stop counting (its callees come later in this order).
+    if (computation != module->entry_computation() && calls[computation] <= 0) {
+      for (const HloInstruction* i : computation->instructions()) count_calls(i, -1);
+      continue;
+    }
+    std::vector<HloInstruction*> worklist;
     for (HloInstruction* i : computation->instructions()) {
-      if (i->opcode() == HloOpcode::kWhile) loops.push_back(i);
+      if (i->opcode() == HloOpcode::kWhile) worklist.push_back(i);
     }
     bool computation_changed = false;
-    // Replacing a loop removes only that loop and operands that die with it
-    // (its initial value's pieces), never another loop (a loop is a root or
-    // has users, and the pieces feed this loop only).
-    for (HloInstruction* loop : loops) {
+    while (!worklist.empty()) {
+      HloInstruction* loop = worklist.back();
+      worklist.pop_back();
+      // Replacing a loop also removes operands that die with it, which may
+      // be another loop of the worklist.
+      if (!computation->Contains(loop) || loop->opcode() != HloOpcode::kWhile) continue;
       std::optional<int64_t> trip_count = ComputeWhileTripCount(*loop);
       if (!trip_count.has_value() || *trip_count > 1 || ComputationHasSideEffect(loop->while_condition())) {
         if (loop->called_computations().size() == 2 && single_caller(loop->while_body()) &&
             single_caller(loop->while_condition()) && loop->while_body() != loop->while_condition()) {
+          // A removal replaces the loop by a new one with the same callees.
           ASSIGN_OR_RETURN(bool removed, RemoveDeadStateElements(loop, &names));
           computation_changed |= removed;
         }
@@ -250,18 +274,24 @@ absl::StatusOr<bool> WhileLoopSimplifier::Run(HloModule* module) {
       HloInstruction* init = loop->mutable_operand(0);
       HloInstruction* result = init;
       if (*trip_count == 1) {
-        ASSIGN_OR_RETURN(result, InlineComputation(*loop->while_body(), {init}, computation, &names));
-        computation->RestoreTopologicalOrder();
+        std::vector<HloInstruction*> clones;
+        ASSIGN_OR_RETURN(result, InlineComputation(*loop->while_body(), {init}, computation, &names, &clones));
+        for (HloInstruction* clone : clones) {
+          count_calls(clone, +1);
+          if (clone->opcode() == HloOpcode::kWhile) worklist.push_back(clone);
+        }
       }
       if (!CanReplace(loop, result)) {
         // Same value, other layout at a root: keep the loop's layout.
         result = AddInstructionWithUniqueName(
             computation, HloInstruction::CreateUnary(HloOpcode::kCopy, loop->shape(), result), &names, "copy");
       }
+      count_calls(loop, -1);
       ASSIGN_OR_RETURN(bool replaced, ReplaceInstruction(loop, result));
       if (!replaced) return Internal("while-simplifier: could not replace '%s'", loop->name());
       computation_changed = true;
     }
+    // Once per computation: clones are appended out of order.
     if (computation_changed) computation->RestoreTopologicalOrder();
     changed |= computation_changed;
   }

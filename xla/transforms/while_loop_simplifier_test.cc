@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "xla/hlo/hlo_parser.h"
@@ -91,6 +92,45 @@ TEST(WhileLoopSimplifierTest, OneTripLoopIsInlined) {
             "tuple(add(constant(1), get-tuple-element[0](tuple(constant(9), parameter(0)))), "
             "add(multiply(get-tuple-element[1](tuple(constant(9), parameter(0))), broadcast{}(constant(2))), "
             "broadcast{}(constant(1))))");
+}
+
+// A nest of one-trip loops (each body runs the next loop) unrolls in one
+// run of the pass, with one clone of each body: the pass inlines callers
+// before callees, so no level is cloned with the levels below it already
+// unrolled (which grew the module quadratically).
+TEST(WhileLoopSimplifierTest, ANestOfOneTripLoopsUnrollsInOnePassLinearly) {
+  constexpr int kDepth = 60;
+  std::string text = "HloModule nest\n";
+  for (int k = 0; k < kDepth; ++k) {
+    absl::StrAppend(&text, "cond", k, " {\n  p = (s32[], f32[4]) parameter(0)\n",
+                    "  i = s32[] get-tuple-element(p), index=0\n  one = s32[] constant(1)\n",
+                    "  ROOT c = pred[] compare(i, one), direction=LT\n}\n");
+    absl::StrAppend(&text, "body", k, " {\n  p = (s32[], f32[4]) parameter(0)\n",
+                    "  i = s32[] get-tuple-element(p), index=0\n  v = f32[4] get-tuple-element(p), index=1\n",
+                    "  zero = s32[] constant(0)\n  t0 = (s32[], f32[4]) tuple(zero, v)\n");
+    if (k > 0) {
+      absl::StrAppend(&text, "  w = (s32[], f32[4]) while(t0), condition=cond", k - 1, ", body=body", k - 1,
+                      "\n  inner = f32[4] get-tuple-element(w), index=1\n");
+    } else {
+      absl::StrAppend(&text, "  inner = f32[4] negate(v)\n");
+    }
+    absl::StrAppend(&text, "  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n  n = f32[4] negate(inner)\n",
+                    "  ROOT r = (s32[], f32[4]) tuple(i1, n)\n}\n");
+  }
+  absl::StrAppend(&text, "ENTRY e {\n  x = f32[4] parameter(0)\n  zero = s32[] constant(0)\n",
+                  "  t = (s32[], f32[4]) tuple(zero, x)\n  w = (s32[], f32[4]) while(t), condition=cond", kDepth - 1,
+                  ", body=body", kDepth - 1, "\n  ROOT r = f32[4] get-tuple-element(w), index=1\n}\n");
+  testing::PassRun run = RunPass<WhileLoopSimplifier>(text);
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_TRUE(run.changed);
+  EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kWhile), 0);
+  // kDepth + 1 negates: the innermost one and one per level.
+  EXPECT_EQ(CountOpcode(*run.module->entry_computation(), HloOpcode::kNegate), kDepth + 1);
+  // The dead bodies keep their size (about 11 instructions each, left to
+  // DCE); unrolling them too would add about kDepth^2 / 2 clones.
+  int64_t instructions = 0;
+  for (const HloComputation* c : run.module->computations()) instructions += c->instruction_count();
+  EXPECT_LT(instructions, 30 * kDepth);
 }
 
 TEST(WhileLoopSimplifierTest, LongerLoopsStay) {

@@ -58,6 +58,13 @@ void HostMemoryPool::Free(void* block, int64_t bytes) {
   std::free(block);
 }
 
+HostMemoryPool::~HostMemoryPool() {
+  absl::MutexLock lock(&mu_);
+  for (auto& [size, blocks] : free_blocks_) {
+    for (void* block : blocks) std::free(block);
+  }
+}
+
 int64_t HostMemoryPool::cached_bytes() const {
   absl::MutexLock lock(&mu_);
   return cached_bytes_;

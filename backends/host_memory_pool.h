@@ -25,6 +25,10 @@ class HostMemoryPool {
   static constexpr int64_t kHugePageBytes = int64_t{2} << 20;
 
   explicit HostMemoryPool(int64_t max_cached_bytes) : max_cached_bytes_(max_cached_bytes) {}
+  // Frees the cached blocks (blocks still allocated are the caller's).
+  ~HostMemoryPool();
+  HostMemoryPool(const HostMemoryPool&) = delete;
+  HostMemoryPool& operator=(const HostMemoryPool&) = delete;
   // The process-wide pool (caches up to 1 GiB of released blocks).
   static HostMemoryPool& Global();
 

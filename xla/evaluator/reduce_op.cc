@@ -161,11 +161,12 @@ absl::StatusOr<Literal> EvaluateReduce(const HloInstruction& instruction, absl::
       for (size_t j = 0; j < base.size(); ++j) {
         if (StopRequested()) return absl::AbortedError("stopped by the caller");
         T acc = init;
-        const T* p = x.data() + base[j];
+        // An offset, not a pointer: an empty input has no data pointer.
+        const int64_t b = base[j];
         if (swapped) {
-          for (int64_t r : roff) acc = kernel(p[r], acc);
+          for (int64_t r : roff) acc = kernel(x[b + r], acc);
         } else {
-          for (int64_t r : roff) acc = kernel(acc, p[r]);
+          for (int64_t r : roff) acc = kernel(acc, x[b + r]);
         }
         o[j] = acc;
       }

@@ -4,6 +4,7 @@
 // conditional (predicate and indexed forms), and ComputeConstant.
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -566,7 +567,7 @@ TEST_P(ReduceControlTest, ConditionalIndexedFormWithDefaultBranch) {
   for (auto [index, expected] : std::vector<std::pair<int32_t, int32_t>>{
            {0, 13}, {1, 30}, {2, -3}, {-1, -3}, {3, -3}, {5, -3}, {std::numeric_limits<int32_t>::min(), -3}}) {
     SCOPED_TRACE(index);
-    XlaBuilder b(absl::StrCat(TestName(), "_", index < 0 ? -index : index));
+    XlaBuilder b(absl::StrCat(TestName(), "_", index < 0 ? "minus" : "", std::abs(int64_t{index})));
     std::unique_ptr<XlaBuilder> b0 = b.CreateSubBuilder("plus10");
     Add(Parameter(b0.get(), 0, Scalar(S32), "x"), ConstantR0<int32_t>(b0.get(), 10));
     ASSERT_OK_AND_ASSIGN(XlaComputation c0, b0->Build());

@@ -1,5 +1,6 @@
 #include "backends/interpreter/interpreter_backend.h"
 
+#include "absl/strings/str_cat.h"
 #include "xla/custom_call/custom_call_invocation.h"
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/status_macros.h"
@@ -25,7 +26,12 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> InterpreterExecutable::Execute(
   // An error of the run's own (an infeed that timed out, a bad index) is
   // reported as it is; ABORTED is the evaluator stopping for the control.
   if (!result.ok() && result.status().code() != absl::StatusCode::kAborted) return result.status();
-  if (control != nullptr && control->stopped()) return control->StopStatus();
+  if (control != nullptr && control->stopped()) {
+    // Where the evaluation was when it stopped (a wait on the infeed, say).
+    const absl::Status stop = control->StopStatus();
+    if (result.ok()) return stop;
+    return absl::Status(stop.code(), absl::StrCat(stop.message(), " (", result.status().message(), ")"));
+  }
   if (!result.ok()) return result.status();
   return DeviceBuffer::FromLiteral(*result);
 }

@@ -41,6 +41,26 @@ ENTRY e {
 // `depth` Whiles nested in each other's bodies (each runs once): its
 // compile time grows with the square of the depth (the while simplifier
 // inlines them one by one), tens of seconds at 300.
+// The runaway compile of these tests: 600 nested one-trip loops take about
+// 4 s to compile in fastbuild on a 2-core Zen 4 (the passes are linear in
+// the nesting now; 1,000 took minutes when they were quadratic). A compile
+// stops between passes, so it ends within the longest pass (under a second
+// here) after its deadline.
+constexpr int kRunawayDepth = 600;
+
+// Sanitizer builds (tools/xla test --asan) run every pass several times
+// slower, so the longest one between two stop checks takes longer.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define XLA_TEST_SANITIZED 1
+#endif
+#endif
+#ifdef XLA_TEST_SANITIZED
+constexpr int kSlowdown = 4;
+#else
+constexpr int kSlowdown = 1;
+#endif
+
 std::string NestedWhiles(int depth) {
   std::string text = "HloModule nested_whiles\n";
   for (int k = 0; k < depth; ++k) {
@@ -147,13 +167,13 @@ TEST(DaemonStopTest, ARunawayCompileStopsAtMaxCompileSeconds) {
   auto daemon = DaemonProcess::Start({"--max_compile_seconds=1"}).value();
   auto client = GrpcClient::Connect(daemon->target()).value();
   const auto start = Clock::now();
-  auto executable = client->CompileHloText(NestedWhiles(300));
+  auto executable = client->CompileHloText(NestedWhiles(kRunawayDepth));
   const auto took = Clock::now() - start;
   EXPECT_EQ(executable.status().code(), absl::StatusCode::kDeadlineExceeded) << executable.status();
   EXPECT_THAT(std::string(executable.status().message()), ::testing::HasSubstr("--max_compile_seconds=1"));
-  // Parsing and verifying the 300 computations come first (well under a
-  // second); the compile then stops at its next check.
-  EXPECT_LT(took, std::chrono::milliseconds(2500)) << std::chrono::duration<double>(took).count() << " s";
+  // Parsing and verifying the 1,200 computations come first (about half a
+  // second); the compile then stops at its next check, between passes.
+  EXPECT_LT(took, kSlowdown * std::chrono::milliseconds(3500)) << std::chrono::duration<double>(took).count() << " s";
   // Small programs still compile, in the same session.
   auto small = client->CompileHloText(NestedWhiles(3));
   ASSERT_TRUE(small.ok()) << small.status();
@@ -164,7 +184,7 @@ TEST(DaemonStopTest, ACompileStopsAtItsClientsDeadline) {
   auto daemon = DaemonProcess::Start({"--max_compile_seconds=300"}).value();
   auto client = GrpcClient::Connect(daemon->target()).value();
   CompileRequest request;
-  request.set_hlo_text(NestedWhiles(300));
+  request.set_hlo_text(NestedWhiles(kRunawayDepth));
   grpc::Status status = CallWithDeadline(*daemon, *client, absl::Seconds(1), [&](auto& stub, auto* context) {
     CompileResponse response;
     return stub.Compile(context, request, &response);
@@ -173,7 +193,7 @@ TEST(DaemonStopTest, ACompileStopsAtItsClientsDeadline) {
   std::string logged;
   const double ms = LoggedMilliseconds(*daemon, "Compile", &logged);
   EXPECT_GT(ms, 0) << daemon->Log();
-  EXPECT_LT(ms, 2500) << daemon->Log();
+  EXPECT_LT(ms, kSlowdown * 3500) << daemon->Log();
   ExpectServing(*client);
 }
 
@@ -232,7 +252,7 @@ TEST(DaemonStopTest, SigtermEndsTheDaemonWithinFiveSecondsWhileWorkRuns) {
   work.emplace_back([&] { (void)client->Execute(*window, {arg->get()}); });
   work.emplace_back([&] {
     auto other = GrpcClient::Connect(daemon->target()).value();
-    (void)other->CompileHloText(NestedWhiles(400));
+    (void)other->CompileHloText(NestedWhiles(kRunawayDepth));
   });
   work.emplace_back([&] {
     auto other = GrpcClient::Connect(daemon->target()).value();

@@ -165,8 +165,10 @@ TEST(ReplicaContextTest, WaitsEndAtTheRunsStopOrWhenTheRunFails) {
   ReplicaContext process(2, 1, ProcessId{0, 0}, rendezvous, absl::Seconds(30));
   process.set_channels(std::make_shared<ChannelTable>());
   auto past_deadline = [] { return absl::DeadlineExceededError("the run did not finish before its deadline"); };
-  EXPECT_EQ(process.Recv(4, "recv-done 'r'", past_deadline).status(), past_deadline());
-  EXPECT_EQ(process.PopInfeed("infeed 'in'", past_deadline).status(), past_deadline());
+  EXPECT_EQ(process.Recv(4, "recv-done 'r'", past_deadline).status(),
+            absl::DeadlineExceededError("recv-done 'r' on channel 4: the run did not finish before its deadline"));
+  EXPECT_EQ(process.PopInfeed("infeed 'in'", past_deadline).status(),
+            absl::DeadlineExceededError("infeed 'in': the run did not finish before its deadline"));
 
   std::thread feeder([&] {
     absl::SleepFor(absl::Milliseconds(50));

@@ -18,7 +18,9 @@ std::function<absl::Status()> ReplicaContext::WaitStopProbe(
   if (run_stopped == nullptr && communicator_ == nullptr) return nullptr;
   return [this, run_stopped, where = std::move(label)]() -> absl::Status {
     if (run_stopped != nullptr) {
-      if (absl::Status stop = run_stopped(); !stop.ok()) return stop;
+      if (absl::Status stop = run_stopped(); !stop.ok()) {
+        return absl::Status(stop.code(), absl::StrCat(where, ": ", stop.message()));
+      }
     }
     if (communicator_ != nullptr) {
       if (absl::Status aborted = communicator_->aborted(); !aborted.ok()) {

@@ -63,9 +63,10 @@ class ReplicaContext {
   }
   absl::Duration feed_timeout() const { return feed_timeout_; }
   // The infeed queue's oldest value within the feed timeout. The wait ends
-  // early with `run_stopped`'s status once it is not OK (the run's deadline
-  // or cancel; polled every few milliseconds, may be null), or with ABORTED
-  // once the communicator is aborted by a failing process.
+  // early with `run_stopped`'s status (its code, the message after `label`)
+  // once it is not OK (the run's deadline or cancel; polled every few
+  // milliseconds, may be null), or with ABORTED once the communicator is
+  // aborted by a failing process.
   absl::StatusOr<Literal> PopInfeed(absl::string_view label, const std::function<absl::Status()>& run_stopped);
 
   // Send/Recv's channels (may be null: the run has none). Set before the run.

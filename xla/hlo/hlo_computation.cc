@@ -1,6 +1,8 @@
 #include "xla/hlo/hlo_computation.h"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -26,6 +28,9 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
   }
   position_[raw] = instructions_.size();
   instructions_.push_back(std::move(instruction));
+  // Only an instruction with a side effect changes a computation's answer
+  // (an OR over its instructions), and so its callers'.
+  if (parent_ != nullptr && raw->HasSideEffect()) parent_->NoteStructureChange();
   return raw;
 }
 
@@ -38,6 +43,7 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   }
   auto it = position_.find(instruction);
   if (it == position_.end()) return FailedPrecondition("%s is not in computation %s", instruction->name(), name_);
+  const bool had_side_effect = parent_ != nullptr && instruction->HasSideEffect();
   for (HloComputation* called : instruction->called_computations()) {
     if (called != nullptr && called->fusion_instruction() == instruction) called->set_fusion_instruction(nullptr);
   }
@@ -51,6 +57,7 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   }
   instructions_[it->second].reset();
   position_.erase(it);
+  if (had_side_effect) parent_->NoteStructureChange();
   if (++removed_ > 32 && removed_ * 2 > static_cast<int64_t>(instructions_.size())) Compact();
   return absl::OkStatus();
 }
@@ -61,6 +68,74 @@ void HloComputation::Compact() {
   for (size_t i = 0; i < instructions_.size(); ++i) position_[instructions_[i].get()] = i;
   removed_ = 0;
 }
+
+// Depth-first over the call graph below `root` with an explicit stack (a
+// nest of computations as deep as the program allows must not reach the
+// native stack). A computation's answer is known once every instruction's
+// callees have theirs; answers are cached in each computation of a module.
+bool ComputeSideEffects(const HloComputation* root) {
+  struct Frame {
+    const HloComputation* computation;
+    std::vector<HloInstruction*> instructions;
+    size_t next_instruction = 0;
+    size_t next_callee = 0;
+    bool effect = false;
+  };
+  auto cached = [](const HloComputation* c) -> std::optional<bool> {
+    if (c->parent_ == nullptr) return std::nullopt;
+    const int64_t entry = c->side_effect_cache_.load(std::memory_order_relaxed);
+    if (entry < 0 || entry / 2 != c->parent_->structure_version()) return std::nullopt;
+    return entry % 2 == 1;
+  };
+  // Answers of this walk (also for computations outside a module); an entry
+  // is made when a computation is entered, so a cycle (an invalid module)
+  // ends there instead of looping.
+  if (std::optional<bool> answer = cached(root)) return *answer;
+  absl::flat_hash_map<const HloComputation*, bool> known;
+  std::vector<Frame> stack;
+  stack.push_back(Frame{root, root->instructions()});
+  known[root] = false;
+  while (true) {
+    Frame& frame = stack.back();
+    if (frame.effect || frame.next_instruction == frame.instructions.size()) {
+      const HloComputation* c = frame.computation;
+      const bool effect = frame.effect;
+      known[c] = effect;
+      if (c->parent_ != nullptr) {
+        c->side_effect_cache_.store(c->parent_->structure_version() * 2 + (effect ? 1 : 0), std::memory_order_relaxed);
+      }
+      stack.pop_back();
+      if (stack.empty()) return effect;
+      stack.back().effect |= effect;
+      continue;
+    }
+    const HloInstruction* instruction = frame.instructions[frame.next_instruction];
+    if (xla::HasSideEffect(instruction->opcode())) {
+      frame.effect = true;
+      continue;
+    }
+    const std::vector<HloComputation*>& callees = instruction->called_computations();
+    if (frame.next_callee == callees.size()) {
+      ++frame.next_instruction;
+      frame.next_callee = 0;
+      continue;
+    }
+    const HloComputation* callee = callees[frame.next_callee++];
+    if (callee == nullptr) continue;
+    if (auto it = known.find(callee); it != known.end()) {
+      frame.effect |= it->second;
+      continue;
+    }
+    if (std::optional<bool> answer = cached(callee)) {
+      frame.effect |= *answer;
+      continue;
+    }
+    known[callee] = false;
+    stack.push_back(Frame{callee, callee->instructions()});  // `frame` is not used after this
+  }
+}
+
+bool HloComputation::HasSideEffect() const { return ComputeSideEffects(this); }
 
 void HloComputation::RestoreTopologicalOrder() {
   // Depth-first over operands, visiting instructions in their current order,

@@ -3,6 +3,7 @@
 #ifndef XLA_HLO_HLO_COMPUTATION_H_
 #define XLA_HLO_HLO_COMPUTATION_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,7 +27,10 @@ class HloComputation {
   int64_t unique_id() const { return unique_id_; }
   void set_unique_id(int64_t id) { unique_id_ = id; }
   HloModule* parent() const { return parent_; }
-  void set_parent(HloModule* module) { parent_ = module; }
+  void set_parent(HloModule* module) {
+    parent_ = module;
+    side_effect_cache_.store(-1, std::memory_order_relaxed);  // another module's versions mean nothing here
+  }
   // For a fused computation: the fusion instruction calling it (set when
   // the fusion is created); null for any other computation.
   const HloInstruction* fusion_instruction() const { return fusion_instruction_; }
@@ -38,6 +42,13 @@ class HloComputation {
   HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
   // Removes an instruction that has no users and is not the root.
   absl::Status RemoveInstruction(HloInstruction* instruction);
+  // Whether an instruction of this computation has a side effect of its own
+  // or through a computation it calls (HloInstruction::HasSideEffect). Cached
+  // per module structure version, so a pass asking it for every instruction
+  // of a deep nest of loops walks each computation once; walked without
+  // recursion, so the nest's depth does not reach the stack.
+  bool HasSideEffect() const;
+
   // Whether `instruction` is one of this computation's (live) instructions:
   // for a pass holding pointers across removals of dead operands.
   bool Contains(const HloInstruction* instruction) const { return position_.contains(instruction); }
@@ -82,6 +93,12 @@ class HloComputation {
   int64_t removed_ = 0;
   std::vector<HloInstruction*> parameters_;  // by parameter number
   HloInstruction* root_ = nullptr;
+  // HasSideEffect's answer and the module's structure_version() it holds
+  // for, as version * 2 + answer (-1: none), in one atomic: concurrent runs
+  // of one module (the interpreter) may ask at the same time. Computations
+  // outside a module are not cached.
+  mutable std::atomic<int64_t> side_effect_cache_{-1};
+  friend bool ComputeSideEffects(const HloComputation* root);
 };
 
 }  // namespace xla

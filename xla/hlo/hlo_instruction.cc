@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/hlo_computation.h"
+#include "xla/hlo/hlo_module.h"
 #include "xla/hlo/hlo_printer.h"
 
 namespace xla {
@@ -154,34 +155,17 @@ HloInstructionProto HloInstruction::ToProto() const {
 
 std::string HloInstruction::ToString() const { return HloInstructionToString(*this); }
 
-namespace {
-
-bool HasEffect(const HloInstruction* instruction, absl::flat_hash_map<const HloComputation*, bool>* memo) {
-  if (HasSideEffect(instruction->opcode())) return true;
-  for (const HloComputation* c : instruction->called_computations()) {
-    if (c == nullptr) continue;
-    auto it = memo->find(c);
-    if (it == memo->end()) {
-      (*memo)[c] = false;  // a cycle (an invalid module) ends here
-      bool effect = false;
-      for (const HloInstruction* i : c->instructions()) {
-        if (HasEffect(i, memo)) {
-          effect = true;
-          break;
-        }
-      }
-      it = memo->insert_or_assign(c, effect).first;
-    }
-    if (it->second) return true;
+bool HloInstruction::HasSideEffect() const {
+  if (xla::HasSideEffect(opcode_)) return true;
+  for (const HloComputation* c : called_computations_) {
+    if (c != nullptr && c->HasSideEffect()) return true;
   }
   return false;
 }
 
-}  // namespace
-
-bool HloInstruction::HasSideEffect() const {
-  absl::flat_hash_map<const HloComputation*, bool> memo;
-  return HasEffect(this, &memo);
+void HloInstruction::set_called_computation(int64_t i, HloComputation* c) {
+  called_computations_[i] = c;
+  if (parent_ != nullptr && parent_->parent() != nullptr) parent_->parent()->NoteStructureChange();
 }
 
 }  // namespace xla

@@ -69,7 +69,7 @@ class HloInstruction {
   // A side effect of its own (HasSideEffect(opcode)) or of an instruction
   // in a computation it calls, at any depth.
   bool HasSideEffect() const;
-  void set_called_computation(int64_t i, HloComputation* c) { called_computations_[i] = c; }
+  void set_called_computation(int64_t i, HloComputation* c);
   // Conventional roles of called computations.
   HloComputation* to_apply() const;         // map, reduce, reduce-window, call, sort, scatter, all-reduce
   HloComputation* while_condition() const;  // while: [condition, body]

@@ -35,6 +35,13 @@ class HloModule {
   // Fresh ids for new instructions and computations.
   int64_t NextUniqueId() { return next_id_++; }
 
+  // Changes whenever an instruction with a side effect is added to or
+  // removed from one of the module's computations, or an instruction's
+  // callees change: HloComputation::HasSideEffect's answers are cached
+  // against it.
+  int64_t structure_version() const { return structure_version_; }
+  void NoteStructureChange() { ++structure_version_; }
+
   // Extra module header attributes kept from text (e.g. entry_computation_layout).
   std::map<std::string, std::string>& attributes() { return attributes_; }
   const std::map<std::string, std::string>& attributes() const { return attributes_; }
@@ -55,6 +62,7 @@ class HloModule {
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
   int64_t next_id_ = 1;
+  int64_t structure_version_ = 0;
   std::map<std::string, std::string> attributes_;
 };
 

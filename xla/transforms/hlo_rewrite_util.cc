@@ -16,12 +16,7 @@ namespace xla {
 
 bool HasSideEffect(const HloInstruction* instruction) { return instruction->HasSideEffect(); }
 
-bool ComputationHasSideEffect(const HloComputation* computation) {
-  for (const HloInstruction* i : computation->instructions()) {
-    if (i->HasSideEffect()) return true;
-  }
-  return false;
-}
+bool ComputationHasSideEffect(const HloComputation* computation) { return computation->HasSideEffect(); }
 
 bool IsKnownConstant(const HloInstruction* instruction) {
   if (instruction->opcode() != HloOpcode::kConstant || !instruction->has_literal()) return false;

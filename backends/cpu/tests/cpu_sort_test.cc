@@ -73,7 +73,8 @@ bool BitwiseEqual(const Literal& a, const Literal& b) {
     return true;
   }
   const Literal relaid = b.Relayout(a.shape().layout());
-  return std::memcmp(a.untyped_data(), relaid.untyped_data(), a.size_bytes()) == 0;
+  // Empty literals may have no data pointer (memcmp's are never null).
+  return a.size_bytes() == 0 || std::memcmp(a.untyped_data(), relaid.untyped_data(), a.size_bytes()) == 0;
 }
 
 // The CPU result (1 and 2 threads) equals the evaluator's bit for bit.

@@ -59,12 +59,14 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
     llvm_module->print(os, nullptr);
     RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-no-opt.ll", ir));
   }
-  std::string optimized_ir, assembly;
+  std::string optimized_ir, assembly, pass_timings;
   const bool dump = !options.xla_dump_to().empty();
   ASSIGN_OR_RETURN(void* entry, jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir,
-                                               dump ? &assembly : nullptr, control));
+                                               dump ? &assembly : nullptr, control, dump ? &pass_timings : nullptr));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
+  // Where the LLVM part of the compile went, pass by pass.
+  RETURN_IF_ERROR(DumpToFile(options, module->name() + ".llvm-pass-timings.txt", pass_timings));
   return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
                                          std::move(optimized_ir), threads, FeaturesMissingOnHost(target),

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/invariant_select_versioning.h"
@@ -23,6 +24,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassTimingInfo.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -189,7 +191,7 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) 
   return jit;
 }
 
-absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* control) {
+absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* control, std::string* pass_timings) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -205,6 +207,16 @@ absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* cont
     instrumentation.registerShouldRunOptionalPassCallback(
         [control](llvm::StringRef, llvm::Any) { return !control->ShouldStop(); });
   }
+  // The report's stream outlives the handler, which prints once more when
+  // destroyed (nothing, its timers having been reset by the first print).
+  std::optional<llvm::raw_string_ostream> timings_stream;
+  std::optional<llvm::TimePassesHandler> timer;
+  if (pass_timings != nullptr) {
+    timings_stream.emplace(*pass_timings);
+    timer.emplace(/*Enabled=*/true);
+    timer->setOutStream(*timings_stream);
+    timer->registerCallbacks(instrumentation);
+  }
   llvm::PassBuilder pb(target_machine_.get(), pto, std::nullopt, &instrumentation);
   pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
     fpm.addPass(InvariantSelectVersioningPass());
@@ -216,6 +228,10 @@ absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* cont
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(module, mam);
+  if (timer.has_value()) {
+    timer->print();
+    timings_stream->flush();
+  }
   if (control != nullptr) return control->CheckStop();
   return absl::OkStatus();
 }
@@ -223,14 +239,14 @@ absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* cont
 absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
                                         std::unique_ptr<llvm::Module> module, const std::string& function,
                                         std::string* optimized_ir, std::string* assembly,
-                                        const ExecutionControl* control) {
+                                        const ExecutionControl* control, std::string* pass_timings) {
   {
     std::string errors;
     llvm::raw_string_ostream os(errors);
     if (llvm::verifyModule(*module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
   }
   AddVectorMathVariants(*module, vector_math_isa_);
-  absl::Status optimized = Optimize(*module, control);
+  absl::Status optimized = Optimize(*module, control, pass_timings);
   if (!optimized.ok()) return optimized;
   MakeStreamingStoresNonTemporal(*module);
   if (optimized_ir != nullptr) {

@@ -35,19 +35,22 @@ class CpuJit {
 
   // Runs the O3 pipeline on `module` (owned by `context`), adds it to the JIT
   // and returns the address of `function`. Optimized IR is written to
-  // *optimized_ir and the target's assembly to *assembly when they are non-null.
+  // *optimized_ir, the target's assembly to *assembly, and LLVM's report of
+  // the time each pass took (as -time-passes prints it) to *pass_timings,
+  // when they are non-null.
   // With `control`, a compile told to stop skips the optional LLVM passes
   // left and returns its StopStatus() before code generation.
   absl::StatusOr<void*> AddModule(std::unique_ptr<llvm::LLVMContext> context, std::unique_ptr<llvm::Module> module,
                                   const std::string& function, std::string* optimized_ir = nullptr,
-                                  std::string* assembly = nullptr, const ExecutionControl* control = nullptr);
+                                  std::string* assembly = nullptr, const ExecutionControl* control = nullptr,
+                                  std::string* pass_timings = nullptr);
 
   // Assembly of `module` for the target (for dumps and tests).
   absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);
 
  private:
   CpuJit() = default;
-  absl::Status Optimize(llvm::Module& module, const ExecutionControl* control);
+  absl::Status Optimize(llvm::Module& module, const ExecutionControl* control, std::string* pass_timings);
 
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<llvm::TargetMachine> target_machine_;

@@ -113,6 +113,10 @@ TEST(CpuPipelineTest, DumpsHloAndIr) {
   EXPECT_EQ(assembly.find("movabs"), std::string::npos) << assembly;
 #endif
   EXPECT_NE(read(".buffer-assignment.txt").find("arena bytes: "), std::string::npos);
+  // LLVM's time per pass, as -time-passes reports it.
+  const std::string timings = read(".llvm-pass-timings.txt");
+  EXPECT_NE(timings.find("Total Execution Time"), std::string::npos) << timings;
+  EXPECT_NE(timings.find("InstCombinePass"), std::string::npos) << timings;
 }
 
 // A chain whose links are each read twice (so each is materialized), the

@@ -47,7 +47,7 @@ ABSL_FLAG(std::string, xla_cpu_target, "host",
           "this host lacks compiles (see --xla_dump_to) but does not run.");
 ABSL_FLAG(std::string, xla_dump_to, "",
           "Directory to dump the compilation into: HLO before/after each pass, buffer assignment, LLVM IR "
-          "before/after optimization, assembly.");
+          "before/after optimization, LLVM's time per pass (NAME.llvm-pass-timings.txt), assembly.");
 
 namespace xla {
 namespace {

@@ -171,29 +171,86 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const Hl
     in[dim] = b_->CreateSub(index[dim], b_->getInt64(pieces.starts[piece_]), "", true, true);
     return EmitElement(hlo->operand(piece_), in);
   }
+  // Which operand an index falls in: a compare per operand for a few
+  // operands (the vectorizer turns them into selects); for more, a switch on
+  // the operand number when the operands are equally long (what
+  // concatenate-splitting makes), else a balanced tree of compares. A chain
+  // of thousands of compares in a row loop is what made a wide concatenate's
+  // compile time grow with its width (LLVM's loop passes walk every block).
+  const int64_t n = hlo->operand_count();
+  std::vector<int64_t> starts = {0};
+  for (const HloInstruction* operand : hlo->operands()) {
+    starts.push_back(starts.back() + operand->shape().dimensions(dim));
+  }
   llvm::Function* fn = b_->GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b_->getContext();
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx, "concat.merge", fn);
   std::vector<std::pair<llvm::Value*, llvm::BasicBlock*>> incoming;
-  int64_t offset = 0;
-  for (int64_t i = 0; i < hlo->operand_count(); ++i) {
-    const HloInstruction* operand = hlo->operand(i);
-    const int64_t size = operand->shape().dimensions(dim);
-    const bool last = i + 1 == hlo->operand_count();
-    llvm::BasicBlock* next = nullptr;
-    if (!last) {
-      llvm::BasicBlock* here = llvm::BasicBlock::Create(ctx, "concat.operand", fn);
-      next = llvm::BasicBlock::Create(ctx, "concat.next", fn);
-      b_->CreateCondBr(b_->CreateICmpSLT(index[dim], b_->getInt64(offset + size)), here, next);
-      b_->SetInsertPoint(here);
-    }
+  // Operand i's element, at the current insertion point, then to `merge`.
+  auto emit_operand = [&](int64_t i, llvm::Value* in_position) -> absl::Status {
     IrIndex in = index;
-    in[dim] = b_->CreateSub(index[dim], b_->getInt64(offset));
-    ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(operand, in));
+    in[dim] = in_position != nullptr ? in_position : b_->CreateSub(index[dim], b_->getInt64(starts[i]));
+    ASSIGN_OR_RETURN(llvm::Value * v, EmitElement(hlo->operand(i), in));
     incoming.push_back({v, b_->GetInsertBlock()});
     b_->CreateBr(merge);
-    if (!last) b_->SetInsertPoint(next);
-    offset += size;
+    return absl::OkStatus();
+  };
+  constexpr int64_t kMaxCompareChain = 4;
+  const int64_t size = hlo->operand(0)->shape().dimensions(dim);
+  const bool equal_sizes = size > 0 && absl::c_all_of(hlo->operands(), [&](const HloInstruction* operand) {
+    return operand->shape().dimensions(dim) == size;
+  });
+  if (n <= kMaxCompareChain) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (i + 1 < n) {
+        llvm::BasicBlock* here = llvm::BasicBlock::Create(ctx, "concat.operand", fn);
+        llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx, "concat.next", fn);
+        b_->CreateCondBr(b_->CreateICmpSLT(index[dim], b_->getInt64(starts[i + 1])), here, next);
+        b_->SetInsertPoint(here);
+        RETURN_IF_ERROR(emit_operand(i, nullptr));
+        b_->SetInsertPoint(next);
+      } else {
+        RETURN_IF_ERROR(emit_operand(i, nullptr));
+      }
+    }
+  } else if (equal_sizes) {
+    llvm::Value* size_value = b_->getInt64(size);
+    llvm::Value* which = b_->CreateUDiv(index[dim], size_value, "concat.which");
+    llvm::Value* position = b_->CreateURem(index[dim], size_value, "concat.position");
+    // The last operand is the default: every index is in some operand.
+    llvm::BasicBlock* last = llvm::BasicBlock::Create(ctx, "concat.operand", fn);
+    llvm::SwitchInst* choose = b_->CreateSwitch(which, last, static_cast<unsigned>(n - 1));
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      llvm::BasicBlock* here = llvm::BasicBlock::Create(ctx, "concat.operand", fn);
+      choose->addCase(b_->getInt64(i), here);
+      b_->SetInsertPoint(here);
+      RETURN_IF_ERROR(emit_operand(i, position));
+    }
+    b_->SetInsertPoint(last);
+    RETURN_IF_ERROR(emit_operand(n - 1, position));
+  } else {
+    // Operands [lo, hi) to choose from, with their blocks; an explicit stack
+    // (the tree is only log2(n) deep, but no recursion is needed for it).
+    struct Range {
+      int64_t lo, hi;
+      llvm::BasicBlock* block;
+    };
+    std::vector<Range> pending = {{0, n, b_->GetInsertBlock()}};
+    while (!pending.empty()) {
+      const Range range = pending.back();
+      pending.pop_back();
+      b_->SetInsertPoint(range.block);
+      if (range.hi - range.lo == 1) {
+        RETURN_IF_ERROR(emit_operand(range.lo, nullptr));
+        continue;
+      }
+      const int64_t mid = range.lo + (range.hi - range.lo) / 2;
+      llvm::BasicBlock* low = llvm::BasicBlock::Create(ctx, "concat.low", fn);
+      llvm::BasicBlock* high = llvm::BasicBlock::Create(ctx, "concat.high", fn);
+      b_->CreateCondBr(b_->CreateICmpSLT(index[dim], b_->getInt64(starts[mid])), low, high);
+      pending.push_back({mid, range.hi, high});
+      pending.push_back({range.lo, mid, low});
+    }
   }
   b_->SetInsertPoint(merge);
   llvm::PHINode* phi = b_->CreatePHI(IrValueType(hlo->shape().element_type(), ctx), incoming.size());

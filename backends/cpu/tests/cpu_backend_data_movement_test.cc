@@ -43,6 +43,13 @@ TEST(CpuBackendTest, FusedShapeOps) {
     run("  a = $T[2,3] parameter(0)\n  b = $T[2,4] parameter(1)\n  c = $T[2,0] parameter(2)\n"
         "  d = $T[2,11] parameter(3)\n  cc = $T[2,11] concatenate(a, b, c, b), dimensions={1}\n"
         "  ROOT r = $T[2,11] $OP(cc, d)\n");
+    // More than a few operands: a switch on the operand number (equal
+    // lengths) or a tree of compares (unequal, with an empty one).
+    run("  a = $T[2,3] parameter(0)\n  b = $T[2,3] parameter(1)\n  d = $T[14,3] parameter(2)\n"
+        "  cc = $T[14,3] concatenate(a, b, b, a, a, b, a), dimensions={0}\n  ROOT r = $T[14,3] $OP(cc, d)\n");
+    run("  a = $T[1,4] parameter(0)\n  b = $T[2,4] parameter(1)\n  c = $T[0,4] parameter(2)\n"
+        "  e = $T[5,4] parameter(3)\n  d = $T[12,4] parameter(4)\n"
+        "  cc = $T[12,4] concatenate(b, a, c, e, a, b, c, a), dimensions={0}\n  ROOT r = $T[12,4] $OP(cc, d)\n");
     run("  a = $T[3,4] parameter(0)\n  v = $T[] parameter(1)\n  b = $T[8,8] parameter(2)\n"
         "  pd = $T[8,8] pad(a, v), padding=1_2_1x-1_2_1\n  ROOT r = $T[8,8] $OP(pd, b)\n");
     if (std::string(t) != "pred") {

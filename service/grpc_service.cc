@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -72,10 +73,40 @@ absl::Status ParseRequest(const char* method, const grpc::ByteBuffer& raw, Reque
 // Calls without a session share one turn of the request queue.
 constexpr int64_t kNoSessionKey = -1;
 
+// Finishes a call of an unknown method at once; deletes itself when gRPC is
+// done with it.
+class UnknownMethodReactor : public grpc::ServerGenericBidiReactor {
+ public:
+  explicit UnknownMethodReactor(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
+};
+
+class UnknownMethodService : public grpc::CallbackGenericService {
+ public:
+  explicit UnknownMethodService(ServiceMetrics* metrics) : metrics_(metrics) {}
+
+  grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* context) override {
+    // The path is the client's: shown escaped and cut short, and counted
+    // under one label so that clients cannot grow the metrics.
+    std::string method = absl::CHexEscape(context->method().substr(0, 200));
+    const absl::Status status = absl::UnimplementedError(absl::StrCat(
+        "unknown method '", method, "' (this daemon serves ", XlaService::service_full_name(), ")"));
+    LogRequest(method.c_str(), "-", 0, 0, status);
+    metrics_->RecordCall("unknown", status.code(), 0, 0);
+    return new UnknownMethodReactor(GrpcService::ToGrpcStatus(status));
+  }
+
+ private:
+  ServiceMetrics* metrics_;
+};
+
 }  // namespace
 
 GrpcService::GrpcService(std::shared_ptr<xla::Service> service, const GrpcServiceOptions& options)
-    : service_(std::move(service)), options_(options), queue_(options.workers, options.max_queued_requests) {}
+    : service_(std::move(service)),
+      options_(options),
+      queue_(options.workers, options.max_queued_requests),
+      unknown_methods_(std::make_unique<UnknownMethodService>(&metrics_)) {}
 
 grpc::Status GrpcService::ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;

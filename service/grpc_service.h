@@ -12,13 +12,18 @@
 //     instead of gRPC rejecting them when its thread pool is exhausted.
 // The two streaming transfers stay synchronous (they read or write the
 // network while they work). Every call is logged as one line (method,
-// session, bytes, milliseconds, status), rejections included.
+// session, bytes, milliseconds, status), rejections included; so is a call
+// of a method the daemon does not have (UnknownMethods(), registered as the
+// server's generic service). One rejection no handler sees: a body over
+// gRPC's receive limit (4 MiB), which gRPC 1.51's core refuses before any
+// C++ code, interceptors included, knows of the call.
 #ifndef SERVICE_GRPC_SERVICE_H_
 #define SERVICE_GRPC_SERVICE_H_
 
 #include <memory>
 #include <string>
 
+#include "grpcpp/generic/async_generic_service.h"
 #include "proto/xla_service.grpc.pb.h"
 #include "service/metrics.h"
 #include "service/request_queue.h"
@@ -84,6 +89,11 @@ class GrpcService final : public GrpcServiceBase {
   grpc::Status TransferToClientStream(grpc::ServerContext* context, const TransferToClientRequest* request,
                                       grpc::ServerWriter<LiteralChunk>* writer) override;
 
+  // Answers calls of methods no service registered: UNIMPLEMENTED naming
+  // the method, logged and counted (under method "unknown") like any call.
+  // For ServerBuilder::RegisterCallbackGenericService.
+  grpc::CallbackGenericService* UnknownMethods() { return unknown_methods_.get(); }
+
   static grpc::Status ToGrpcStatus(const absl::Status& status);
   const RequestQueue& queue() const { return queue_; }
   // The Prometheus exposition text of the calls so far and the service now.
@@ -107,6 +117,7 @@ class GrpcService final : public GrpcServiceBase {
   const GrpcServiceOptions options_;
   RequestQueue queue_;
   mutable ServiceMetrics metrics_;
+  std::unique_ptr<grpc::CallbackGenericService> unknown_methods_;
 };
 
 }  // namespace xla

@@ -174,6 +174,7 @@ int Main(const std::vector<std::string>& plugins) {
   builder.AddListeningPort(absl::StrCat(absl::GetFlag(FLAGS_address), ":", absl::GetFlag(FLAGS_port)), credentials,
                            &port);
   builder.RegisterService(&grpc_service);
+  builder.RegisterCallbackGenericService(grpc_service.UnknownMethods());
   // gRPC's own threads serve the callbacks and the two streaming transfers;
   // the unary methods' work runs on the request queue's workers. The bound
   // only keeps a flood of streaming calls from making unbounded threads.

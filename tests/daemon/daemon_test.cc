@@ -138,6 +138,30 @@ TEST_F(DaemonTest, MalformedProtoBytesAreRejected) {
   ExpectServing();
 }
 
+// A method the daemon does not have: UNIMPLEMENTED naming it, and a line
+// in the log (gRPC would otherwise answer such calls without a trace).
+TEST_F(DaemonTest, UnknownMethodIsNamedAndLogged) {
+  auto channel = grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials());
+  grpc::GenericStub generic(channel);
+  grpc::ClientContext context;
+  grpc::Slice slice("body", 4);
+  grpc::ByteBuffer request(&slice, 1), response;
+  grpc::CompletionQueue cq;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+      generic.PrepareUnaryCall(&context, "/xla.XlaService/NoSuchMethod", request, &cq);
+  call->StartCall();
+  grpc::Status status;
+  call->Finish(&response, &status, reinterpret_cast<void*>(1));
+  void* tag;
+  bool ok;
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_THAT(status.error_message(), HasSubstr("unknown method '/xla.XlaService/NoSuchMethod'"));
+  EXPECT_THAT(daemon_->Log(),
+              HasSubstr("method=/xla.XlaService/NoSuchMethod session=- bytes=0 ms=0.000 status=UNIMPLEMENTED"));
+  ExpectServing();
+}
+
 TEST_F(DaemonTest, BadRequestsGetClearErrorsAndTheDaemonKeepsServing) {
   auto client = Connect();
   GrpcStub* stub = static_cast<GrpcStub*>(client->service());

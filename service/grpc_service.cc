@@ -156,6 +156,11 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
     admitted = resolved.status();
     if (resolved.ok()) session = *resolved;
   }
+  if (admitted.ok() && request_bytes > options_.max_request_bytes) {
+    admitted = absl::ResourceExhaustedError(absl::StrCat(
+        method, ": the request body is ", request_bytes, " bytes; this daemon accepts at most ",
+        options_.max_request_bytes, " (--max_request_bytes); send large arrays with TransferToServerStream"));
+  }
   if (!admitted.ok()) {
     finish("-", 0, admitted);
     return reactor;
@@ -291,6 +296,11 @@ grpc::Status GrpcService::TransferToServerStream(grpc::ServerContext* context,
     int64_t chunks = 0;
     do {
       if (chunks++ > 0 && chunk.has_shape()) return InvalidArgument("TransferToServerStream: a later chunk carries a shape");
+      if (static_cast<int64_t>(chunk.ByteSizeLong()) > options_.max_request_bytes) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "TransferToServerStream: chunk ", chunks, " is ", chunk.ByteSizeLong(),
+            " bytes; this daemon accepts chunks of at most ", options_.max_request_bytes, " (--max_request_bytes)"));
+      }
       RETURN_IF_ERROR(writer.Append(chunk.data()));
       bytes += chunk.data().size();
     } while (reader->Read(&chunk));

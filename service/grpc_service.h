@@ -14,9 +14,12 @@
 // network while they work). Every call is logged as one line (method,
 // session, bytes, milliseconds, status), rejections included; so is a call
 // of a method the daemon does not have (UnknownMethods(), registered as the
-// server's generic service). One rejection no handler sees: a body over
-// gRPC's receive limit (4 MiB), which gRPC 1.51's core refuses before any
-// C++ code, interceptors included, knows of the call.
+// server's generic service). The size limit of a request body (and of each
+// chunk of a streamed upload) is the daemon's, max_request_bytes, not
+// gRPC's: gRPC 1.51's core refuses a body over its own limit before any C++
+// code (interceptors included) sees the call, so that rejection could not be
+// logged; and the core receives the whole body before checking it either
+// way, so its limit bounds no memory the daemon's check does not.
 #ifndef SERVICE_GRPC_SERVICE_H_
 #define SERVICE_GRPC_SERVICE_H_
 
@@ -53,6 +56,9 @@ struct GrpcServiceOptions {
   absl::Duration idle_timeout = absl::Minutes(10);
   int workers = 64;               // requests running at once
   int64_t max_queued_requests = 1024;  // requests waiting for a worker
+  // Largest request body, and largest chunk of a streamed upload. The
+  // server's gRPC receive limit must be at least this (xla_service lifts it).
+  int64_t max_request_bytes = int64_t{4} << 20;
 };
 
 class GrpcService final : public GrpcServiceBase {

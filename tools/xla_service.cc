@@ -2,6 +2,7 @@
 // (proto/xla_service.proto) to many clients on a shared machine, each in its
 // own session with its own handles, under memory quotas. See README.md.
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -38,6 +39,9 @@ ABSL_FLAG(int, threads, 64,
           "between sessions.");
 ABSL_FLAG(int64_t, max_queued_requests, 1024,
           "Requests that may wait for a worker; beyond this a request gets RESOURCE_EXHAUSTED at once.");
+ABSL_FLAG(int64_t, max_request_bytes, int64_t{4} << 20,
+          "Largest request body, and largest chunk of a streamed upload, in bytes (larger ones get "
+          "RESOURCE_EXHAUSTED, logged).");
 ABSL_FLAG(double, max_run_seconds, 300,
           "A run taking longer stops with DEADLINE_EXCEEDED at its next loop check (0: no limit).");
 ABSL_FLAG(double, max_compile_seconds, 300,
@@ -167,6 +171,10 @@ int Main(const std::vector<std::string>& plugins) {
   service_options.idle_timeout = idle;
   service_options.workers = absl::GetFlag(FLAGS_threads);
   service_options.max_queued_requests = absl::GetFlag(FLAGS_max_queued_requests);
+  service_options.max_request_bytes = absl::GetFlag(FLAGS_max_request_bytes);
+  if (service_options.max_request_bytes < 1 || service_options.max_request_bytes > INT32_MAX) {
+    return Fail("--max_request_bytes must be between 1 and 2147483647");
+  }
   GrpcService grpc_service(service, service_options);
 
   grpc::ServerBuilder builder;
@@ -175,6 +183,9 @@ int Main(const std::vector<std::string>& plugins) {
                            &port);
   builder.RegisterService(&grpc_service);
   builder.RegisterCallbackGenericService(grpc_service.UnknownMethods());
+  // The daemon applies --max_request_bytes itself, where it can log the
+  // rejection (grpc_service.h); gRPC's own limit would refuse silently.
+  builder.SetMaxReceiveMessageSize(-1);
   // gRPC's own threads serve the callbacks and the two streaming transfers;
   // the unary methods' work runs on the request queue's workers. The bound
   // only keeps a flood of streaming calls from making unbounded threads.

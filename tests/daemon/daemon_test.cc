@@ -162,6 +162,41 @@ TEST_F(DaemonTest, UnknownMethodIsNamedAndLogged) {
   ExpectServing();
 }
 
+// Bodies over --max_request_bytes (4 MiB by default): RESOURCE_EXHAUSTED
+// naming the limit, from the daemon and logged, for a unary call and for a
+// chunk of a streamed upload (gRPC's own limit would refuse them unlogged).
+TEST_F(DaemonTest, OversizedBodiesNameTheLimitAndAreLogged) {
+  auto channel = grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials());
+  GrpcStub stub(channel, "");
+  ASSERT_TRUE(stub.OpenSession("oversized").ok());
+  CompileRequest request;
+  request.set_hlo_text(std::string(5 << 20, ' '));
+  CompileResponse response;
+  absl::Status compiled = stub.Compile(request, &response);
+  EXPECT_EQ(compiled.code(), absl::StatusCode::kResourceExhausted) << compiled;
+  EXPECT_THAT(compiled.message(), HasSubstr("accepts at most 4194304 (--max_request_bytes)"));
+  EXPECT_THAT(daemon_->Log(), HasSubstr("status=RESOURCE_EXHAUSTED: Compile: the request body is 52428"));
+
+  std::unique_ptr<XlaService::Stub> raw = XlaService::NewStub(channel);
+  grpc::ClientContext context;
+  context.AddMetadata("xla-session", stub.session_id());
+  TransferToServerResponse uploaded;
+  std::unique_ptr<grpc::ClientWriter<LiteralChunk>> writer = raw->TransferToServerStream(&context, &uploaded);
+  LiteralChunk first;
+  *first.mutable_shape() = ShapeUtil::MakeShape(U8, {6 << 20}).ToProto();
+  writer->Write(first);
+  LiteralChunk big;
+  big.set_data(std::string(5 << 20, 'a'));
+  writer->Write(big);
+  writer->WritesDone();
+  const grpc::Status streamed = writer->Finish();
+  EXPECT_EQ(streamed.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << streamed.error_message();
+  EXPECT_THAT(streamed.error_message(), HasSubstr("chunks of at most 4194304 (--max_request_bytes)"));
+  EXPECT_THAT(daemon_->Log(), HasSubstr("status=RESOURCE_EXHAUSTED: TransferToServerStream: chunk 2 is"));
+  EXPECT_TRUE(stub.CloseSession().ok());
+  ExpectServing();
+}
+
 TEST_F(DaemonTest, BadRequestsGetClearErrorsAndTheDaemonKeepsServing) {
   auto client = Connect();
   GrpcStub* stub = static_cast<GrpcStub*>(client->service());
@@ -360,8 +395,8 @@ TEST_F(DaemonTest, MalformedStableHloTextIsALocatedInvalidArgumentAndTheDaemonKe
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(std::string(s.message()), HasSubstr("carries 2 programs"));
 
-  // StableHLO text gets the same size limit as HLO text: gRPC's 4 MiB
-  // message limit, refused before the daemon reads it.
+  // StableHLO text gets the same size limit as HLO text: the daemon's
+  // --max_request_bytes (4 MiB), checked before the body is parsed.
   const std::string huge(5 << 20, ' ');
   EXPECT_EQ(client->CompileStableHlo(huge).status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(client->CompileHloText(huge).status().code(), absl::StatusCode::kResourceExhausted);

@@ -357,15 +357,21 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
   // Every leaf buffer is a HostMemoryPool block of its own: 64-byte aligned.
   llvm::MDNode* aligned = llvm::MDNode::get(
       module_->getContext(), {llvm::ConstantAsMetadata::get(b_.getInt64(HostMemoryPool::kAlignment))});
+  // The pointer arrays are not written while the run lasts: their loads are
+  // invariant, so an outlined kernel reloads a pointer itself instead of
+  // being passed it (parallel_loop_emitter.cc).
+  llvm::MDNode* invariant = llvm::MDNode::get(module_->getContext(), {});
   for (size_t i = 0; i < param_shapes.size(); ++i) {
     auto* load = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params_, i), absl::StrCat("param", i));
     load->setMetadata(llvm::LLVMContext::MD_align, aligned);
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
     params.push_back(load);
     MarkBufferRegion(params.back(), BufferRegion::Param(i));
   }
   for (size_t i = 0; i < result_shapes.size(); ++i) {
     auto* load = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, results_, i), absl::StrCat("result", i));
     load->setMetadata(llvm::LLVMContext::MD_align, aligned);
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
     results.push_back(load);
     MarkBufferRegion(results.back(), BufferRegion::Result(i));
     if (ShapeUtil::ByteSizeOfElements(result_shapes[i]) >= kMinStreamingResultBytes) MarkStreamingBuffer(load);

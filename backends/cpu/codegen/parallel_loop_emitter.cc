@@ -17,6 +17,18 @@ namespace xla {
 namespace cpu {
 
 namespace {
+
+// A buffer address: a GEP by constants (into the arena, say) or a load
+// marked invariant (a parameter's or result's pointer, read from the run's
+// pointer arrays, which nothing writes while the run lasts).
+bool IsRecomputableAddress(const llvm::Instruction& inst) {
+  if (const auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst)) return gep->hasAllConstantIndices();
+  if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+    return load->getType()->isPointerTy() && load->hasMetadata(llvm::LLVMContext::MD_invariant_load);
+  }
+  return false;
+}
+
 }  // namespace
 
 ScopedOutlineAllRanges::ScopedOutlineAllRanges(EmitContext& context, bool enable)
@@ -52,23 +64,40 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(EmitContext& context, cons
     llvm::IRBuilder<> entry_builder(entry->getTerminator());
     llvm::Value* captured_array = fn->getArg(0);
     absl::flat_hash_map<llvm::Value*, llvm::Value*> remapped;
-    const ValueRemap remap = [&](llvm::Value* v) -> llvm::Value* {
+    // A caller's value reaches the body as a slot of the captured array, or,
+    // when it is a buffer address the body can compute as cheaply itself
+    // (IsRecomputableAddress), as a copy in the body's entry block. Without
+    // the copies a program of thousands of buffers loaded every address in
+    // the caller's entry block and stored it into each kernel's array: one
+    // basic block of tens of thousands of instructions, where LLVM's
+    // instruction selection spent 90% of the compile.
+    ValueRemap remap;
+    remap = [&](llvm::Value* v) -> llvm::Value* {
       if (v == nullptr || llvm::isa<llvm::Constant>(v)) return v;
-      auto [it, inserted] = remapped.try_emplace(v, nullptr);
-      if (inserted) {
+      if (auto it = remapped.find(v); it != remapped.end()) return it->second;
+      llvm::Value* mapped = nullptr;
+      if (auto* original = llvm::dyn_cast<llvm::Instruction>(v); original != nullptr && IsRecomputableAddress(*original)) {
+        // Operands first (a chain of a few GEPs and loads at most); the copy
+        // keeps the original's metadata: alignment, buffer region, streaming.
+        llvm::Instruction* copy = original->clone();
+        for (unsigned i = 0; i < copy->getNumOperands(); ++i) copy->setOperand(i, remap(copy->getOperand(i)));
+        entry_builder.Insert(copy, v->getName() + ".in_body");
+        mapped = copy;
+      } else {
         llvm::Value* slot = entry_builder.CreateConstInBoundsGEP1_64(ptr, captured_array, captured.size());
         auto* load = entry_builder.CreateLoad(ptr, slot, v->getName() + ".captured");
-        if (auto* original = llvm::dyn_cast<llvm::Instruction>(v)) {  // the same alignment
+        if (original != nullptr) {  // the same alignment
           if (llvm::MDNode* align = original->getMetadata(llvm::LLVMContext::MD_align)) {
             load->setMetadata(llvm::LLVMContext::MD_align, align);
           }
         }
-        it->second = load;
-        CopyBufferRegion(v, it->second);  // the same buffer: the same alias scope
-        CopyStreamingMark(v, it->second);
+        CopyBufferRegion(v, load);  // the same buffer: the same alias scope
+        CopyStreamingMark(v, load);
         captured.push_back(v);
+        mapped = load;
       }
-      return it->second;
+      remapped[v] = mapped;
+      return mapped;
     };
     b->SetInsertPoint(body_block);
     // The stop flag, as the outlined function sees it, while its body is

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/tests/cpu_test_util.h"
@@ -283,6 +284,32 @@ ENTRY e {
   ROOT r = f32[4,16] negate(x)
 })";
   EXPECT_EQ(OptimizedIr(small, 2).find(".serial("), std::string::npos);
+}
+
+// An outlined kernel loads its buffers' pointers itself (from the run's
+// pointer arrays, or by offset into the arena): the entry function passes
+// only the arrays, and loads no pointer of its own, however many buffers
+// the program has (thousands of loads and captured-pointer stores in one
+// block were where a wide program's compile time went).
+TEST(CpuParallelTest, OutlinedKernelsLoadTheirOwnBufferPointers) {
+  constexpr int kParams = 40;  // past IrEmitter::kMaxInlineLoops kernels
+  std::string text = "HloModule m\nENTRY e {\n";
+  std::string results;
+  for (int i = 0; i < kParams; ++i) {
+    absl::StrAppend(&text, "  p", i, " = f32[4,16] parameter(", i, ")\n  n", i, " = f32[4,16] negate(p", i, ")\n");
+    absl::StrAppend(&text, "  s", i, " = f32[4,16] sine(n", i, ")\n");
+    absl::StrAppend(&results, i > 0 ? ", " : "", "s", i);
+  }
+  absl::StrAppend(&text, "  ROOT t = (", absl::StrJoin(std::vector<std::string>(kParams, "f32[4,16]"), ", "),
+                  ") tuple(", results, ")\n}\n");
+  CompareWithEvaluator(text, RandomArguments(text, 7), ErrorSpec{1e-5, 1e-5}, WithThreads(2));
+  const std::string ir = OptimizedIr(text, 2);
+  const size_t entry = ir.find("define void @xla_cpu_entry(");
+  ASSERT_NE(entry, std::string::npos);
+  const std::string entry_function = ir.substr(entry, ir.find("\n}\n", entry) - entry);
+  EXPECT_EQ(entry_function.find("load ptr"), std::string::npos) << entry_function.substr(0, 3000);
+  EXPECT_NE(ir.find("param39.in_body"), std::string::npos) << ir.substr(0, 3000);
+  EXPECT_NE(ir.find("result39.in_body"), std::string::npos) << ir.substr(0, 3000);
 }
 
 TEST(CpuParallelTest, MajorDimensionsOfOneAreSkipped) {

@@ -14,7 +14,6 @@
 #include "client/grpc_client.h"
 #include "client/xla_builder.h"
 #include "gmock/gmock.h"
-#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/xla_service.grpc.pb.h"
 #include "gtest/gtest.h"
@@ -27,28 +26,6 @@ namespace xla {
 namespace {
 
 using ::testing::HasSubstr;
-
-// One unary call with a raw body and the given metadata.
-grpc::Status RawCall(const std::string& target, const std::string& method, const std::string& body,
-                     const std::vector<std::pair<std::string, std::string>>& metadata) {
-  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
-  grpc::GenericStub generic(channel);
-  grpc::ClientContext context;
-  for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-  grpc::Slice slice(body.data(), body.size());
-  grpc::ByteBuffer request(&slice, 1), response;
-  grpc::CompletionQueue cq;
-  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
-      generic.PrepareUnaryCall(&context, "/xla.XlaService/" + method, request, &cq);
-  call->StartCall();
-  grpc::Status status;
-  call->Finish(&response, &status, reinterpret_cast<void*>(1));
-  void* tag;
-  bool ok;
-  if (!cq.Next(&tag, &ok)) return grpc::Status(grpc::StatusCode::UNKNOWN, "no completion");
-  return status;
-}
 
 void ExpectServing(const DaemonProcess& daemon, const GrpcClientOptions& options = {}) {
   auto client = GrpcClient::Connect(daemon.target(), options);
@@ -64,16 +41,16 @@ TEST(DaemonAdmissionTest, BodiesThatDoNotParseAreInvalidArgumentWithAMessage) {
   const std::vector<std::pair<std::string, std::string>> session = {{"xla-session", client->session_id()}};
   const std::string garbage("\xff\xff\xff\xff\x0f\x12\x99", 7);
   for (const char* method : {"Compile", "TransferToServer", "Execute", "GetShape"}) {
-    grpc::Status status = RawCall(daemon->target(), method, garbage, session);
+    grpc::Status status = RawUnaryCall(daemon->target(), absl::StrCat("/xla.XlaService/", method), garbage, session);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << method << ": " << status.error_message();
     EXPECT_THAT(status.error_message(), HasSubstr(absl::StrCat(method, ": the request body (7 bytes) is not a valid")));
   }
   // Sessionless methods too.
-  grpc::Status open = RawCall(daemon->target(), "OpenSession", garbage, {});
+  grpc::Status open = RawUnaryCall(daemon->target(), "/xla.XlaService/OpenSession", garbage, {});
   EXPECT_EQ(open.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << open.error_message();
   // A CompileRequest whose hlo_text (field 4, a proto3 string) is not UTF-8.
   const std::string bad_text = std::string("\x22\x03", 2) + std::string("\xc3\x28\xff", 3);
-  grpc::Status utf8 = RawCall(daemon->target(), "Compile", bad_text, session);
+  grpc::Status utf8 = RawUnaryCall(daemon->target(), "/xla.XlaService/Compile", bad_text, session);
   EXPECT_EQ(utf8.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << utf8.error_message();
   EXPECT_THAT(utf8.error_message(), HasSubstr("not UTF-8"));
   // Every rejection is logged.
@@ -95,9 +72,9 @@ TEST(DaemonAdmissionTest, TheAuthTokenIsCheckedBeforeTheBodyIsParsed) {
   // was never looked at (a parse would have said INVALID_ARGUMENT).
   const std::string big(4 << 20, '\xff');
   for (const char* method : {"Compile", "OpenSession", "GetServiceInfo", "Execute"}) {
-    grpc::Status status = RawCall(daemon->target(), method, big, {});
+    grpc::Status status = RawUnaryCall(daemon->target(), absl::StrCat("/xla.XlaService/", method), big, {});
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << method << ": " << status.error_message();
-    grpc::Status wrong = RawCall(daemon->target(), method, big, {{"xla-auth-token", "guess"}});
+    grpc::Status wrong = RawUnaryCall(daemon->target(), absl::StrCat("/xla.XlaService/", method), big, {{"xla-auth-token", "guess"}});
     EXPECT_EQ(wrong.error_code(), grpc::StatusCode::UNAUTHENTICATED) << method << ": " << wrong.error_message();
   }
   EXPECT_THAT(daemon->Log(), HasSubstr("status=UNAUTHENTICATED"));
@@ -136,7 +113,7 @@ TEST(DaemonAdmissionTest, AFullQueueIsResourceExhaustedNamingItsLimit) {
   std::vector<std::thread> callers;
   for (int i = 0; i < 4; ++i) {
     callers.emplace_back([&] {
-      grpc::Status status = RawCall(daemon->target(), "GetServiceInfo", "", {});
+      grpc::Status status = RawUnaryCall(daemon->target(), "/xla.XlaService/GetServiceInfo", "", {});
       if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
         EXPECT_THAT(status.error_message(), HasSubstr("--max_queued_requests=1"));
         ++exhausted;

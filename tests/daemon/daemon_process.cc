@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "xla/status_macros.h"
 
 extern char** environ;
@@ -99,6 +100,26 @@ std::string DaemonProcess::Log() const {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+grpc::Status RawUnaryCall(const std::string& target, const std::string& method, const std::string& body,
+                          const std::vector<std::pair<std::string, std::string>>& metadata) {
+  auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+  grpc::GenericStub generic(channel);
+  grpc::ClientContext context;
+  for (const auto& [key, value] : metadata) context.AddMetadata(key, value);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  grpc::Slice slice(body.data(), body.size());
+  grpc::ByteBuffer request(&slice, 1), response;
+  grpc::CompletionQueue cq;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call = generic.PrepareUnaryCall(&context, method, request, &cq);
+  call->StartCall();
+  grpc::Status status;
+  call->Finish(&response, &status, reinterpret_cast<void*>(1));
+  void* tag;
+  bool ok;
+  if (!cq.Next(&tag, &ok)) return grpc::Status(grpc::StatusCode::UNKNOWN, "no completion");
+  return status;
 }
 
 }  // namespace xla

@@ -7,9 +7,11 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
 
 namespace xla {
 
@@ -33,6 +35,12 @@ class DaemonProcess {
   std::string log_path_;
   int exit_status_ = 0;
 };
+
+// One unary call of `method` (a full path: "/xla.XlaService/Compile") on the
+// daemon at `target`, with `body` as its raw bytes and the given metadata,
+// and a 60 s deadline; the call's status.
+grpc::Status RawUnaryCall(const std::string& target, const std::string& method, const std::string& body,
+                          const std::vector<std::pair<std::string, std::string>>& metadata = {});
 
 }  // namespace xla
 

@@ -5,12 +5,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "client/grpc_client.h"
 #include "client/grpc_stub.h"
 #include "client/xla_builder.h"
-#include "grpcpp/generic/generic_stub.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/daemon/daemon_process.h"
@@ -115,25 +117,12 @@ TEST_F(DaemonTest, TuplesAndLayoutsRoundTrip) {
 }
 
 TEST_F(DaemonTest, MalformedProtoBytesAreRejected) {
-  auto channel = grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials());
-  grpc::GenericStub generic(channel);
   for (const char* method : {"/xla.XlaService/Compile", "/xla.XlaService/TransferToServer",
                              "/xla.XlaService/OpenSession"}) {
-    grpc::ClientContext context;
-    context.AddMetadata("xla-session", "1");
     const char garbage[] = "\xff\xff\xff\xff\x0f\x12\x99";
-    grpc::Slice slice(garbage, sizeof(garbage));
-    grpc::ByteBuffer request(&slice, 1), response;
-    grpc::CompletionQueue cq;
-    std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
-        generic.PrepareUnaryCall(&context, method, request, &cq);
-    call->StartCall();
-    grpc::Status status;
-    call->Finish(&response, &status, reinterpret_cast<void*>(1));
-    void* tag;
-    bool ok;
-    ASSERT_TRUE(cq.Next(&tag, &ok));
-    EXPECT_FALSE(status.ok()) << method;
+    EXPECT_FALSE(
+        RawUnaryCall(daemon_->target(), method, std::string(garbage, sizeof(garbage)), {{"xla-session", "1"}}).ok())
+        << method;
   }
   ExpectServing();
 }
@@ -141,20 +130,7 @@ TEST_F(DaemonTest, MalformedProtoBytesAreRejected) {
 // A method the daemon does not have: UNIMPLEMENTED naming it, and a line
 // in the log (gRPC would otherwise answer such calls without a trace).
 TEST_F(DaemonTest, UnknownMethodIsNamedAndLogged) {
-  auto channel = grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials());
-  grpc::GenericStub generic(channel);
-  grpc::ClientContext context;
-  grpc::Slice slice("body", 4);
-  grpc::ByteBuffer request(&slice, 1), response;
-  grpc::CompletionQueue cq;
-  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
-      generic.PrepareUnaryCall(&context, "/xla.XlaService/NoSuchMethod", request, &cq);
-  call->StartCall();
-  grpc::Status status;
-  call->Finish(&response, &status, reinterpret_cast<void*>(1));
-  void* tag;
-  bool ok;
-  ASSERT_TRUE(cq.Next(&tag, &ok));
+  const grpc::Status status = RawUnaryCall(daemon_->target(), "/xla.XlaService/NoSuchMethod", "body");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED);
   EXPECT_THAT(status.error_message(), HasSubstr("unknown method '/xla.XlaService/NoSuchMethod'"));
   EXPECT_THAT(daemon_->Log(),

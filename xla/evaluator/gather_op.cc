@@ -183,7 +183,8 @@ absl::StatusOr<Literal> EvaluateScatter(const HloInstruction& instruction, absl:
     int64_t out_linear = 0;
     for (int64_t d = 0; d < in.rank() && valid; ++d) {
       valid = start[d] >= 0 && start[d] <= in.dimensions(d) - window_size[d];
-      out_linear += (start[d] + offset[d]) * in_strides[d];
+      // Only in bounds: an index far out (up to 2^62) times a stride would overflow.
+      if (valid) out_linear += (start[d] + offset[d]) * in_strides[d];
     }
     if (valid) {
       for (int64_t i = 0; i < n; ++i) {

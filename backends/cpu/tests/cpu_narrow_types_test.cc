@@ -3,6 +3,7 @@
 // formats (float registers; converts in emitted IR): exhaustive operand
 // pairs for the integer ops, every encoding of each small float, and data
 // movement.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -192,7 +193,8 @@ TEST_P(SmallFloatOps, ConvertsMatchTheEvaluator) {
                           static_cast<int>(rng() % 60) - 30);
     f.data<float>()[i] = static_cast<float>(v);
     d.data<double>()[i] = v;
-    s.data<int32_t>()[i] = static_cast<int32_t>(v * 1e-3 * (1 << 20));
+    // Clamped: a double outside int's range does not convert (UBSan).
+    s.data<int32_t>()[i] = static_cast<int32_t>(std::clamp(v * 1e-3 * (1 << 20), -2147483648.0, 2147483647.0));
   }
   const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
                             -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),

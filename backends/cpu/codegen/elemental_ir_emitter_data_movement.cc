@@ -217,6 +217,40 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const Hl
     llvm::Value* size_value = b_->getInt64(size);
     llvm::Value* which = b_->CreateUDiv(index[dim], size_value, "concat.which");
     llvm::Value* position = b_->CreateURem(index[dim], size_value, "concat.position");
+    // Operands that are buffers of one shape (the usual case): the switch
+    // only picks the buffer, and one load reads it, so each operand costs
+    // a block and a phi entry, not a load of its own.
+    std::vector<llvm::Value*> bases;
+    const Shape* load_shape = nullptr;
+    for (const HloInstruction* operand : hlo->operands()) {
+      llvm::Value* base = buffers_(operand);
+      auto row = row_buffer_shapes_.find(operand);
+      const Shape& shape = row != row_buffer_shapes_.end() ? row->second : operand->shape();
+      if (base == nullptr || (load_shape != nullptr && shape != *load_shape)) {
+        bases.clear();
+        break;
+      }
+      load_shape = &shape;
+      bases.push_back(base);
+    }
+    if (!bases.empty()) {
+      llvm::BasicBlock* last = llvm::BasicBlock::Create(ctx, "concat.buffer", fn);
+      llvm::SwitchInst* choose = b_->CreateSwitch(which, last, static_cast<unsigned>(n - 1));
+      std::vector<llvm::BasicBlock*> blocks;
+      for (int64_t i = 0; i + 1 < n; ++i) {
+        llvm::BasicBlock* here = llvm::BasicBlock::Create(ctx, "concat.buffer", fn);
+        choose->addCase(b_->getInt64(i), here);
+        blocks.push_back(here);
+      }
+      blocks.push_back(last);
+      for (llvm::BasicBlock* block : blocks) llvm::BranchInst::Create(merge, block);
+      b_->SetInsertPoint(merge);
+      llvm::PHINode* base = b_->CreatePHI(b_->getPtrTy(), static_cast<unsigned>(n), "concat.base");
+      for (int64_t i = 0; i < n; ++i) base->addIncoming(bases[i], blocks[i]);
+      IrIndex in = index;
+      in[dim] = position;
+      return LoadElement(base, *load_shape, in);
+    }
     // The last operand is the default: every index is in some operand.
     llvm::BasicBlock* last = llvm::BasicBlock::Create(ctx, "concat.operand", fn);
     llvm::SwitchInst* choose = b_->CreateSwitch(which, last, static_cast<unsigned>(n - 1));

@@ -44,9 +44,15 @@ TEST(CpuBackendTest, FusedShapeOps) {
         "  d = $T[2,11] parameter(3)\n  cc = $T[2,11] concatenate(a, b, c, b), dimensions={1}\n"
         "  ROOT r = $T[2,11] $OP(cc, d)\n");
     // More than a few operands: a switch on the operand number (equal
-    // lengths) or a tree of compares (unequal, with an empty one).
+    // lengths; picking a buffer when all are buffers of one shape) or a tree
+    // of compares (unequal, with an empty one).
     run("  a = $T[2,3] parameter(0)\n  b = $T[2,3] parameter(1)\n  d = $T[14,3] parameter(2)\n"
         "  cc = $T[14,3] concatenate(a, b, b, a, a, b, a), dimensions={0}\n  ROOT r = $T[14,3] $OP(cc, d)\n");
+    if (std::string(t) != "pred" && t[0] != 'u') {  // operands computed in the loop: each case its own element
+      run("  a = $T[2,3] parameter(0)\n  b = $T[2,3] parameter(1)\n  d = $T[10,3] parameter(2)\n"
+          "  na = $T[2,3] negate(a)\n  nb = $T[2,3] negate(b)\n"
+          "  cc = $T[10,3] concatenate(na, b, nb, a, na), dimensions={0}\n  ROOT r = $T[10,3] $OP(cc, d)\n");
+    }
     run("  a = $T[1,4] parameter(0)\n  b = $T[2,4] parameter(1)\n  c = $T[0,4] parameter(2)\n"
         "  e = $T[5,4] parameter(3)\n  d = $T[12,4] parameter(4)\n"
         "  cc = $T[12,4] concatenate(b, a, c, e, a, b, c, a), dimensions={0}\n  ROOT r = $T[12,4] $OP(cc, d)\n");

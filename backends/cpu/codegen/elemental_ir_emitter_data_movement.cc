@@ -178,10 +178,7 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const Hl
   // of thousands of compares in a row loop is what made a wide concatenate's
   // compile time grow with its width (LLVM's loop passes walk every block).
   const int64_t n = hlo->operand_count();
-  std::vector<int64_t> starts = {0};
-  for (const HloInstruction* operand : hlo->operands()) {
-    starts.push_back(starts.back() + operand->shape().dimensions(dim));
-  }
+  const std::vector<int64_t> starts = ConcatenatePieces(*hlo).starts;
   llvm::Function* fn = b_->GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = b_->getContext();
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx, "concat.merge", fn);
@@ -233,16 +230,13 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const Hl
       load_shape = &shape;
       bases.push_back(base);
     }
+    // One block per operand, chosen by the switch (the last operand is the
+    // default: every index is in some operand).
+    std::vector<llvm::BasicBlock*> blocks;
+    for (int64_t i = 0; i < n; ++i) blocks.push_back(llvm::BasicBlock::Create(ctx, "concat.operand", fn));
+    llvm::SwitchInst* choose = b_->CreateSwitch(which, blocks.back(), static_cast<unsigned>(n - 1));
+    for (int64_t i = 0; i + 1 < n; ++i) choose->addCase(b_->getInt64(i), blocks[i]);
     if (!bases.empty()) {
-      llvm::BasicBlock* last = llvm::BasicBlock::Create(ctx, "concat.buffer", fn);
-      llvm::SwitchInst* choose = b_->CreateSwitch(which, last, static_cast<unsigned>(n - 1));
-      std::vector<llvm::BasicBlock*> blocks;
-      for (int64_t i = 0; i + 1 < n; ++i) {
-        llvm::BasicBlock* here = llvm::BasicBlock::Create(ctx, "concat.buffer", fn);
-        choose->addCase(b_->getInt64(i), here);
-        blocks.push_back(here);
-      }
-      blocks.push_back(last);
       for (llvm::BasicBlock* block : blocks) llvm::BranchInst::Create(merge, block);
       b_->SetInsertPoint(merge);
       llvm::PHINode* base = b_->CreatePHI(b_->getPtrTy(), static_cast<unsigned>(n), "concat.base");
@@ -251,17 +245,10 @@ absl::StatusOr<llvm::Value*> ElementalIrEmitter::EmitConcatenateElement(const Hl
       in[dim] = position;
       return LoadElement(base, *load_shape, in);
     }
-    // The last operand is the default: every index is in some operand.
-    llvm::BasicBlock* last = llvm::BasicBlock::Create(ctx, "concat.operand", fn);
-    llvm::SwitchInst* choose = b_->CreateSwitch(which, last, static_cast<unsigned>(n - 1));
-    for (int64_t i = 0; i + 1 < n; ++i) {
-      llvm::BasicBlock* here = llvm::BasicBlock::Create(ctx, "concat.operand", fn);
-      choose->addCase(b_->getInt64(i), here);
-      b_->SetInsertPoint(here);
+    for (int64_t i = 0; i < n; ++i) {
+      b_->SetInsertPoint(blocks[i]);
       RETURN_IF_ERROR(emit_operand(i, position));
     }
-    b_->SetInsertPoint(last);
-    RETURN_IF_ERROR(emit_operand(n - 1, position));
   } else {
     // Operands [lo, hi) to choose from, with their blocks; an explicit stack
     // (the tree is only log2(n) deep, but no recursion is needed for it).

@@ -8,6 +8,23 @@
 
 namespace xla {
 
+Executable::Executable(std::unique_ptr<HloModule> module) : module_(std::move(module)) {
+  const HloComputation* entry = module_->entry_computation();
+  entry_name_ = entry->name();
+  program_shape_ = entry->ComputeProgramShape();
+}
+
+Executable::Executable(std::string entry_name, ProgramShape program_shape)
+    : entry_name_(std::move(entry_name)), program_shape_(std::move(program_shape)) {}
+
+absl::StatusOr<std::string> Compiler::SerializeExecutable(const Executable&) {
+  return absl::UnimplementedError("this backend's executables cannot be saved");
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> Compiler::LoadExecutable(absl::string_view, const DebugOptions&) {
+  return absl::UnimplementedError("this backend's executables cannot be loaded");
+}
+
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> TransferManager::TransferLiteralToDevice(const Literal& literal) {
   return DeviceBuffer::FromLiteral(literal);
 }

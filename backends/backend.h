@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "backends/device_buffer.h"
 #include "backends/execution_control.h"
@@ -23,7 +24,11 @@ namespace xla {
 
 class Executable {
  public:
-  explicit Executable(std::unique_ptr<HloModule> module) : module_(std::move(module)) {}
+  explicit Executable(std::unique_ptr<HloModule> module);
+  // An executable without its module (loaded from the service's persistent
+  // cache): the entry's name and program shape (layouts included) are all
+  // the service needs to check and run calls.
+  Executable(std::string entry_name, ProgramShape program_shape);
   virtual ~Executable() = default;
 
   // Runs the entry computation. Arguments have been checked against the
@@ -33,8 +38,13 @@ class Executable {
   virtual absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control = nullptr) = 0;
 
+  // The compiled module; only for executables made by Compile.
+  bool has_module() const { return module_ != nullptr; }
   const HloModule& module() const { return *module_; }
-  ProgramShape program_shape() const { return module_->entry_computation()->ComputeProgramShape(); }
+  // The entry computation's name and program shape, with the layouts the
+  // code reads its parameters in and writes its result in.
+  const std::string& entry_name() const { return entry_name_; }
+  const ProgramShape& program_shape() const { return program_shape_; }
   virtual int64_t SizeInBytes() const { return 0; }
   // Bytes one run allocates besides its arguments and its result (the CPU
   // backend's arena: its working set, from buffer assignment), or nullopt
@@ -44,6 +54,8 @@ class Executable {
 
  private:
   std::unique_ptr<HloModule> module_;
+  std::string entry_name_;
+  ProgramShape program_shape_;
 };
 
 class Compiler {
@@ -56,6 +68,24 @@ class Compiler {
   virtual absl::StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
                                                               const DebugOptions& options,
                                                               const ExecutionControl* control = nullptr) = 0;
+
+  // Executables that outlive the process (the service's persistent cache,
+  // service/persistent_cache.h). A backend that supports them overrides all
+  // three.
+  //
+  // What an executable compiled now with `options` depends on besides the
+  // module and the options: the target CPU and its features, the compiler's
+  // build. Part of the persistent cache's key. Empty: this backend's
+  // executables are not saved (the default).
+  virtual absl::StatusOr<std::string> PersistentKey(const DebugOptions& options) { return std::string(); }
+  // The bytes LoadExecutable turns back into `executable`, in a process of
+  // the same build. FailedPrecondition for an executable that cannot be
+  // saved (one holding addresses of this process).
+  virtual absl::StatusOr<std::string> SerializeExecutable(const Executable& executable);
+  // `bytes` from SerializeExecutable. Bytes for another target than
+  // `options` asks for, or malformed, give an error; never a crash.
+  virtual absl::StatusOr<std::unique_ptr<Executable>> LoadExecutable(absl::string_view bytes,
+                                                                     const DebugOptions& options);
 };
 
 class TransferManager {

@@ -16,17 +16,23 @@ std::map<std::string, std::unique_ptr<LocalClient>>* clients ABSL_GUARDED_BY(cli
 }  // namespace
 
 absl::StatusOr<LocalClient*> ClientLibrary::GetOrCreateLocalClient(const std::string& backend) {
-  absl::MutexLock lock(&clients_mutex);
-  if (clients == nullptr) clients = new std::map<std::string, std::unique_ptr<LocalClient>>();
-  auto it = clients->find(backend);
-  if (it != clients->end()) return it->second.get();
   ServiceOptions options;
   options.backend = backend;
+  return GetOrCreateLocalClient(options);
+}
+
+absl::StatusOr<LocalClient*> ClientLibrary::GetOrCreateLocalClient(const ServiceOptions& options) {
+  const std::string key = options.backend + "\n" + options.cache_dir + "\n" + std::to_string(options.cache_dir_bytes) +
+                          "\n" + std::to_string(options.num_devices);
+  absl::MutexLock lock(&clients_mutex);
+  if (clients == nullptr) clients = new std::map<std::string, std::unique_ptr<LocalClient>>();
+  auto it = clients->find(key);
+  if (it != clients->end()) return it->second.get();
   absl::StatusOr<std::unique_ptr<ServiceInterface>> service = CreateInProcessService(options);
   if (!service.ok()) return service.status();
   auto client = std::make_unique<LocalClient>(std::move(*service));
   LocalClient* raw = client.get();
-  (*clients)[backend] = std::move(client);
+  (*clients)[key] = std::move(client);
   return raw;
 }
 

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "client/local_client.h"
+#include "xla/service_interface.h"
 
 namespace xla {
 
@@ -14,6 +15,9 @@ class ClientLibrary {
  public:
   // `backend` empty selects the service's default backend.
   static absl::StatusOr<LocalClient*> GetOrCreateLocalClient(const std::string& backend = "");
+  // With more options (ServiceOptions::cache_dir: a persistent executable
+  // cache). One client per distinct backend and cache directory.
+  static absl::StatusOr<LocalClient*> GetOrCreateLocalClient(const ServiceOptions& options);
   static LocalClient* LocalClientOrDie();
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <new>
 #include <fstream>
 #include <optional>
@@ -74,7 +75,11 @@ absl::StatusOr<std::unique_ptr<Service>> Service::Create(const std::string& back
   if (limits.num_devices < 1) return InvalidArgument("a service needs at least 1 device, not %d", limits.num_devices);
   if (limits.wait_seconds <= 0) return InvalidArgument("wait_seconds must be > 0, not %g", limits.wait_seconds);
   ASSIGN_OR_RETURN(std::unique_ptr<Backend> created, BackendRegistry::Create(name));
-  return absl::WrapUnique(new Service(std::move(created), limits));
+  auto service = absl::WrapUnique(new Service(std::move(created), limits));
+  if (!limits.cache_dir.empty()) {
+    ASSIGN_OR_RETURN(service->persistent_cache_, PersistentCache::Open(limits.cache_dir, limits.cache_dir_bytes));
+  }
+  return service;
 }
 
 SessionId Service::OpenSession(const std::string& client_name) {
@@ -369,6 +374,31 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
     return cached;
   }
   *cache_hit = false;
+  // Then the persistent cache, unless the compile is to write dumps (a load
+  // has no IR to dump).
+  std::string persistent_key;
+  if (persistent_cache_ != nullptr && debug_options.xla_dump_to().empty()) {
+    ASSIGN_OR_RETURN(std::string backend_key, backend_->compiler()->PersistentKey(debug_options));
+    if (!backend_key.empty()) persistent_key = absl::StrCat(key, "\n", backend_key);
+  }
+  if (!persistent_key.empty()) {
+    if (std::optional<std::string> saved = persistent_cache_->Lookup(persistent_key)) {
+      absl::StatusOr<std::unique_ptr<Executable>> loaded =
+          backend_->compiler()->LoadExecutable(*saved, debug_options);
+      if (loaded.ok()) {
+        ++persistent_loads_;
+        std::shared_ptr<Executable> shared = std::move(*loaded);
+        cache_.Insert(key, shared);
+        *cache_hit = true;
+        return shared;
+      }
+      // An intact file the backend refuses (another target or build): compile
+      // and save over it.
+      std::fprintf(stderr, "xla persistent cache: %s not loaded: %s\n",
+                   persistent_cache_->PathFor(persistent_key).c_str(), loaded.status().ToString().c_str());
+      persistent_cache_->CountRejected();
+    }
+  }
   absl::Time deadline = request.deadline;
   if (limits_.max_compile_seconds > 0) {
     deadline = std::min(deadline, absl::Now() + absl::Seconds(limits_.max_compile_seconds));
@@ -391,6 +421,14 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
   ++compilations_;
   std::shared_ptr<Executable> shared = std::move(executable);
   cache_.Insert(key, shared);
+  if (!persistent_key.empty()) {
+    // A failure to save costs only a later compile: logged, not returned.
+    absl::StatusOr<std::string> bytes = backend_->compiler()->SerializeExecutable(*shared);
+    absl::Status saved = bytes.ok() ? persistent_cache_->Insert(persistent_key, *bytes) : bytes.status();
+    if (!saved.ok() && saved.code() != absl::StatusCode::kFailedPrecondition) {
+      std::fprintf(stderr, "xla persistent cache: not saved: %s\n", saved.ToString().c_str());
+    }
+  }
   return shared;
 }
 
@@ -442,18 +480,20 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(SessionId
 absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
     SessionId session, std::shared_ptr<Executable> executable,
     const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args) {
-  const HloComputation* entry = executable->module().entry_computation();
-  if (args.size() != entry->num_parameters()) {
-    return InvalidArgument("Execute: computation '%s' takes %d arguments but %d were given",
-                           entry->name(), entry->num_parameters(), args.size());
+  const ProgramShape& signature = executable->program_shape();
+  const std::string& entry_name = executable->entry_name();
+  const int num_parameters = static_cast<int>(signature.parameters().size());
+  if (args.size() != num_parameters) {
+    return InvalidArgument("Execute: computation '%s' takes %d arguments but %d were given", entry_name,
+                           num_parameters, args.size());
   }
   PreparedRun run;
   for (int i = 0; i < args.size(); ++i) {
     ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, args[i]));
-    const Shape& expected = entry->parameter_instruction(i)->shape();
+    const Shape& expected = signature.parameters()[i];
     if (!buffer->shape().Compatible(expected)) {
       return InvalidArgument("Execute: argument %d has shape %s but parameter %d ('%s') of '%s' is %s", i,
-                             buffer->shape().ToString(), i, entry->parameter_instruction(i)->name(), entry->name(),
+                             buffer->shape().ToString(), i, signature.parameter_names()[i], entry_name,
                              expected.ToString());
     }
     if (buffer->shape() != expected) {
@@ -471,13 +511,15 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
   // result and the scratch the backend reports (the CPU arena), or, from a
   // backend that cannot tell, every instruction's value.
   const std::optional<int64_t> scratch = executable->ScratchBytesPerRun();
-  const int64_t result_bytes = AllocationTracker::ChargedBytesOfTree(entry->root_instruction()->shape());
+  const int64_t result_bytes = AllocationTracker::ChargedBytesOfTree(signature.result());
+  if (!scratch.has_value() && !executable->has_module()) {
+    return Internal("Execute: '%s' reports neither its scratch bytes nor its module", entry_name);
+  }
   const int64_t run_bytes = scratch.has_value()
                                 ? (*scratch > INT64_MAX - result_bytes ? INT64_MAX : *scratch + result_bytes)
                                 : WorkingSetBytes(executable->module());
   ASSIGN_OR_RETURN(run.reservation,
-                   allocations_.Reserve(session, run_bytes,
-                                        absl::StrCat("running '", entry->name(), "' (its values)")));
+                   allocations_.Reserve(session, run_bytes, absl::StrCat("running '", entry_name, "' (its values)")));
   run.executable = std::move(executable);
   return run;
 }
@@ -858,6 +900,16 @@ absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServic
   result->set_cache_misses(stats.misses);
   result->set_cache_evictions(stats.evictions);
   result->set_cache_bytes(stats.bytes);
+  if (persistent_cache_ != nullptr) {
+    const PersistentCache::Stats disk = persistent_cache_->stats();
+    result->set_persistent_cache_dir(persistent_cache_->directory());
+    result->set_persistent_cache_hits(disk.hits);
+    result->set_persistent_cache_misses(disk.misses);
+    result->set_persistent_cache_rejected(disk.rejected);
+    result->set_persistent_cache_writes(disk.writes);
+    result->set_persistent_cache_evictions(disk.evictions);
+    result->set_persistent_cache_loads(persistent_loads_);
+  }
   result->set_compilations(compilations_);
   result->set_executions(executions_);
   result->set_max_memory_bytes(allocations_.max_total_bytes());
@@ -925,6 +977,8 @@ const bool registered = [] {
         // An in-process client gets its own service with one unlimited session.
         ServiceLimits limits;
         if (options.num_devices != 0) limits.num_devices = options.num_devices;
+        limits.cache_dir = options.cache_dir;
+        if (options.cache_dir_bytes > 0) limits.cache_dir_bytes = options.cache_dir_bytes;
         ASSIGN_OR_RETURN(std::unique_ptr<Service> created, Service::Create(options.backend, limits));
         std::shared_ptr<Service> service = std::move(created);
         SessionId session = service->OpenSession("in-process");

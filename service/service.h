@@ -33,6 +33,7 @@
 #include "xla/collectives/feed_queue.h"
 #include "service/allocation_tracker.h"
 #include "service/compilation_cache.h"
+#include "service/persistent_cache.h"
 #include "xla/service_interface.h"
 
 namespace xla {
@@ -68,6 +69,10 @@ struct ServiceLimits {
   double wait_seconds = 60;
   // Values a device's infeed queue holds at most (per session).
   int64_t max_infeed_values = 1024;
+  // Where compiled executables are saved and loaded across processes
+  // (persistent_cache.h), "" for nowhere; and the directory's size bound.
+  std::string cache_dir;
+  int64_t cache_dir_bytes = int64_t{1} << 30;
 };
 
 // What one request's caller allows its run: the client's own deadline, and
@@ -221,6 +226,8 @@ class Service {
   const ServiceLimits limits_;
   AllocationTracker allocations_;
   CompilationCache cache_;
+  std::unique_ptr<PersistentCache> persistent_cache_;  // null without cache_dir
+  std::atomic<int64_t> persistent_loads_{0};          // executables loaded instead of compiled
 
   mutable absl::Mutex mutex_;  // sessions and executable handles
   SessionId next_session_ ABSL_GUARDED_BY(mutex_) = 1;

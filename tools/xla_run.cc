@@ -45,6 +45,9 @@ ABSL_FLAG(std::string, xla_cpu_target, "host",
           "CPU the CPU backend compiles for: host, an LLVM CPU name (haswell, skylake-avx512, znver4, ...), "
           "optionally followed by ':' and feature adjustments (haswell:-fma). Code for a CPU whose features "
           "this host lacks compiles (see --xla_dump_to) but does not run.");
+ABSL_FLAG(std::string, xla_cache_dir, "",
+          "Directory of saved executables: a program compiled before (by this build, for this CPU) is loaded "
+          "from it instead of compiled, and new ones are saved there. Empty: none.");
 ABSL_FLAG(std::string, xla_dump_to, "",
           "Directory to dump the compilation into: HLO before/after each pass, buffer assignment, LLVM IR "
           "before/after optimization, LLVM's time per pass (NAME.llvm-pass-timings.txt), assembly.");
@@ -81,7 +84,10 @@ Literal GenerateArgument(const Shape& shape) {
 
 // Compiles `text` on `backend` and runs it on `args`.
 absl::StatusOr<Literal> RunOn(const std::string& backend, const std::string& text, const std::vector<Literal>& args) {
-  ASSIGN_OR_RETURN(LocalClient * client, ClientLibrary::GetOrCreateLocalClient(backend));
+  ServiceOptions service_options;
+  service_options.backend = backend;
+  service_options.cache_dir = absl::GetFlag(FLAGS_xla_cache_dir);
+  ASSIGN_OR_RETURN(LocalClient * client, ClientLibrary::GetOrCreateLocalClient(service_options));
   ExecutionOptions options;
   options.mutable_debug_options()->set_xla_cpu_threads(absl::GetFlag(FLAGS_xla_cpu_threads));
   options.mutable_debug_options()->set_xla_dump_to(absl::GetFlag(FLAGS_xla_dump_to));

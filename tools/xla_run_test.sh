@@ -32,6 +32,16 @@ out=$("$XLA_RUN" --backend=cpu --arg='f32[] 2' --arg='f32[4] {1,2,3,4}' --arg='f
 expect_unknown_backend=$("$XLA_RUN" --backend=nope "$TMP/axpy.hlo" 2>&1 >/dev/null)
 [[ "$expect_unknown_backend" == *"unknown backend 'nope'"* ]] || fail "unknown backend: '$expect_unknown_backend'"
 
+# --xla_cache_dir: the first run compiles and saves the executable, the
+# second loads it; both print the same result.
+for run in 1 2; do
+  out=$("$XLA_RUN" --backend=cpu --xla_cache_dir="$TMP/cache" --arg='f32[] 2' --arg='f32[4] {1,2,3,4}' \
+    --arg='f32[4] {10,20,30,40}' "$TMP/axpy.hlo" 2>"$TMP/err")
+  [[ $? -eq 0 && "$out" == "f32[4] {12, 24, 36, 48}" ]] || fail "cached run $run printed '$out' ($(cat "$TMP/err"))"
+done
+saved=$(ls "$TMP/cache" | grep -c '\.xlaexe$')
+[[ "$saved" == 1 ]] || fail "--xla_cache_dir holds $saved saved executables, want 1"
+
 # --compare runs both backends; stdout keeps only the literal.
 out=$("$XLA_RUN" --backend=cpu --compare=interpreter "$TMP/axpy.hlo" 2>"$TMP/err")
 [[ $? -eq 0 && "$out" == f32* && "$out" != *$'\n'* ]] || fail "compare printed '$out' ($(cat "$TMP/err"))"

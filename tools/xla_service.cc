@@ -34,6 +34,12 @@ ABSL_FLAG(int64_t, max_memory_bytes, int64_t{8} << 30, "Device memory quota for 
 ABSL_FLAG(int64_t, max_session_bytes, int64_t{4} << 30, "Device memory quota per session, in bytes.");
 ABSL_FLAG(int64_t, cache_bytes, int64_t{256} << 20,
           "Bound of the compilation cache (least recently used executables are evicted), in bytes.");
+ABSL_FLAG(std::string, xla_cache_dir, "",
+          "Directory where compiled executables are saved, and loaded from instead of compiling by this and "
+          "later daemons of the same build (several may share it). Its files are code the daemon runs: give "
+          "it a directory only the daemon's user can write. Empty: none.");
+ABSL_FLAG(int64_t, xla_cache_dir_bytes, int64_t{1} << 30,
+          "Size bound of --xla_cache_dir (least recently used files are removed), in bytes.");
 ABSL_FLAG(int, threads, 64,
           "Requests the daemon works on at once (its worker threads); more wait in a queue, taking turns "
           "between sessions.");
@@ -147,6 +153,9 @@ int Main(const std::vector<std::string>& plugins) {
   limits.max_memory_bytes = absl::GetFlag(FLAGS_max_memory_bytes);
   limits.max_session_bytes = absl::GetFlag(FLAGS_max_session_bytes);
   limits.cache_bytes = absl::GetFlag(FLAGS_cache_bytes);
+  limits.cache_dir = absl::GetFlag(FLAGS_xla_cache_dir);
+  if (absl::GetFlag(FLAGS_xla_cache_dir_bytes) < 1) return Fail("--xla_cache_dir_bytes must be >= 1");
+  limits.cache_dir_bytes = absl::GetFlag(FLAGS_xla_cache_dir_bytes);
   if (absl::GetFlag(FLAGS_xla_cpu_threads) < 0) return Fail("--xla_cpu_threads must be >= 0");
   limits.max_cpu_threads = absl::GetFlag(FLAGS_xla_cpu_threads);
   if (absl::GetFlag(FLAGS_max_run_seconds) < 0) return Fail("--max_run_seconds must be >= 0");
@@ -261,7 +270,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "The XLA execution service daemon.\n"
       "usage: xla_service [--address=127.0.0.1] [--port=0] [--backend=NAME] [--max_memory_bytes=N]\n"
-      "                   [--max_session_bytes=N] [--cache_bytes=N] [--threads=N] [--auth_token_file=F]\n"
+      "                   [--max_session_bytes=N] [--cache_bytes=N] [--xla_cache_dir=DIR] [--threads=N]\n"
+      "                   [--auth_token_file=F]\n"
       "                   [--tls_cert=F --tls_key=F] [--session_idle_timeout_seconds=N]\n"
       "                   [--custom_call_plugin=LIB.so ...]");
   const std::vector<std::string> plugins = xla::PluginPaths(argc, argv);

@@ -64,6 +64,11 @@ class ServiceInterface {
 struct ServiceOptions {
   std::string backend;  // empty: the default backend
   int num_devices = 0;  // host devices; 0: the service's default (ServiceLimits)
+  // Where compiled executables are saved and loaded across processes
+  // (service/persistent_cache.h); "" for nowhere. cache_dir_bytes bounds the
+  // directory (0: the service's default, 1 GiB).
+  std::string cache_dir;
+  int64_t cache_dir_bytes = 0;
 };
 
 // The in-process service is created through a factory that service/

@@ -1,16 +1,27 @@
 #include "backends/cpu/cpu_compiler.h"
 
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/transforms/cpu_pipeline.h"
 #include "backends/cpu/runtime/cpu_thread_pool.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "backends/cpu/codegen/jit.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "proto/cpu_executable.pb.h"
+#include "xla/build_id.h"
 #include "xla/custom_call/custom_call_invocation.h"
+#include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -18,7 +29,19 @@ namespace cpu {
 
 namespace {
 constexpr char kEntryName[] = "xla_cpu_entry";
+
+// The entries of comma-separated feature list `a` that `b` lacks (for
+// messages: two complete lists differ in a few of their hundred entries).
+std::string FeaturesNotIn(absl::string_view a, absl::string_view b) {
+  const std::vector<absl::string_view> b_entries = absl::StrSplit(b, ',');
+  const absl::flat_hash_set<absl::string_view> in_b(b_entries.begin(), b_entries.end());
+  std::vector<absl::string_view> missing;
+  for (absl::string_view feature : absl::StrSplit(a, ',')) {
+    if (!in_b.contains(feature)) missing.push_back(feature);
+  }
+  return absl::StrJoin(missing, ",");
 }
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr<HloModule> module,
                                                                  const DebugOptions& options,
@@ -59,10 +82,11 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
     llvm_module->print(os, nullptr);
     RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-no-opt.ll", ir));
   }
-  std::string optimized_ir, assembly, pass_timings;
+  std::string optimized_ir, assembly, pass_timings, object_code;
   const bool dump = !options.xla_dump_to().empty();
-  ASSIGN_OR_RETURN(void* entry, jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir,
-                                               dump ? &assembly : nullptr, control, dump ? &pass_timings : nullptr));
+  ASSIGN_OR_RETURN(void* entry,
+                   jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir,
+                                  dump ? &assembly : nullptr, control, dump ? &pass_timings : nullptr, &object_code));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   // Where the LLVM part of the compile went, pass by pass.
@@ -70,7 +94,73 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
                                          std::move(optimized_ir), threads, FeaturesMissingOnHost(target),
-                                         emitter.TakeCustomCalls());
+                                         emitter.TakeCustomCalls(), std::move(object_code));
+}
+
+absl::StatusOr<std::string> CpuCompiler::PersistentKey(const DebugOptions& options) {
+  // Without a build id nothing tells this build's code from another's.
+  if (BuildId().empty()) return std::string();
+  ASSIGN_OR_RETURN(const CpuTarget target, ResolveCpuTarget(options.xla_cpu_target()));
+  return absl::StrCat("cpu executable v1\nbuild ", BuildId(), "\nllvm ", LLVM_VERSION_STRING, "\ncpu ",
+                      target.cpu_name, "\nfeatures ", target.features, "\nthreads ",
+                      ResolveCpuThreadCount(options.xla_cpu_threads()));
+}
+
+absl::StatusOr<std::string> CpuCompiler::SerializeExecutable(const Executable& executable) {
+  const auto* cpu = dynamic_cast<const CpuExecutable*>(&executable);
+  if (cpu == nullptr) return InvalidArgument("CPU backend: not a CPU executable");
+  if (cpu->holds_process_addresses()) {
+    return FailedPrecondition("CPU backend: the code holds this process's addresses of bound custom calls");
+  }
+  if (cpu->object_code().empty() || BuildId().empty()) {
+    return FailedPrecondition("CPU backend: no object code or no build id to save");
+  }
+  CpuExecutableProto proto;
+  proto.set_entry_name(cpu->entry_name());
+  *proto.mutable_program_shape() = cpu->program_shape().ToProto();
+  proto.set_object_code(cpu->object_code());
+  proto.set_entry_symbol(kEntryName);
+  proto.set_arena_bytes(cpu->arena_bytes());
+  proto.set_threads(cpu->threads());
+  proto.set_cpu_name(cpu->target().cpu_name);
+  proto.set_cpu_features(cpu->target().features);
+  proto.set_build_id(BuildId());
+  return proto.SerializeAsString();
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::LoadExecutable(absl::string_view bytes,
+                                                                        const DebugOptions& options) {
+  CpuExecutableProto proto;
+  if (bytes.size() > INT_MAX || !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return InvalidArgument("CPU backend: a saved executable that does not parse");
+  }
+  if (proto.build_id() != BuildId()) {
+    return FailedPrecondition("CPU backend: the saved executable is from build %s, this is %s", proto.build_id(),
+                              BuildId());
+  }
+  ASSIGN_OR_RETURN(const CpuTarget target, ResolveCpuTarget(options.xla_cpu_target()));
+  if (proto.cpu_name() != target.cpu_name || proto.cpu_features() != target.features) {
+    return FailedPrecondition("CPU backend: the saved executable is for %s with features {%s}, the compile asks for "
+                              "%s with {%s}",
+                              proto.cpu_name(), FeaturesNotIn(proto.cpu_features(), target.features),
+                              target.Describe(), FeaturesNotIn(target.features, proto.cpu_features()));
+  }
+  if (!FeaturesMissingOnHost(target).empty()) {
+    return FailedPrecondition("CPU backend: the saved executable's target %s is not this host's",
+                              target.Describe());
+  }
+  const int threads = ResolveCpuThreadCount(options.xla_cpu_threads());
+  if (proto.threads() != threads || proto.arena_bytes() < 0 || proto.object_code().empty() ||
+      proto.entry_symbol() != kEntryName) {
+    return FailedPrecondition("CPU backend: the saved executable is for %d threads (this compile: %d) or malformed",
+                              proto.threads(), threads);
+  }
+  ASSIGN_OR_RETURN(ProgramShape program_shape, ShapeUtil::ProgramShapeFromProto(proto.program_shape()));
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create(target));
+  ASSIGN_OR_RETURN(void* entry, jit->AddObject(proto.object_code(), proto.entry_symbol()));
+  return std::make_unique<CpuExecutable>(proto.entry_name(), std::move(program_shape), std::move(jit),
+                                         reinterpret_cast<CpuExecutable::EntryFunction>(entry), proto.arena_bytes(),
+                                         threads, std::move(*proto.mutable_object_code()));
 }
 
 }  // namespace cpu

@@ -18,6 +18,14 @@ class CpuCompiler : public Compiler {
   absl::StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
                                                       const DebugOptions& options,
                                                       const ExecutionControl* control = nullptr) override;
+
+  // Saved executables are the object code and the entry's signature
+  // (proto/cpu_executable.proto), keyed by the build id, LLVM's version, the
+  // resolved target CPU and features, and the thread count.
+  absl::StatusOr<std::string> PersistentKey(const DebugOptions& options) override;
+  absl::StatusOr<std::string> SerializeExecutable(const Executable& executable) override;
+  absl::StatusOr<std::unique_ptr<Executable>> LoadExecutable(absl::string_view bytes,
+                                                             const DebugOptions& options) override;
 };
 
 }  // namespace cpu

@@ -40,15 +40,27 @@ bool SameLayouts(const Shape& a, const Shape& b) {
 CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
                              int64_t arena_bytes, std::string optimized_ir, int threads,
                              std::vector<std::string> features_missing_on_host,
-                             std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls)
+                             std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls, std::string object_code)
     : Executable(std::move(module)),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),
       optimized_ir_(std::move(optimized_ir)),
+      threads_(threads),
+      object_code_(std::move(object_code)),
       device_(SharedThreadPoolDevice(threads)),
       features_missing_on_host_(std::move(features_missing_on_host)),
       custom_calls_(std::move(custom_calls)) {}
+
+CpuExecutable::CpuExecutable(std::string entry_name, ProgramShape program_shape, std::unique_ptr<CpuJit> jit,
+                             EntryFunction entry, int64_t arena_bytes, int threads, std::string object_code)
+    : Executable(std::move(entry_name), std::move(program_shape)),
+      jit_(std::move(jit)),
+      entry_(entry),
+      arena_bytes_(arena_bytes),
+      threads_(threads),
+      object_code_(std::move(object_code)),
+      device_(SharedThreadPoolDevice(threads)) {}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control) {
@@ -57,15 +69,16 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
         "CPU backend: compiled for ", jit_->target().Describe(), ", whose features this host lacks (",
         absl::StrJoin(features_missing_on_host_, ", "), "); it can be inspected but not run here"));
   }
-  const HloComputation* entry = module().entry_computation();
-  if (static_cast<int64_t>(arguments.size()) != entry->num_parameters()) {
-    return InvalidArgument("CPU backend: %d arguments for %d parameters", arguments.size(), entry->num_parameters());
+  const ProgramShape& signature = program_shape();
+  if (arguments.size() != signature.parameters().size()) {
+    return InvalidArgument("CPU backend: %d arguments for %d parameters", arguments.size(),
+                           signature.parameters().size());
   }
   // Arguments in another layout than compiled for are relaid out first.
   std::vector<std::shared_ptr<const DeviceBuffer>> relaid;
   std::vector<void*> params;
   for (size_t i = 0; i < arguments.size(); ++i) {
-    const Shape& want = entry->parameter_instruction(i)->shape();
+    const Shape& want = signature.parameters()[i];
     const DeviceBuffer* arg = arguments[i].get();
     // The code reads the parameter's bytes: an argument of another shape
     // would be read out of bounds.
@@ -81,7 +94,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     }
     CollectLeaves(*arg, &params);
   }
-  const Shape& result_shape = entry->root_instruction()->shape();
+  const Shape& result_shape = signature.result();
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, DeviceBuffer::AllocateTree(result_shape));
   std::vector<void*> results;
   for (DeviceBuffer* leaf : result->MutableLeaves()) results.push_back(leaf->mutable_data());

@@ -778,15 +778,52 @@ TEST(DaemonLimitsTest, ServesOverTlsWhenConfigured) {
   ASSERT_TRUE(client.ok()) << client.status() << daemon->Log();
   auto data = (*client)->TransferToServer(Literal::CreateR1<float>({1, 2})).value();
   EXPECT_EQ((*client)->TransferToClient(*data).value(), Literal::CreateR1<float>({1, 2}));
-  // A plaintext client cannot talk to a TLS daemon.
+  // A plaintext client cannot talk to a TLS daemon, and the refused
+  // handshake is in the daemon's log (gRPC's own line: the transport
+  // rejects it before any handler sees a call).
   GrpcClientOptions plain;
   EXPECT_FALSE(GrpcClient::Connect(daemon->target(), plain).ok());
+  EXPECT_THAT(daemon->Log(), HasSubstr("Handshake failed"));
 }
 
 TEST(DaemonLimitsTest, ShutsDownCleanlyOnSigterm) {
   auto daemon = DaemonProcess::Start().value();
   EXPECT_EQ(daemon->Stop(), 0);
   EXPECT_THAT(daemon->Log(), HasSubstr("shutting down"));
+}
+
+// A daemon restarted on the same --xla_cache_dir serves a program compiled
+// by its predecessor without compiling it (issue 19).
+TEST(DaemonRestartTest, ARestartedDaemonLoadsExecutablesFromItsCacheDirectory) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/xla_cache_dir";
+  std::filesystem::remove_all(dir);
+  auto run_axpy = [](const DaemonProcess& daemon) -> GetServiceInfoResponse {
+    auto client = GrpcClient::Connect(daemon.target()).value();
+    auto alpha = client->TransferToServer(Literal::CreateR0<float>(3)).value();
+    auto x = client->TransferToServer(Literal::CreateR1<float>({1, 2, 3, 4, 5})).value();
+    auto y = client->TransferToServer(Literal::CreateR1<float>({1, 1, 1, 1, 1})).value();
+    auto result = client->ExecuteAndTransfer(AxpyComputation(5), {alpha.get(), x.get(), y.get()});
+    EXPECT_TRUE(result.ok()) << result.status();
+    if (result.ok()) EXPECT_EQ(*result, Literal::CreateR1<float>({4, 7, 10, 13, 16}));
+    return client->GetServiceInfo().value();
+  };
+  {
+    auto daemon = DaemonProcess::Start({"--xla_cache_dir=" + dir}).value();
+    GetServiceInfoResponse info = run_axpy(*daemon);
+    EXPECT_EQ(info.compilations(), 1);
+    EXPECT_EQ(info.persistent_cache_writes(), 1);
+    EXPECT_EQ(daemon->Stop(), 0) << daemon->Log();
+  }
+  auto restarted = DaemonProcess::Start({"--xla_cache_dir=" + dir}).value();
+  GetServiceInfoResponse info = run_axpy(*restarted);
+  EXPECT_EQ(info.compilations(), 0) << restarted->Log();
+  EXPECT_EQ(info.persistent_cache_loads(), 1);
+  EXPECT_EQ(info.persistent_cache_dir(), dir);
+  // A directory the daemon cannot use is a startup error that names it.
+  std::ofstream(dir + "/not_a_directory") << "x";
+  auto refused = DaemonProcess::Start({"--xla_cache_dir=" + dir + "/not_a_directory"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("not_a_directory"));
 }
 
 }  // namespace

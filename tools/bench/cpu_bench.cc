@@ -14,7 +14,12 @@
 //                         program): us vs the interpreter, FLOP count,
 //                         GFLOP/s vs the FMA peak, compile ms vs the
 //                         interpreter's; skipped without ../shared
+//   cache_load_ms_ssd_mobilenet  SSD-MobileNet loaded from the persistent
+//                         executable cache (--xla_cache_dir) by a fresh
+//                         process, vs compiling it in this run
 //   compile_ms_N          compile time vs the interpreter backend
+//   cache_hit_us          in-memory compilation-cache hit of the
+//                         1000-instruction module vs compiling it
 //   execute_overhead_us   tiny-add Execute vs the interpreter backend
 // Every timing is the best of N runs after warm-up runs; bandwidth figures
 // and matmul figures alternate one XLA run and one reference run per round.
@@ -35,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <immintrin.h>
@@ -56,6 +62,7 @@
 #include "xla/analysis/hlo_cost_analysis.h"
 #include "xla/hlo/hlo_instruction.h"
 #include "xla/literal_comparison.h"
+#include "xla/service_interface.h"
 #include "xla/shape_util.h"
 
 namespace xla {
@@ -959,8 +966,69 @@ double BestCompileMs(const Target& target, const HloModule& module, int reps, in
   return best;
 }
 
+// ---------------------------------------------------------------------------
+// Loading from the persistent executable cache in a fresh process: this
+// process compiles the model into a new cache directory, then runs itself
+// (--cache_load_child) to time the compile that loads it instead.
+
+constexpr int kCacheLoadVariant = 1 << 30;
+
+// The child's side: prints "cache_load_ms VALUE" on stdout.
+int CacheLoadChild(const std::string& dir, const std::string& model_file, int threads) {
+  absl::StatusOr<bench::RealModel> model =
+      bench::LoadHloModel("model", model_file, 0.1, 100, ErrorSpec{5e-3, 5e-3});
+  if (!model.ok()) Die(model.status().ToString());
+  XlaComputation computation = ModelVariant(*model->module, kCacheLoadVariant);
+  ServiceOptions options;
+  options.backend = "cpu";
+  options.cache_dir = dir;
+  Target target{"cpu", OrDie(ClientLibrary::GetOrCreateLocalClient(options), "client with a cache"), {}};
+  target.options.mutable_debug_options()->set_xla_cpu_threads(threads);
+  const auto start = std::chrono::steady_clock::now();
+  Compile(target, computation);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  GetServiceInfoResponse info = OrDie(target.client->GetServiceInfo(), "service info");
+  if (info.persistent_cache_loads() != 1 || info.compilations() != 0) {
+    Die("cache_load: the fresh process compiled instead of loading (" + info.ShortDebugString() + ")");
+  }
+  std::printf("cache_load_ms %.3f\n", ms);
+  return 0;
+}
+
+void BenchCacheLoad(const bench::RealModel& model, int threads, double compile_ms) {
+  char dir_template[] = "/tmp/xla_bench_cache_XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) Die("mkdtemp for the cache directory");
+  const std::string dir = dir_template;
+  ServiceOptions options;
+  options.backend = "cpu";
+  options.cache_dir = dir;
+  Target writer{"cpu", OrDie(ClientLibrary::GetOrCreateLocalClient(options), "client with a cache"), {}};
+  writer.options.mutable_debug_options()->set_xla_cpu_threads(threads);
+  Compile(writer, ModelVariant(*model.module, kCacheLoadVariant));
+  if (OrDie(writer.client->GetServiceInfo(), "service info").persistent_cache_writes() != 1) {
+    Die("cache_load: the compile was not saved");
+  }
+  double best = 1e30;
+  for (int r = 0; r < 3; ++r) {
+    const std::string command = "/proc/self/exe --cache_load_child=" + dir + " --cache_load_model=" + model.file +
+                                " --threads=" + std::to_string(threads);
+    FILE* child = popen(command.c_str(), "r");
+    if (child == nullptr) Die("cache_load: cannot run " + command);
+    double ms = -1;
+    char line[256];
+    while (std::fgets(line, sizeof(line), child) != nullptr) std::sscanf(line, "cache_load_ms %lf", &ms);
+    if (pclose(child) != 0 || ms < 0) Die("cache_load: the child failed: " + command);
+    best = std::min(best, ms);
+  }
+  std::printf("# cache_load_ms_ssd_mobilenet: a fresh process's Compile that loads the saved executable (file "
+              "read, checks, JIT link), best of 3 processes\n");
+  Report("cache_load_ms_ssd_mobilenet", best, "ms", "compile_ms_ssd_mobilenet", compile_ms, false);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+}
+
 void BenchModel(const Target& cpu, const Target& interpreter, const FmaPeak& peak,
-                absl::StatusOr<bench::RealModel> loaded) {
+                absl::StatusOr<bench::RealModel> loaded, bool cache_load = false) {
   if (!loaded.ok()) {
     if (loaded.status().code() != absl::StatusCode::kNotFound) Die(loaded.status().ToString());
     std::printf("# %s: skipped\n", std::string(loaded.status().message()).c_str());
@@ -1006,6 +1074,9 @@ void BenchModel(const Target& cpu, const Target& interpreter, const FmaPeak& pea
     bench::ReportWithoutReference(name + "_gflops", gflops, "GFLOP/s");
   }
   Report(name + "_compile_ms", cpu_compile_ms, "ms", "interpreter_compile_ms", interpreter_compile_ms, false);
+  if (cache_load) {
+    BenchCacheLoad(model, static_cast<int>(cpu.options.debug_options().xla_cpu_threads()), cpu_compile_ms);
+  }
 }
 
 // The StableHLO program: the conformance file with the most FLOPs that is
@@ -1031,7 +1102,8 @@ void BenchModels(const Target& cpu, const Target& interpreter, const FmaPeak& pe
   // results may round to a neighbouring bf16 value (cpu_real_model_test's
   // tolerance).
   BenchModel(cpu, interpreter, peak,
-             bench::LoadHloModel("model_ssd_mobilenet", hlo + "ssd_mobilenet_tf.hlo", 0.1, 100, ErrorSpec{5e-3, 5e-3}));
+             bench::LoadHloModel("model_ssd_mobilenet", hlo + "ssd_mobilenet_tf.hlo", 0.1, 100, ErrorSpec{5e-3, 5e-3}),
+             /*cache_load=*/true);
   BenchModel(cpu, interpreter, peak,
              bench::LoadStableHloModel("model_stablehlo_conv",
                                        shared + "/conformance/stablehlo/testdata/" + kStableHloModel,
@@ -1102,6 +1174,18 @@ void BenchCompile(const Target& cpu, const Target& interpreter) {
     double cpu_ms = compile_ms(cpu);
     double interpreter_ms = compile_ms(interpreter);
     Report("compile_ms_" + std::to_string(n), cpu_ms, "ms", "interpreter_compile_ms", interpreter_ms, false);
+    if (n == 1000) {
+      // The same computation again: the service's in-memory cache answers.
+      XlaComputation computation = BuildChain(n, ++variant);
+      ExecutionHandle exe = Compile(cpu, computation);
+      bool cache_hit = false;
+      const int hits = 20;
+      const double s = BestSeconds(5, [&] {
+        for (int i = 0; i < hits; ++i) exe = Compile(cpu, computation, &cache_hit);
+      });
+      if (!cache_hit) Die("cache_hit_us: the second compile missed the cache");
+      Report("cache_hit_us", s / hits * 1e6, "us", "compile_us_1000", cpu_ms * 1e3, false);
+    }
   }
 }
 
@@ -1145,6 +1229,7 @@ std::string DefaultTorchScript() {
 int Main(int argc, char** argv) {
   int threads = AffinityCores();
   std::string torch_script = DefaultTorchScript();
+  std::string cache_load_dir, cache_load_model;  // the child of BenchCacheLoad
   std::set<std::string> groups;
   const std::set<std::string> known = {"elementwise", "reduce", "matmul",  "conv",
                                        "mlp",         "models", "compile", "overhead"};
@@ -1153,6 +1238,10 @@ int Main(int argc, char** argv) {
     if (arg.rfind("--threads=", 0) == 0) {
       threads = std::atoi(arg.c_str() + 10);
       if (threads < 1) Die("--threads wants a positive count");
+    } else if (arg.rfind("--cache_load_child=", 0) == 0) {
+      cache_load_dir = arg.substr(19);
+    } else if (arg.rfind("--cache_load_model=", 0) == 0) {
+      cache_load_model = arg.substr(19);
     } else if (arg.rfind("--torch_script=", 0) == 0) {
       torch_script = arg.substr(15);
     } else if (known.count(arg)) {
@@ -1161,6 +1250,7 @@ int Main(int argc, char** argv) {
       Die("unknown argument '" + arg + "' (groups: elementwise reduce matmul conv mlp models compile overhead)");
     }
   }
+  if (!cache_load_dir.empty()) return CacheLoadChild(cache_load_dir, cache_load_model, threads);
   if (groups.empty()) groups = known;
   std::printf("# cpu_bench: %d thread(s) (affinity cores %d), CPU: %s\n", threads, AffinityCores(),
               CpuModel().c_str());

@@ -28,6 +28,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -239,7 +240,8 @@ absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* cont
 absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
                                         std::unique_ptr<llvm::Module> module, const std::string& function,
                                         std::string* optimized_ir, std::string* assembly,
-                                        const ExecutionControl* control, std::string* pass_timings) {
+                                        const ExecutionControl* control, std::string* pass_timings,
+                                        std::string* object_code) {
   {
     std::string errors;
     llvm::raw_string_ostream os(errors);
@@ -258,8 +260,32 @@ absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> conte
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
     ASSIGN_OR_RETURN(*assembly, EmitAssembly(*copy));
   }
-  if (llvm::Error e = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
-    return absl::InternalError("CPU backend: adding the module: " + ErrorString(std::move(e)));
+  ASSIGN_OR_RETURN(std::string object, CompileToObject(*module));
+  // The IR is no longer needed once it is machine code.
+  module.reset();
+  context.reset();
+  ASSIGN_OR_RETURN(void* address, AddObject(object, function));
+  if (object_code != nullptr) *object_code = std::move(object);
+  return address;
+}
+
+absl::StatusOr<std::string> CpuJit::CompileToObject(llvm::Module& module) {
+  llvm::SmallString<0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (target_machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    return absl::InternalError("CPU backend: the target cannot emit object files");
+  }
+  pm.run(module);
+  return std::string(out.str());
+}
+
+absl::StatusOr<void*> CpuJit::AddObject(absl::string_view object_code, const std::string& function) {
+  // ORC keeps the buffer alive while it links; the bytes are copied into it.
+  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(object_code.data(), object_code.size()), "xla_cpu_executable");
+  if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) {
+    return absl::InternalError("CPU backend: adding the object file: " + ErrorString(std::move(e)));
   }
   auto symbol = jit_->lookup(function);
   if (!symbol) return absl::InternalError("CPU backend: looking up " + function + ": " + ErrorString(symbol.takeError()));

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "backends/execution_control.h"
 #include "backends/cpu/codegen/cpu_target.h"
 #include "backends/cpu/codegen/vector_math_library.h"
@@ -33,17 +34,27 @@ class CpuJit {
   const std::string& cpu_features() const { return cpu_features_; }
   const CpuTarget& target() const { return target_; }
 
-  // Runs the O3 pipeline on `module` (owned by `context`), adds it to the JIT
-  // and returns the address of `function`. Optimized IR is written to
-  // *optimized_ir, the target's assembly to *assembly, and LLVM's report of
-  // the time each pass took (as -time-passes prints it) to *pass_timings,
-  // when they are non-null.
+  // Runs the O3 pipeline on `module` (owned by `context`), compiles it to
+  // an object file (CompileToObject), adds that to the JIT (AddObject) and
+  // returns the address of `function`. Optimized IR is written to
+  // *optimized_ir, the target's assembly to *assembly, LLVM's report of the
+  // time each pass took (as -time-passes prints it) to *pass_timings, and the
+  // object file's bytes to *object_code, when they are non-null.
   // With `control`, a compile told to stop skips the optional LLVM passes
   // left and returns its StopStatus() before code generation.
   absl::StatusOr<void*> AddModule(std::unique_ptr<llvm::LLVMContext> context, std::unique_ptr<llvm::Module> module,
                                   const std::string& function, std::string* optimized_ir = nullptr,
                                   std::string* assembly = nullptr, const ExecutionControl* control = nullptr,
-                                  std::string* pass_timings = nullptr);
+                                  std::string* pass_timings = nullptr, std::string* object_code = nullptr);
+
+  // An ELF object file of the optimized `module` for the target (which
+  // consumes the module's IR).
+  absl::StatusOr<std::string> CompileToObject(llvm::Module& module);
+
+  // Links `object_code` (from CompileToObject, of this or another process
+  // of the same build) into the JIT against the runtime's symbols and
+  // returns the address of `function`.
+  absl::StatusOr<void*> AddObject(absl::string_view object_code, const std::string& function);
 
   // Assembly of `module` for the target (for dumps and tests).
   absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);

@@ -1,0 +1,79 @@
+// PersistentCache: executables saved in a directory, so that a restarted
+// process (the daemon, xla_run, a LocalClient) loads them instead of
+// compiling (--xla_cache_dir). It stores opaque payloads under string keys;
+// the service makes the key (the module's fingerprint plus the backend's
+// Compiler::PersistentKey) and the backend the payload.
+//
+// One file per key, named by the key's SHA-256. A file holds a magic word,
+// the key, the payload and a SHA-256 over both: a damaged, truncated or
+// foreign file (another key's, another format) is detected, counted as
+// rejected, removed, and reported as a miss, so the caller compiles again.
+// Files are written to a temporary name and renamed into place, so several
+// processes may share one directory and readers never see half a file.
+// Hits refresh a file's modification time; beyond `max_bytes` the least
+// recently used files are removed after each write.
+//
+// The directory must be trusted like the binary itself: its files are code
+// that runs in the process.
+#ifndef SERVICE_PERSISTENT_CACHE_H_
+#define SERVICE_PERSISTENT_CACHE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+
+namespace xla {
+
+class PersistentCache {
+ public:
+  // Creates `directory` (and its parents) when missing.
+  static absl::StatusOr<std::unique_ptr<PersistentCache>> Open(const std::string& directory, int64_t max_bytes);
+
+  // The payload saved under `key`; nullopt for a miss (no file, or a file
+  // rejected as described above).
+  std::optional<std::string> Lookup(absl::string_view key);
+  // Saves `payload` under `key`, then evicts. An error leaves the directory
+  // as it was (the caller logs it; the compile itself succeeded).
+  absl::Status Insert(absl::string_view key, absl::string_view payload);
+
+  // The key and payload of the intact entry file at `path` (any key);
+  // DataLoss for a damaged one. For tools and tests.
+  struct Entry {
+    std::string key, payload;
+  };
+  static absl::StatusOr<Entry> ReadEntryFile(const std::string& path);
+
+  // The file `key` is saved in (for tests and operators).
+  std::string PathFor(absl::string_view key) const;
+  const std::string& directory() const { return directory_; }
+
+  struct Stats {
+    int64_t hits = 0, misses = 0, rejected = 0, writes = 0, evictions = 0;
+  };
+  Stats stats() const;
+  // The payload of the last Lookup's hit was refused by its reader (an
+  // intact entry written for another target or build): counted as rejected
+  // and as a miss instead of a hit (the caller compiles and saves over it).
+  void CountRejected();
+
+ private:
+  PersistentCache(std::string directory, int64_t max_bytes) : directory_(std::move(directory)), max_bytes_(max_bytes) {}
+  // Removes the least recently used files until the total is within
+  // max_bytes_, keeping `keep`; also removes temporary files that a
+  // crashed writer left behind.
+  void Evict(const std::string& keep);
+
+  const std::string directory_;
+  const int64_t max_bytes_;
+  mutable absl::Mutex mutex_;
+  Stats stats_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace xla
+
+#endif  // SERVICE_PERSISTENT_CACHE_H_

@@ -1,0 +1,214 @@
+// The service's persistent executable cache (--xla_cache_dir) with the CPU
+// backend: a restarted service (a new in-process service on the same
+// directory, as a restarted daemon or a second xla_run) loads the saved
+// object code instead of compiling; damaged entries and entries for another
+// CPU are compiled again, never run.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "client/client_library.h"
+#include "client/local_client.h"
+#include "client/xla_builder.h"
+#include "gtest/gtest.h"
+#include "proto/cpu_executable.pb.h"
+#include "service/persistent_cache.h"
+#include "xla/build_id.h"
+#include "xla/literal_comparison.h"
+#include "xla/service_interface.h"
+#include "xla/shape_util.h"
+
+namespace xla {
+namespace {
+
+namespace fs = std::filesystem;
+
+// tanh(x . w + b), summed over its rows: a dot, a fusion and a reduction.
+XlaComputation Model() {
+  XlaBuilder b("model");
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {8, 16}), "x");
+  XlaOp w = Parameter(&b, 1, ShapeUtil::MakeShape(F32, {16, 4}), "w");
+  XlaOp bias = Parameter(&b, 2, ShapeUtil::MakeShape(F32, {4}), "b");
+  XlaBuilder add_builder("add");
+  Add(Parameter(&add_builder, 0, ShapeUtil::MakeShape(F32, {}), "a"),
+      Parameter(&add_builder, 1, ShapeUtil::MakeShape(F32, {}), "b"));
+  XlaComputation add = add_builder.Build().value();
+  XlaOp h = Tanh(Add(Dot(x, w), BroadcastInDim(bias, {8, 4}, {1})));
+  Reduce(h, ConstantR0<float>(&b, 0.0f), add, {0});
+  return b.Build().value();
+}
+
+Literal Values(const Shape& shape, float scale) {
+  Literal literal(shape);
+  for (int64_t i = 0; i < ShapeUtil::ElementsIn(shape); ++i) {
+    literal.data<float>()[i] = scale * static_cast<float>((i * 7) % 13 - 6);
+  }
+  return literal;
+}
+
+class PersistentExecutableCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (BuildId().empty()) GTEST_SKIP() << "this binary has no build id (linked without --build-id)";
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    dir_ = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/xla_cache_", getpid(), "_",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    args_.push_back(Values(ShapeUtil::MakeShape(F32, {8, 16}), 0.125f));
+    args_.push_back(Values(ShapeUtil::MakeShape(F32, {16, 4}), 0.0625f));
+    args_.push_back(Values(ShapeUtil::MakeShape(F32, {4}), 0.5f));
+  }
+
+  // A new service on the cache directory: what a restarted daemon is.
+  std::unique_ptr<Client> RestartedService() {
+    ServiceOptions options;
+    options.backend = "cpu";
+    options.cache_dir = dir_;
+    auto service = CreateInProcessService(options);
+    EXPECT_TRUE(service.ok()) << service.status();
+    return std::make_unique<LocalClient>(std::move(*service));
+  }
+
+  // Compiles the model with `options`, runs it, and checks the result
+  // against the interpreter.
+  void CompileAndCheck(Client& client, const ExecutionOptions* options = nullptr) {
+    auto executable = client.Compile(Model(), {}, options);
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    std::vector<std::unique_ptr<GlobalData>> data;
+    std::vector<GlobalData*> pointers;
+    for (const Literal& arg : args_) {
+      data.push_back(client.TransferToServer(arg).value());
+      pointers.push_back(data.back().get());
+    }
+    auto result = client.Execute(*executable, pointers);
+    ASSERT_TRUE(result.ok()) << result.status();
+    Literal got = client.TransferToClient(**result).value();
+    LocalClient* interpreter = ClientLibrary::GetOrCreateLocalClient("interpreter").value();
+    std::vector<std::unique_ptr<GlobalData>> reference_data;
+    std::vector<GlobalData*> reference_pointers;
+    for (const Literal& arg : args_) {
+      reference_data.push_back(interpreter->TransferToServer(arg).value());
+      reference_pointers.push_back(reference_data.back().get());
+    }
+    Literal want = interpreter->ExecuteAndTransfer(Model(), reference_pointers).value();
+    absl::Status near = literal_comparison::Near(want, got, ErrorSpec{1e-5, 1e-5});
+    EXPECT_TRUE(near.ok()) << near;
+  }
+
+  std::vector<std::string> SavedFiles() const {
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      if (entry.path().extension() == ".xlaexe") files.push_back(entry.path().string());
+    }
+    return files;
+  }
+
+  static GetServiceInfoResponse Info(Client& client) { return client.GetServiceInfo().value(); }
+
+  std::string dir_;
+  std::vector<Literal> args_;
+};
+
+TEST_F(PersistentExecutableCacheTest, ARestartedServiceLoadsTheSavedExecutableInsteadOfCompiling) {
+  {
+    auto first = RestartedService();
+    CompileAndCheck(*first);
+    const GetServiceInfoResponse info = Info(*first);
+    EXPECT_EQ(info.compilations(), 1);
+    EXPECT_EQ(info.persistent_cache_writes(), 1);
+    EXPECT_EQ(info.persistent_cache_loads(), 0);
+    EXPECT_EQ(info.persistent_cache_dir(), dir_);
+  }
+  ASSERT_EQ(SavedFiles().size(), 1u);
+  auto second = RestartedService();
+  CompileAndCheck(*second);
+  GetServiceInfoResponse info = Info(*second);
+  EXPECT_EQ(info.compilations(), 0);
+  EXPECT_EQ(info.persistent_cache_loads(), 1);
+  EXPECT_EQ(info.persistent_cache_hits(), 1);
+  EXPECT_EQ(info.persistent_cache_writes(), 0);
+  // Once loaded, the in-memory cache serves it.
+  CompileAndCheck(*second);
+  info = Info(*second);
+  EXPECT_EQ(info.persistent_cache_hits(), 1);
+  EXPECT_EQ(info.cache_hits(), 1);
+  // Another target is another key: compiled, and saved beside it.
+  ExecutionOptions haswell;
+  haswell.mutable_debug_options()->set_xla_cpu_target("haswell");
+  CompileAndCheck(*second, &haswell);
+  EXPECT_EQ(Info(*second).compilations(), 1);
+  EXPECT_EQ(SavedFiles().size(), 2u);
+}
+
+TEST_F(PersistentExecutableCacheTest, ADamagedFileIsCompiledAgainNotRun) {
+  CompileAndCheck(*RestartedService());
+  ASSERT_EQ(SavedFiles().size(), 1u);
+  const std::string path = SavedFiles()[0];
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // A flipped bit in the middle of the object code.
+  bytes[bytes.size() / 2] ^= 0x04;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+
+  auto restarted = RestartedService();
+  CompileAndCheck(*restarted);
+  GetServiceInfoResponse info = Info(*restarted);
+  EXPECT_EQ(info.persistent_cache_rejected(), 1);
+  EXPECT_EQ(info.persistent_cache_loads(), 0);
+  EXPECT_EQ(info.compilations(), 1);
+  EXPECT_EQ(info.persistent_cache_writes(), 1);  // saved again, intact
+  auto again = RestartedService();
+  CompileAndCheck(*again);
+  EXPECT_EQ(Info(*again).persistent_cache_loads(), 1);
+}
+
+TEST_F(PersistentExecutableCacheTest, AnEntryForOtherCpuFeaturesIsNotUsed) {
+  CompileAndCheck(*RestartedService());
+  ASSERT_EQ(SavedFiles().size(), 1u);
+  // An intact entry under this key whose code was compiled for other
+  // features (as if this host's CPU had changed under the same key).
+  auto entry = PersistentCache::ReadEntryFile(SavedFiles()[0]);
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  CpuExecutableProto proto;
+  ASSERT_TRUE(proto.ParseFromString(entry->payload));
+  ASSERT_FALSE(proto.cpu_features().empty());
+  proto.set_cpu_features(proto.cpu_features() + ",+avx512vp2intersect");
+  auto cache = PersistentCache::Open(dir_, 1 << 30).value();
+  ASSERT_TRUE(cache->Insert(entry->key, proto.SerializeAsString()).ok());
+
+  auto restarted = RestartedService();
+  CompileAndCheck(*restarted);
+  GetServiceInfoResponse info = Info(*restarted);
+  EXPECT_EQ(info.persistent_cache_loads(), 0);
+  EXPECT_EQ(info.persistent_cache_rejected(), 1);
+  EXPECT_EQ(info.persistent_cache_hits(), 0);
+  EXPECT_EQ(info.compilations(), 1);
+  // Its recompile replaced the entry with one for this host.
+  auto again = RestartedService();
+  CompileAndCheck(*again);
+  EXPECT_EQ(Info(*again).persistent_cache_loads(), 1);
+}
+
+TEST_F(PersistentExecutableCacheTest, AnEntryFromAnotherBuildIsNotUsed) {
+  CompileAndCheck(*RestartedService());
+  auto entry = PersistentCache::ReadEntryFile(SavedFiles()[0]);
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  CpuExecutableProto proto;
+  ASSERT_TRUE(proto.ParseFromString(entry->payload));
+  proto.set_build_id("00" + proto.build_id().substr(2));
+  ASSERT_TRUE(PersistentCache::Open(dir_, 1 << 30).value()->Insert(entry->key, proto.SerializeAsString()).ok());
+  auto restarted = RestartedService();
+  CompileAndCheck(*restarted);
+  EXPECT_EQ(Info(*restarted).persistent_cache_loads(), 0);
+  EXPECT_EQ(Info(*restarted).compilations(), 1);
+}
+
+}  // namespace
+}  // namespace xla

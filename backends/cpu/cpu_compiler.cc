@@ -116,6 +116,7 @@ absl::StatusOr<std::string> CpuCompiler::SerializeExecutable(const Executable& e
     return FailedPrecondition("CPU backend: no object code or no build id to save");
   }
   CpuExecutableProto proto;
+  proto.set_module_name(cpu->module_name());
   proto.set_entry_name(cpu->entry_name());
   *proto.mutable_program_shape() = cpu->program_shape().ToProto();
   proto.set_object_code(cpu->object_code());
@@ -157,8 +158,9 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::LoadExecutable(absl::st
   }
   ASSIGN_OR_RETURN(ProgramShape program_shape, ShapeUtil::ProgramShapeFromProto(proto.program_shape()));
   ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create(target));
-  ASSIGN_OR_RETURN(void* entry, jit->AddObject(proto.object_code(), proto.entry_symbol()));
-  return std::make_unique<CpuExecutable>(proto.entry_name(), std::move(program_shape), std::move(jit),
+  ASSIGN_OR_RETURN(void* entry, jit->AddObject(proto.object_code(), proto.entry_symbol(), proto.module_name()));
+  return std::make_unique<CpuExecutable>(proto.module_name(), proto.entry_name(), std::move(program_shape),
+                                         std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), proto.arena_bytes(),
                                          threads, std::move(*proto.mutable_object_code()));
 }

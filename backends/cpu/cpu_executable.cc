@@ -42,6 +42,7 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<
                              std::vector<std::string> features_missing_on_host,
                              std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls, std::string object_code)
     : Executable(std::move(module)),
+      module_name_(this->module().name()),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),
@@ -52,9 +53,11 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<
       features_missing_on_host_(std::move(features_missing_on_host)),
       custom_calls_(std::move(custom_calls)) {}
 
-CpuExecutable::CpuExecutable(std::string entry_name, ProgramShape program_shape, std::unique_ptr<CpuJit> jit,
-                             EntryFunction entry, int64_t arena_bytes, int threads, std::string object_code)
+CpuExecutable::CpuExecutable(std::string module_name, std::string entry_name, ProgramShape program_shape,
+                             std::unique_ptr<CpuJit> jit, EntryFunction entry, int64_t arena_bytes, int threads,
+                             std::string object_code)
     : Executable(std::move(entry_name), std::move(program_shape)),
+      module_name_(std::move(module_name)),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),

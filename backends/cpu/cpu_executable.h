@@ -31,8 +31,9 @@ class CpuExecutable : public Executable {
                 std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls = {}, std::string object_code = "");
   // An executable loaded from its object code (CpuCompiler::LoadExecutable):
   // no module, no IR.
-  CpuExecutable(std::string entry_name, ProgramShape program_shape, std::unique_ptr<CpuJit> jit,
-                EntryFunction entry, int64_t arena_bytes, int threads, std::string object_code);
+  CpuExecutable(std::string module_name, std::string entry_name, ProgramShape program_shape,
+                std::unique_ptr<CpuJit> jit, EntryFunction entry, int64_t arena_bytes, int threads,
+                std::string object_code);
 
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
@@ -46,6 +47,7 @@ class CpuExecutable : public Executable {
   // Bytes of the arena each run allocates (the values that are not fused).
   int64_t arena_bytes() const { return arena_bytes_; }
   int threads() const { return threads_; }
+  const std::string& module_name() const { return module_name_; }
   const CpuTarget& target() const { return jit_->target(); }
   const std::string& object_code() const { return object_code_; }
   // Whether the code holds addresses of this process (bound custom calls):
@@ -53,6 +55,7 @@ class CpuExecutable : public Executable {
   bool holds_process_addresses() const { return !custom_calls_.empty(); }
 
  private:
+  std::string module_name_;
   std::unique_ptr<CpuJit> jit_;
   EntryFunction entry_;
   int64_t arena_bytes_;

@@ -261,10 +261,11 @@ absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> conte
     ASSIGN_OR_RETURN(*assembly, EmitAssembly(*copy));
   }
   ASSIGN_OR_RETURN(std::string object, CompileToObject(*module));
+  const std::string name = module->getName().str();
   // The IR is no longer needed once it is machine code.
   module.reset();
   context.reset();
-  ASSIGN_OR_RETURN(void* address, AddObject(object, function));
+  ASSIGN_OR_RETURN(void* address, AddObject(object, function, name));
   if (object_code != nullptr) *object_code = std::move(object);
   return address;
 }
@@ -280,10 +281,11 @@ absl::StatusOr<std::string> CpuJit::CompileToObject(llvm::Module& module) {
   return std::string(out.str());
 }
 
-absl::StatusOr<void*> CpuJit::AddObject(absl::string_view object_code, const std::string& function) {
+absl::StatusOr<void*> CpuJit::AddObject(absl::string_view object_code, const std::string& function,
+                                        const std::string& name) {
   // ORC keeps the buffer alive while it links; the bytes are copied into it.
-  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
-      llvm::StringRef(object_code.data(), object_code.size()), "xla_cpu_executable");
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object_code.data(), object_code.size()), name);
   if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) {
     return absl::InternalError("CPU backend: adding the object file: " + ErrorString(std::move(e)));
   }

@@ -53,8 +53,10 @@ class CpuJit {
 
   // Links `object_code` (from CompileToObject, of this or another process
   // of the same build) into the JIT against the runtime's symbols and
-  // returns the address of `function`.
-  absl::StatusOr<void*> AddObject(absl::string_view object_code, const std::string& function);
+  // returns the address of `function`. `name`: the module's, which perf
+  // maps (perf_map.h) put before each function's.
+  absl::StatusOr<void*> AddObject(absl::string_view object_code, const std::string& function,
+                                  const std::string& name);
 
   // Assembly of `module` for the target (for dumps and tests).
   absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);

@@ -7,7 +7,6 @@
 #include <mutex>
 #include <string>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "llvm/ExecutionEngine/JITLink/JITLink.h"
 
@@ -41,10 +40,9 @@ class PerfMapPlugin : public llvm::orc::ObjectLinkingLayer::Plugin {
       return llvm::Error::success();
     });
     config.PostFixupPasses.push_back([](llvm::jitlink::LinkGraph& g) -> llvm::Error {
-      // The graph is named after the IR module's object buffer,
-      // "<module>-jitted-objectbuffer".
-      std::string module = g.getName();
-      if (absl::EndsWith(module, "-jitted-objectbuffer")) module.resize(module.size() - 20);
+      // The graph is named after the object buffer, which CpuJit::AddObject
+      // names after the module.
+      const std::string module = g.getName();
       std::string lines;
       for (llvm::jitlink::Symbol* symbol : g.defined_symbols()) {
         if (!symbol->hasName() || !symbol->isCallable() || symbol->getSize() == 0) continue;

@@ -1008,10 +1008,15 @@ void BenchCacheLoad(const bench::RealModel& model, int threads, double compile_m
   if (OrDie(writer.client->GetServiceInfo(), "service info").persistent_cache_writes() != 1) {
     Die("cache_load: the compile was not saved");
   }
+  // This binary, by path: popen's shell would be /proc/self/exe to itself.
+  char exe[4096];
+  const ssize_t exe_length = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (exe_length <= 0) Die("cache_load: cannot find this binary");
+  exe[exe_length] = '\0';
   double best = 1e30;
   for (int r = 0; r < 3; ++r) {
-    const std::string command = "/proc/self/exe --cache_load_child=" + dir + " --cache_load_model=" + model.file +
-                                " --threads=" + std::to_string(threads);
+    const std::string command = std::string(exe) + " --cache_load_child=" + dir +
+                                " --cache_load_model=" + model.file + " --threads=" + std::to_string(threads);
     FILE* child = popen(command.c_str(), "r");
     if (child == nullptr) Die("cache_load: cannot run " + command);
     double ms = -1;

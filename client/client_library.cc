@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
 namespace xla {
@@ -22,8 +23,8 @@ absl::StatusOr<LocalClient*> ClientLibrary::GetOrCreateLocalClient(const std::st
 }
 
 absl::StatusOr<LocalClient*> ClientLibrary::GetOrCreateLocalClient(const ServiceOptions& options) {
-  const std::string key = options.backend + "\n" + options.cache_dir + "\n" + std::to_string(options.cache_dir_bytes) +
-                          "\n" + std::to_string(options.num_devices);
+  const std::string key =
+      absl::StrCat(options.backend, "\n", options.cache_dir, "\n", options.cache_dir_bytes, "\n", options.num_devices);
   absl::MutexLock lock(&clients_mutex);
   if (clients == nullptr) clients = new std::map<std::string, std::unique_ptr<LocalClient>>();
   auto it = clients->find(key);

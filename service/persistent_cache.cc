@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -210,8 +211,7 @@ void PersistentCache::Evict(const std::string& keep) {
   }
   if (total <= max_bytes_) return;
   std::sort(files.begin(), files.end(), [](const File& a, const File& b) {
-    return a.modified.tv_sec != b.modified.tv_sec ? a.modified.tv_sec < b.modified.tv_sec
-                                                  : a.modified.tv_nsec < b.modified.tv_nsec;
+    return std::tie(a.modified.tv_sec, a.modified.tv_nsec) < std::tie(b.modified.tv_sec, b.modified.tv_nsec);
   });
   int64_t evicted = 0;
   for (const File& f : files) {

@@ -53,7 +53,9 @@ Literal Values(const Shape& shape, float scale) {
 class PersistentExecutableCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (BuildId().empty()) GTEST_SKIP() << "this binary has no build id (linked without --build-id)";
+    // .bazelrc links every binary with --build-id; without one the cache
+    // would silently never save anything.
+    ASSERT_FALSE(BuildId().empty()) << "this binary has no build id (linked without --build-id)";
     const char* tmp = std::getenv("TEST_TMPDIR");
     dir_ = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/xla_cache_", getpid(), "_",
                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -73,28 +75,32 @@ class PersistentExecutableCacheTest : public ::testing::Test {
     return std::make_unique<LocalClient>(std::move(*service));
   }
 
+  // The model's arguments on `client`'s service.
+  struct Arguments {
+    std::vector<std::unique_ptr<GlobalData>> data;
+    std::vector<GlobalData*> pointers;
+  };
+  Arguments Transfer(Client& client) const {
+    Arguments arguments;
+    for (const Literal& arg : args_) {
+      arguments.data.push_back(client.TransferToServer(arg).value());
+      arguments.pointers.push_back(arguments.data.back().get());
+    }
+    return arguments;
+  }
+
   // Compiles the model with `options`, runs it, and checks the result
   // against the interpreter.
   void CompileAndCheck(Client& client, const ExecutionOptions* options = nullptr) {
     auto executable = client.Compile(Model(), {}, options);
     ASSERT_TRUE(executable.ok()) << executable.status();
-    std::vector<std::unique_ptr<GlobalData>> data;
-    std::vector<GlobalData*> pointers;
-    for (const Literal& arg : args_) {
-      data.push_back(client.TransferToServer(arg).value());
-      pointers.push_back(data.back().get());
-    }
-    auto result = client.Execute(*executable, pointers);
+    Arguments on_cpu = Transfer(client);
+    auto result = client.Execute(*executable, on_cpu.pointers);
     ASSERT_TRUE(result.ok()) << result.status();
     Literal got = client.TransferToClient(**result).value();
     LocalClient* interpreter = ClientLibrary::GetOrCreateLocalClient("interpreter").value();
-    std::vector<std::unique_ptr<GlobalData>> reference_data;
-    std::vector<GlobalData*> reference_pointers;
-    for (const Literal& arg : args_) {
-      reference_data.push_back(interpreter->TransferToServer(arg).value());
-      reference_pointers.push_back(reference_data.back().get());
-    }
-    Literal want = interpreter->ExecuteAndTransfer(Model(), reference_pointers).value();
+    Arguments on_interpreter = Transfer(*interpreter);
+    Literal want = interpreter->ExecuteAndTransfer(Model(), on_interpreter.pointers).value();
     absl::Status near = literal_comparison::Near(want, got, ErrorSpec{1e-5, 1e-5});
     EXPECT_TRUE(near.ok()) << near;
   }

@@ -271,14 +271,7 @@ absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> conte
 }
 
 absl::StatusOr<std::string> CpuJit::CompileToObject(llvm::Module& module) {
-  llvm::SmallString<0> out;
-  llvm::raw_svector_ostream os(out);
-  llvm::legacy::PassManager pm;
-  if (target_machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-    return absl::InternalError("CPU backend: the target cannot emit object files");
-  }
-  pm.run(module);
-  return std::string(out.str());
+  return EmitFile(module, llvm::CodeGenFileType::ObjectFile);
 }
 
 absl::StatusOr<void*> CpuJit::AddObject(absl::string_view object_code, const std::string& function,
@@ -295,11 +288,16 @@ absl::StatusOr<void*> CpuJit::AddObject(absl::string_view object_code, const std
 }
 
 absl::StatusOr<std::string> CpuJit::EmitAssembly(llvm::Module& module) {
+  return EmitFile(module, llvm::CodeGenFileType::AssemblyFile);
+}
+
+absl::StatusOr<std::string> CpuJit::EmitFile(llvm::Module& module, llvm::CodeGenFileType type) {
   llvm::SmallString<0> out;
   llvm::raw_svector_ostream os(out);
   llvm::legacy::PassManager pm;
-  if (target_machine_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-    return absl::InternalError("CPU backend: the target cannot emit assembly");
+  if (target_machine_->addPassesToEmitFile(pm, os, nullptr, type)) {
+    return absl::InternalError(absl::StrCat("CPU backend: the target cannot emit ",
+                                            type == llvm::CodeGenFileType::ObjectFile ? "object files" : "assembly"));
   }
   pm.run(module);
   return std::string(out.str());

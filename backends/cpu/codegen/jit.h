@@ -64,6 +64,8 @@ class CpuJit {
  private:
   CpuJit() = default;
   absl::Status Optimize(llvm::Module& module, const ExecutionControl* control, std::string* pass_timings);
+  // Code generation of `module` into an object file or assembly text.
+  absl::StatusOr<std::string> EmitFile(llvm::Module& module, llvm::CodeGenFileType type);
 
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::unique_ptr<llvm::TargetMachine> target_machine_;

@@ -42,11 +42,24 @@ absl::StatusOr<ExecutionHandle> Client::Compile(const XlaComputation& computatio
                                                 absl::Span<const Shape> argument_shapes,
                                                 const ExecutionOptions* options, bool* cache_hit) {
   CompileRequest request;
-  *request.mutable_computation() = computation.proto();
   if (options != nullptr) *request.mutable_execution_options() = *options;
   for (const Shape& s : argument_shapes) *request.add_input_shape_with_layout() = s.ToProto();
   CompileResponse response;
+  // A computation compiled before goes by its digest first: a cached
+  // executable then costs no copy, upload or parse of the module.
+  if (std::string digest = computation.KnownProgramDigest(); !digest.empty()) {
+    request.set_program_digest(std::move(digest));
+    RETURN_IF_ERROR(service_->Compile(request, &response));
+    if (!response.program_needed()) {
+      if (cache_hit != nullptr) *cache_hit = response.compilation_cache_hit();
+      return response.handle();
+    }
+    request.clear_program_digest();
+    response.Clear();
+  }
+  *request.mutable_computation() = computation.proto();
   RETURN_IF_ERROR(service_->Compile(request, &response));
+  if (!response.program_digest().empty()) computation.RememberProgramDigest(response.program_digest());
   if (cache_hit != nullptr) *cache_hit = response.compilation_cache_hit();
   return response.handle();
 }

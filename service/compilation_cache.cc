@@ -50,11 +50,47 @@ void CompilationCache::Insert(const std::string& key, std::shared_ptr<Executable
   // Evict least recently used entries, but never the one just inserted.
   while (bytes_ > max_bytes_ && lru_.size() > 1) {
     auto victim = entries_.find(lru_.back());
+    while (!victim->second.aliases.empty()) RemoveAlias(&victim->second, 0);
     bytes_ -= victim->second.bytes;
     entries_.erase(victim);
     lru_.pop_back();
     ++stats_.evictions;
   }
+}
+
+void CompilationCache::RemoveAlias(Entry* entry, size_t index) {
+  const std::string& alias = entry->aliases[index];
+  auto it = aliases_.find(alias);
+  const int64_t bytes = static_cast<int64_t>(alias.size()) + it->second.program_shape->ByteSizeLong();
+  entry->bytes -= bytes;
+  bytes_ -= bytes;
+  aliases_.erase(it);
+  entry->aliases.erase(entry->aliases.begin() + index);
+}
+
+void CompilationCache::AddAlias(const std::string& alias, const std::string& key,
+                                std::shared_ptr<const ProgramShapeProto> program_shape) {
+  absl::MutexLock lock(&mutex_);
+  auto entry = entries_.find(key);
+  if (entry == entries_.end() || aliases_.contains(alias)) return;
+  Entry* target = &entry->second;
+  if (target->aliases.size() >= kMaxAliasesPerEntry) RemoveAlias(target, 0);
+  // Aliases count toward the bound, but never evict: the next Insert does.
+  const int64_t bytes = static_cast<int64_t>(alias.size()) + program_shape->ByteSizeLong();
+  target->bytes += bytes;
+  bytes_ += bytes;
+  target->aliases.push_back(alias);
+  aliases_[alias] = Alias{target, std::move(program_shape)};
+}
+
+std::optional<CompilationCache::AliasHit> CompilationCache::LookupAlias(const std::string& alias) {
+  absl::MutexLock lock(&mutex_);
+  auto it = aliases_.find(alias);
+  if (it == aliases_.end()) return std::nullopt;
+  ++stats_.hits;
+  Entry* entry = it->second.entry;
+  lru_.splice(lru_.begin(), lru_, entry->lru_position);
+  return AliasHit{entry->executable, it->second.program_shape};
 }
 
 CompilationCache::Stats CompilationCache::stats() const {

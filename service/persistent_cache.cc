@@ -1,7 +1,6 @@
 #include "service/persistent_cache.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "xla/sha256.h"
 
 namespace xla {
 namespace {
@@ -33,19 +33,6 @@ constexpr char kSuffix[] = ".xlaexe";
 constexpr char kTemporaryPrefix[] = ".tmp.";
 // A temporary file this old belongs to a writer that died.
 constexpr absl::Duration kStaleTemporary = absl::Minutes(10);
-
-// SHA-256 of the concatenated pieces.
-std::string Sha256(absl::string_view a, absl::string_view b = "") {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-  EVP_DigestUpdate(ctx, a.data(), a.size());
-  EVP_DigestUpdate(ctx, b.data(), b.size());
-  EVP_DigestFinal_ex(ctx, digest, &size);
-  EVP_MD_CTX_free(ctx);
-  return std::string(reinterpret_cast<char*>(digest), size);
-}
 
 void AppendU64(std::string* out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
@@ -83,7 +70,7 @@ std::optional<ParsedEntry> ParseEntry(absl::string_view bytes) {
   if (key_size > body || payload_size != body - key_size) return std::nullopt;
   const absl::string_view digest = bytes.substr(sizeof(kMagic) + 16, kDigestBytes);
   ParsedEntry entry{bytes.substr(kHeaderBytes, key_size), bytes.substr(kHeaderBytes + key_size)};
-  if (Sha256(entry.key, entry.payload) != digest) return std::nullopt;
+  if (Sha256({entry.key, entry.payload}) != digest) return std::nullopt;
   return entry;
 }
 
@@ -115,10 +102,10 @@ absl::StatusOr<PersistentCache::Entry> PersistentCache::ReadEntryFile(const std:
 }
 
 std::string PersistentCache::PathFor(absl::string_view key) const {
-  return absl::StrCat(directory_, "/", absl::BytesToHexString(Sha256(key)), kSuffix);
+  return absl::StrCat(directory_, "/", absl::BytesToHexString(Sha256({key})), kSuffix);
 }
 
-std::optional<std::string> PersistentCache::Lookup(absl::string_view key) {
+std::optional<std::string> PersistentCache::Lookup(absl::string_view key, Counting counting) {
   const std::string path = PathFor(key);
   std::optional<std::string> bytes = ReadFile(path, max_bytes_);
   std::optional<absl::string_view> payload;
@@ -126,29 +113,30 @@ std::optional<std::string> PersistentCache::Lookup(absl::string_view key) {
     std::optional<ParsedEntry> entry = ParseEntry(*bytes);
     if (entry.has_value() && entry->key == key) payload = entry->payload;
   }
+  const int64_t counted = counting == kCounted ? 1 : 0;
   absl::MutexLock lock(&mutex_);
   if (!bytes.has_value() && access(path.c_str(), F_OK) != 0) {
-    ++stats_.misses;
+    stats_.misses += counted;
     return std::nullopt;
   }
   if (!payload.has_value()) {
     // Damaged, truncated, too large, or another key's: the compile that
     // follows saves a good one.
-    ++stats_.misses;
+    stats_.misses += counted;
     ++stats_.rejected;
     unlink(path.c_str());
     return std::nullopt;
   }
-  ++stats_.hits;
+  stats_.hits += counted;
   utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // now: recently used
   return std::string(*payload);
 }
 
-absl::Status PersistentCache::Insert(absl::string_view key, absl::string_view payload) {
+absl::Status PersistentCache::Insert(absl::string_view key, absl::string_view payload, Counting counting) {
   std::string bytes(kMagic, sizeof(kMagic));
   AppendU64(&bytes, key.size());
   AppendU64(&bytes, payload.size());
-  bytes += Sha256(key, payload);
+  bytes += Sha256({key, payload});
   absl::StrAppend(&bytes, key, payload);
   if (static_cast<int64_t>(bytes.size()) > max_bytes_) {
     return absl::ResourceExhaustedError(absl::StrCat("persistent cache: an entry of ", bytes.size(),
@@ -157,7 +145,7 @@ absl::Status PersistentCache::Insert(absl::string_view key, absl::string_view pa
   const std::string path = PathFor(key);
   std::random_device random;
   const std::string temporary = absl::StrCat(directory_, "/", kTemporaryPrefix, getpid(), ".", random(), ".",
-                                             absl::BytesToHexString(Sha256(key)).substr(0, 16));
+                                             absl::BytesToHexString(Sha256({key})).substr(0, 16));
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::InternalError(absl::StrCat("persistent cache: creating ", temporary, ": ", std::strerror(errno)));
@@ -178,7 +166,7 @@ absl::Status PersistentCache::Insert(absl::string_view key, absl::string_view pa
   }
   {
     absl::MutexLock lock(&mutex_);
-    ++stats_.writes;
+    if (counting == kCounted) ++stats_.writes;
   }
   Evict(path);
   return absl::OkStatus();
@@ -225,7 +213,8 @@ void PersistentCache::Evict(const std::string& keep) {
   stats_.evictions += evicted;
 }
 
-void PersistentCache::CountRejected() {
+void PersistentCache::Reject(absl::string_view key) {
+  unlink(PathFor(key).c_str());
   absl::MutexLock lock(&mutex_);
   ++stats_.rejected;
   --stats_.hits;

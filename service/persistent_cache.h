@@ -36,10 +36,13 @@ class PersistentCache {
 
   // The payload saved under `key`; nullopt for a miss (no file, or a file
   // rejected as described above).
-  std::optional<std::string> Lookup(absl::string_view key);
+  // kUncounted: a record that leads to another entry (whose lookups and
+  // writes count), so that the counters count executables.
+  enum Counting { kCounted, kUncounted };
+  std::optional<std::string> Lookup(absl::string_view key, Counting counting = kCounted);
   // Saves `payload` under `key`, then evicts. An error leaves the directory
   // as it was (the caller logs it; the compile itself succeeded).
-  absl::Status Insert(absl::string_view key, absl::string_view payload);
+  absl::Status Insert(absl::string_view key, absl::string_view payload, Counting counting = kCounted);
 
   // The key and payload of the intact entry file at `path` (any key);
   // DataLoss for a damaged one. For tools and tests.
@@ -56,10 +59,11 @@ class PersistentCache {
     int64_t hits = 0, misses = 0, rejected = 0, writes = 0, evictions = 0;
   };
   Stats stats() const;
-  // The payload of the last Lookup's hit was refused by its reader (an
-  // intact entry written for another target or build): counted as rejected
-  // and as a miss instead of a hit (the caller compiles and saves over it).
-  void CountRejected();
+  // The payload Lookup(key) returned was refused by its reader (an intact
+  // entry written for another target or build): the file is removed, and
+  // the lookup counted as rejected and as a miss instead of a hit (the
+  // caller compiles and saves a new one).
+  void Reject(absl::string_view key);
 
  private:
   PersistentCache(std::string directory, int64_t max_bytes) : directory_(std::move(directory)), max_bytes_(max_bytes) {}

@@ -24,6 +24,7 @@
 #include "xla/evaluator/hlo_evaluator.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
+#include "xla/program_digest.h"
 #include "xla/shape_util.h"
 #include "xla/stablehlo/single_module.h"
 #include "xla/status_macros.h"
@@ -352,9 +353,32 @@ absl::Status Service::ApplyOutputLayout(const ExecutionOptions& options, HloModu
   return VerifyHloModule(*module);
 }
 
+absl::StatusOr<std::string> Service::PersistentBackendKey(const DebugOptions& debug_options) const {
+  // Not for compiles that dump (a load has no IR to dump).
+  if (persistent_cache_ == nullptr || !debug_options.xla_dump_to().empty()) return std::string();
+  return backend_->compiler()->PersistentKey(debug_options);
+}
+
+std::shared_ptr<Executable> Service::LoadSaved(const std::string& persistent_key, const DebugOptions& debug_options) {
+  std::optional<std::string> saved = persistent_cache_->Lookup(persistent_key);
+  if (!saved) return nullptr;
+  absl::StatusOr<std::unique_ptr<Executable>> loaded = backend_->compiler()->LoadExecutable(*saved, debug_options);
+  if (!loaded.ok()) {
+    // An intact file the backend refuses (another target or build): the
+    // caller compiles and saves over it.
+    std::fprintf(stderr, "xla persistent cache: %s not loaded: %s\n", persistent_cache_->PathFor(persistent_key).c_str(),
+                 loaded.status().ToString().c_str());
+    persistent_cache_->Reject(persistent_key);
+    return nullptr;
+  }
+  ++persistent_loads_;
+  return std::move(*loaded);
+}
+
 absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_ptr<HloModule> module,
                                                                    const ExecutionOptions& options, bool* cache_hit,
-                                                                   const RequestControl& request) {
+                                                                   const RequestControl& request,
+                                                                   std::string* cache_key, bool look_in_saved) {
   if (!options.backend().empty() && options.backend() != backend_->name()) {
     return InvalidArgument("this service runs backend '%s', but the request asks for '%s'", backend_->name(),
                            options.backend());
@@ -369,34 +393,20 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
     module->attributes()["rng_seed"] = std::to_string(options.seed());
   }
   std::string key = CompilationCache::Fingerprint(*module, debug_options, backend_->name());
+  if (cache_key != nullptr) *cache_key = key;
   if (std::shared_ptr<Executable> cached = cache_.Lookup(key)) {
     *cache_hit = true;
     return cached;
   }
   *cache_hit = false;
-  // Then the persistent cache, unless the compile is to write dumps (a load
-  // has no IR to dump).
-  std::string persistent_key;
-  if (persistent_cache_ != nullptr && debug_options.xla_dump_to().empty()) {
-    ASSIGN_OR_RETURN(std::string backend_key, backend_->compiler()->PersistentKey(debug_options));
-    if (!backend_key.empty()) persistent_key = absl::StrCat(key, "\n", backend_key);
-  }
-  if (!persistent_key.empty()) {
-    if (std::optional<std::string> saved = persistent_cache_->Lookup(persistent_key)) {
-      absl::StatusOr<std::unique_ptr<Executable>> loaded =
-          backend_->compiler()->LoadExecutable(*saved, debug_options);
-      if (loaded.ok()) {
-        ++persistent_loads_;
-        std::shared_ptr<Executable> shared = std::move(*loaded);
-        cache_.Insert(key, shared);
-        *cache_hit = true;
-        return shared;
-      }
-      // An intact file the backend refuses (another target or build): compile
-      // and save over it.
-      std::fprintf(stderr, "xla persistent cache: %s not loaded: %s\n",
-                   persistent_cache_->PathFor(persistent_key).c_str(), loaded.status().ToString().c_str());
-      persistent_cache_->CountRejected();
+  // Then the persistent cache.
+  ASSIGN_OR_RETURN(std::string backend_key, PersistentBackendKey(debug_options));
+  const std::string persistent_key = backend_key.empty() ? "" : absl::StrCat(key, "\n", backend_key);
+  if (!persistent_key.empty() && look_in_saved) {
+    if (std::shared_ptr<Executable> loaded = LoadSaved(persistent_key, debug_options)) {
+      cache_.Insert(key, loaded);
+      *cache_hit = true;
+      return loaded;
     }
   }
   absl::Time deadline = request.deadline;
@@ -432,28 +442,143 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::CompileModule(std::unique_p
   return shared;
 }
 
-absl::Status Service::Compile(SessionId session, const CompileRequest& arg, CompileResponse* result,
-                              const RequestControl& request) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg));
-  const HloComputation* entry = module->entry_computation();
-  if (arg.input_shape_with_layout_size() > 0) {
-    if (arg.input_shape_with_layout_size() != entry->num_parameters()) {
-      return InvalidArgument("Compile: %d argument shapes given but the computation takes %d parameters",
-                             arg.input_shape_with_layout_size(), entry->num_parameters());
-    }
-    for (int i = 0; i < arg.input_shape_with_layout_size(); ++i) {
-      ASSIGN_OR_RETURN(Shape s, ShapeUtil::FromProto(arg.input_shape_with_layout(i)));
-      RETURN_IF_ERROR(ShapeUtil::CheckNoPadding(s, absl::StrCat("Compile: argument ", i)));
-      if (!s.Compatible(entry->parameter_instruction(i)->shape())) {
-        return InvalidArgument("Compile: argument %d has shape %s but parameter %d is %s", i, s.ToString(), i,
-                               entry->parameter_instruction(i)->shape().ToString());
+namespace {
+
+// The digest of a Compile request's one program; empty when it does not
+// carry exactly one (LoadModule reports that).
+std::string ProgramDigestOf(const CompileRequest& request) {
+  const int programs = request.has_computation() + !request.hlo_text().empty() + !request.stablehlo_text().empty();
+  if (programs != 1) return "";
+  if (request.has_computation()) return ProgramDigest(request.computation());
+  if (!request.hlo_text().empty()) return HloTextDigest(request.hlo_text());
+  return StableHloTextDigest(request.stablehlo_text());
+}
+
+// The compilation cache's alias of a Compile request: its program's digest
+// with everything else that decides what is compiled (the options and the
+// argument shapes), encoded as a request without a program.
+std::string CompileRequestAlias(const std::string& digest, const CompileRequest& request) {
+  CompileRequest key;
+  key.set_program_digest(digest);
+  *key.mutable_execution_options() = request.execution_options();
+  *key.mutable_input_shape_with_layout() = request.input_shape_with_layout();
+  return DeterministicBytes(key);
+}
+
+// The persistent cache's key of an alias record.
+std::string PersistentAliasKey(const std::string& alias, const std::string& backend_key) {
+  return absl::StrCat("compile-request-alias\n", backend_key, "\n", alias);
+}
+
+}  // namespace
+
+std::optional<CompilationCache::AliasHit> Service::FindByAlias(const std::string& alias,
+                                                               const ExecutionOptions& options, bool* looked_in_saved) {
+  if (std::optional<CompilationCache::AliasHit> hit = cache_.LookupAlias(alias)) return hit;
+  // A fresh process finds the executable a previous one saved through the
+  // alias record it saved with it. Options the service refuses have no
+  // record (the compile that would have written it failed).
+  absl::StatusOr<DebugOptions> debug_options = EffectiveDebugOptions(options.debug_options());
+  if (!debug_options.ok()) return std::nullopt;
+  absl::StatusOr<std::string> backend_key = PersistentBackendKey(*debug_options);
+  if (!backend_key.ok() || backend_key->empty()) return std::nullopt;
+  const std::string record_key = PersistentAliasKey(alias, *backend_key);
+  std::optional<std::string> record_bytes = persistent_cache_->Lookup(record_key, PersistentCache::kUncounted);
+  if (!record_bytes) return std::nullopt;
+  PersistentCompileAlias record;
+  // (An intact file of another format: the compile that follows saves over it.)
+  if (!record.ParseFromString(*record_bytes)) return std::nullopt;
+  *looked_in_saved = true;
+  std::shared_ptr<Executable> loaded =
+      LoadSaved(absl::StrCat(record.canonical_key(), "\n", *backend_key), *debug_options);
+  if (loaded == nullptr) return std::nullopt;
+  auto program_shape = std::make_shared<const ProgramShapeProto>(std::move(*record.mutable_program_shape()));
+  cache_.Insert(record.canonical_key(), loaded);
+  cache_.AddAlias(alias, record.canonical_key(), program_shape);
+  return CompilationCache::AliasHit{std::move(loaded), std::move(program_shape)};
+}
+
+void Service::SaveAlias(const std::string& alias, const std::string& key,
+                        std::shared_ptr<const ProgramShapeProto> program_shape, const ExecutionOptions& options) {
+  if (persistent_cache_ != nullptr) {
+    absl::StatusOr<DebugOptions> debug_options = EffectiveDebugOptions(options.debug_options());
+    absl::StatusOr<std::string> backend_key =
+        debug_options.ok() ? PersistentBackendKey(*debug_options) : debug_options.status();
+    if (backend_key.ok() && !backend_key->empty()) {
+      PersistentCompileAlias record;
+      record.set_canonical_key(key);
+      *record.mutable_program_shape() = *program_shape;
+      absl::Status saved = persistent_cache_->Insert(PersistentAliasKey(alias, *backend_key),
+                                                     DeterministicBytes(record), PersistentCache::kUncounted);
+      if (!saved.ok() && saved.code() != absl::StatusCode::kFailedPrecondition) {
+        std::fprintf(stderr, "xla persistent cache: alias not saved: %s\n", saved.ToString().c_str());
       }
     }
   }
-  *result->mutable_program_shape() = entry->ComputeProgramShape().ToProto();
-  bool hit = false;
-  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), arg.execution_options(), &hit, request));
-  result->set_compilation_cache_hit(hit);
+  cache_.AddAlias(alias, key, std::move(program_shape));
+}
+
+absl::Status Service::Compile(SessionId session, const CompileRequest& arg, CompileResponse* result,
+                              const RequestControl& request) {
+  const bool by_digest = !arg.program_digest().empty();
+  std::string digest;
+  if (by_digest) {
+    if (arg.has_computation() || !arg.hlo_text().empty() || !arg.stablehlo_text().empty()) {
+      return InvalidArgument(
+          "Compile: set program_digest alone (to compile a program the service returned that digest for) or a "
+          "program, not both");
+    }
+    if (arg.program_digest().size() != kProgramDigestBytes) {
+      return InvalidArgument("Compile: program_digest has %d bytes; the digests the service returns have %d",
+                             arg.program_digest().size(), kProgramDigestBytes);
+    }
+    digest = arg.program_digest();
+  } else {
+    digest = ProgramDigestOf(arg);
+  }
+  const std::string alias = digest.empty() ? "" : CompileRequestAlias(digest, arg);
+  std::shared_ptr<Executable> executable;
+  bool looked_in_saved = false;
+  if (!alias.empty()) {
+    if (std::optional<CompilationCache::AliasHit> hit = FindByAlias(alias, arg.execution_options(), &looked_in_saved)) {
+      executable = std::move(hit->executable);
+      *result->mutable_program_shape() = *hit->program_shape;
+      result->set_compilation_cache_hit(true);
+    }
+  }
+  if (executable == nullptr && by_digest) {
+    result->set_program_needed(true);
+    return absl::OkStatus();
+  }
+  if (executable == nullptr) {
+    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg));
+    const HloComputation* entry = module->entry_computation();
+    if (arg.input_shape_with_layout_size() > 0) {
+      if (arg.input_shape_with_layout_size() != entry->num_parameters()) {
+        return InvalidArgument("Compile: %d argument shapes given but the computation takes %d parameters",
+                               arg.input_shape_with_layout_size(), entry->num_parameters());
+      }
+      for (int i = 0; i < arg.input_shape_with_layout_size(); ++i) {
+        ASSIGN_OR_RETURN(Shape s, ShapeUtil::FromProto(arg.input_shape_with_layout(i)));
+        RETURN_IF_ERROR(ShapeUtil::CheckNoPadding(s, absl::StrCat("Compile: argument ", i)));
+        if (!s.Compatible(entry->parameter_instruction(i)->shape())) {
+          return InvalidArgument("Compile: argument %d has shape %s but parameter %d is %s", i, s.ToString(), i,
+                                 entry->parameter_instruction(i)->shape().ToString());
+        }
+      }
+    }
+    auto program_shape = std::make_shared<const ProgramShapeProto>(entry->ComputeProgramShape().ToProto());
+    *result->mutable_program_shape() = *program_shape;
+    bool hit = false;
+    std::string key;
+    // (An entry the alias record led to and that did not load is not looked
+    // up twice.)
+    ASSIGN_OR_RETURN(executable, CompileModule(std::move(module), arg.execution_options(), &hit, request, &key,
+                                               /*look_in_saved=*/!looked_in_saved));
+    result->set_compilation_cache_hit(hit);
+    if (!alias.empty()) SaveAlias(alias, key, std::move(program_shape), arg.execution_options());
+  }
+  result->set_program_digest(digest);
   ASSIGN_OR_RETURN(AllocationTracker::Reservation charge,
                    allocations_.Reserve(session, std::max<int64_t>(executable->SizeInBytes(), 0) + AllocationTracker::kHandleBytes,
                                         "a compiled executable"));

@@ -183,9 +183,30 @@ class Service {
   // Verified module -> executable, through the cache.
   // The compile stops at the earlier of the request's deadline and
   // max_compile_seconds from now, or on its cancel.
+  // `cache_key`, when given, receives the module's compilation-cache key;
+  // look_in_saved=false skips the persistent cache's lookup (not its save).
   absl::StatusOr<std::shared_ptr<Executable>> CompileModule(std::unique_ptr<HloModule> module,
                                                             const ExecutionOptions& options, bool* cache_hit,
-                                                            const RequestControl& request);
+                                                            const RequestControl& request,
+                                                            std::string* cache_key = nullptr,
+                                                            bool look_in_saved = true);
+  // The backend's part of persistent cache keys for these options; empty
+  // when nothing is saved or loaded (no cache_dir, a dumping compile, or a
+  // backend without persistent executables).
+  absl::StatusOr<std::string> PersistentBackendKey(const DebugOptions& debug_options) const;
+  // The executable saved under `persistent_key`, loaded; null for a miss or
+  // an entry the backend refuses (counted as rejected).
+  std::shared_ptr<Executable> LoadSaved(const std::string& persistent_key, const DebugOptions& debug_options);
+  // A Compile request's executable by its alias (the program digest with
+  // the options and argument shapes): from the compilation cache, or loaded
+  // through the persistent cache's alias record (`looked_in_saved` is then
+  // set, whether or not the saved executable loaded).
+  std::optional<CompilationCache::AliasHit> FindByAlias(const std::string& alias, const ExecutionOptions& options,
+                                                        bool* looked_in_saved);
+  // Records `alias` for the entry under `key`, in memory and (with a
+  // persistent cache) on disk.
+  void SaveAlias(const std::string& alias, const std::string& key,
+                 std::shared_ptr<const ProgramShapeProto> program_shape, const ExecutionOptions& options);
   // How a run starting now for `request` is stopped: at the earlier of the
   // request's deadline and max_run_seconds from now, or on its cancel.
   ExecutionControl RunControl(const RequestControl& request) const;

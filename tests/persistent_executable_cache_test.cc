@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/client_library.h"
 #include "client/local_client.h"
@@ -65,6 +66,11 @@ class PersistentExecutableCacheTest : public ::testing::Test {
     args_.push_back(Values(ShapeUtil::MakeShape(F32, {4}), 0.5f));
   }
 
+  // One build of the model for every service of a test, as a restarted
+  // program sends the same bytes again (two builds in one process differ in
+  // their instruction ids, so they are different programs to the digest).
+  const XlaComputation model_ = Model();
+
   // A new service on the cache directory: what a restarted daemon is.
   std::unique_ptr<Client> RestartedService() {
     ServiceOptions options;
@@ -92,7 +98,7 @@ class PersistentExecutableCacheTest : public ::testing::Test {
   // Compiles the model with `options`, runs it, and checks the result
   // against the interpreter.
   void CompileAndCheck(Client& client, const ExecutionOptions* options = nullptr) {
-    auto executable = client.Compile(Model(), {}, options);
+    auto executable = client.Compile(model_, {}, options);
     ASSERT_TRUE(executable.ok()) << executable.status();
     Arguments on_cpu = Transfer(client);
     auto result = client.Execute(*executable, on_cpu.pointers);
@@ -100,15 +106,22 @@ class PersistentExecutableCacheTest : public ::testing::Test {
     Literal got = client.TransferToClient(**result).value();
     LocalClient* interpreter = ClientLibrary::GetOrCreateLocalClient("interpreter").value();
     Arguments on_interpreter = Transfer(*interpreter);
-    Literal want = interpreter->ExecuteAndTransfer(Model(), on_interpreter.pointers).value();
+    Literal want = interpreter->ExecuteAndTransfer(model_, on_interpreter.pointers).value();
     absl::Status near = literal_comparison::Near(want, got, ErrorSpec{1e-5, 1e-5});
     EXPECT_TRUE(near.ok()) << near;
   }
 
-  std::vector<std::string> SavedFiles() const {
+  // The saved executables' files, or (aliases=true) the files of the records
+  // that lead a compile request's digest to them.
+  std::vector<std::string> SavedFiles(bool aliases = false) const {
     std::vector<std::string> files;
     for (const auto& entry : fs::directory_iterator(dir_)) {
-      if (entry.path().extension() == ".xlaexe") files.push_back(entry.path().string());
+      if (entry.path().extension() != ".xlaexe") continue;
+      auto saved = PersistentCache::ReadEntryFile(entry.path().string());
+      EXPECT_TRUE(saved.ok()) << saved.status();
+      if (saved.ok() && absl::StartsWith(saved->key, "compile-request-alias\n") == aliases) {
+        files.push_back(entry.path().string());
+      }
     }
     return files;
   }
@@ -130,6 +143,9 @@ TEST_F(PersistentExecutableCacheTest, ARestartedServiceLoadsTheSavedExecutableIn
     EXPECT_EQ(info.persistent_cache_dir(), dir_);
   }
   ASSERT_EQ(SavedFiles().size(), 1u);
+  // With it, the record that finds it by the request's program digest, so
+  // that a restarted service loads without parsing or verifying the module.
+  ASSERT_EQ(SavedFiles(/*aliases=*/true).size(), 1u);
   auto second = RestartedService();
   CompileAndCheck(*second);
   GetServiceInfoResponse info = Info(*second);
@@ -173,6 +189,20 @@ TEST_F(PersistentExecutableCacheTest, ADamagedFileIsCompiledAgainNotRun) {
   auto again = RestartedService();
   CompileAndCheck(*again);
   EXPECT_EQ(Info(*again).persistent_cache_loads(), 1);
+}
+
+TEST_F(PersistentExecutableCacheTest, ADamagedAliasRecordFallsBackToTheModulesKey) {
+  CompileAndCheck(*RestartedService());
+  const std::vector<std::string> records = SavedFiles(/*aliases=*/true);
+  ASSERT_EQ(records.size(), 1u);
+  std::ofstream(records[0], std::ios::binary | std::ios::trunc) << "XLAEXE1\ntruncated";
+  auto restarted = RestartedService();
+  CompileAndCheck(*restarted);
+  GetServiceInfoResponse info = Info(*restarted);
+  EXPECT_EQ(info.persistent_cache_rejected(), 1);  // the record, removed
+  EXPECT_EQ(info.persistent_cache_loads(), 1);     // the executable, by the module's key
+  EXPECT_EQ(info.compilations(), 0);
+  EXPECT_EQ(SavedFiles(/*aliases=*/true).size(), 1u);  // written again
 }
 
 TEST_F(PersistentExecutableCacheTest, AnEntryForOtherCpuFeaturesIsNotUsed) {

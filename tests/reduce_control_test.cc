@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/client_test_base.h"
+#include "xla/program_digest.h"
 
 namespace xla {
 namespace {
@@ -731,6 +732,82 @@ TEST_P(ReduceControlTest, ComputationShapeAndCompilationCache) {
   }
   EXPECT_OK(client()->UnregisterExecutable(h1));
   EXPECT_OK(client()->UnregisterExecutable(h2));
+}
+
+// A program compiled once is compiled again by its digest alone
+// (CompileRequest.program_digest): the service answers from its cache
+// without the module, and asks for the program when it cannot.
+TEST_P(ReduceControlTest, CompileByProgramDigest) {
+  XlaBuilder b(TestName());
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {2, 3}), "x");
+  Reduce(Mul(x, x), ConstantR0<float>(&b, 0), AddReducer(&b, F32), {1});
+  ASSERT_OK_AND_ASSIGN(XlaComputation c, b.Build());
+  EXPECT_TRUE(c.KnownProgramDigest().empty());
+  ASSERT_OK_AND_ASSIGN(ExecutionHandle first, client()->Compile(c));
+  const std::string digest = c.KnownProgramDigest();
+  ASSERT_EQ(digest.size(), kProgramDigestBytes);
+  EXPECT_EQ(digest, ProgramDigest(c.proto()));
+  // A copy keeps it; a change through mutable_proto() forgets it.
+  XlaComputation copy = c;
+  EXPECT_EQ(copy.KnownProgramDigest(), digest);
+  copy.mutable_proto()->set_name("renamed");
+  EXPECT_TRUE(copy.KnownProgramDigest().empty());
+
+  ServiceInterface* service = client()->service();
+  CompileRequest by_digest;
+  by_digest.set_program_digest(digest);
+  CompileResponse response;
+  ASSERT_OK(service->Compile(by_digest, &response));
+  EXPECT_FALSE(response.program_needed());
+  EXPECT_TRUE(response.compilation_cache_hit());
+  ASSERT_TRUE(response.has_handle());
+  EXPECT_NE(response.handle().handle(), first.handle());
+  ASSERT_OK_AND_ASSIGN(ProgramShape expected_shape, c.GetProgramShape());
+  ASSERT_OK_AND_ASSIGN(ProgramShape shape, ShapeUtil::ProgramShapeFromProto(response.program_shape()));
+  EXPECT_EQ(shape.ToString(), expected_shape.ToString());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> xd,
+                       client()->TransferToServer(Literal::CreateR2<float>({{1, 2, 3}, {4, 5, 6}})));
+  for (const ExecutionHandle& h : {first, response.handle()}) {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<GlobalData> r, client()->Execute(h, {xd.get()}));
+    ASSERT_OK_AND_ASSIGN(Literal rv, client()->TransferToClient(*r));
+    EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({14, 77}), rv));
+    EXPECT_OK(client()->UnregisterExecutable(h));
+  }
+
+  // Other options are another executable: the service asks for the program.
+  CompileRequest seeded = by_digest;
+  seeded.mutable_execution_options()->set_seed(7);
+  response.Clear();
+  ASSERT_OK(service->Compile(seeded, &response));
+  EXPECT_TRUE(response.program_needed());
+  EXPECT_FALSE(response.has_handle());
+  // So does a digest it never returned.
+  CompileRequest unknown;
+  unknown.set_program_digest(std::string(kProgramDigestBytes, '\x5a'));
+  response.Clear();
+  ASSERT_OK(service->Compile(unknown, &response));
+  EXPECT_TRUE(response.program_needed());
+  // The client library does that exchange itself.
+  ExecutionOptions options;
+  options.set_seed(7);
+  bool hit = true;
+  ASSERT_OK_AND_ASSIGN(ExecutionHandle seeded_handle, client()->Compile(c, {}, &options, &hit));
+  EXPECT_OK(client()->UnregisterExecutable(seeded_handle));
+  ASSERT_OK_AND_ASSIGN(seeded_handle, client()->Compile(c, {}, &options, &hit));
+  EXPECT_TRUE(hit);
+  EXPECT_OK(client()->UnregisterExecutable(seeded_handle));
+
+  // Malformed requests.
+  CompileRequest short_digest;
+  short_digest.set_program_digest("abc");
+  absl::Status status = service->Compile(short_digest, &response);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("program_digest has 3 bytes"), std::string::npos) << status;
+  CompileRequest both = by_digest;
+  *both.mutable_computation() = c.proto();
+  status = service->Compile(both, &response);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("not both"), std::string::npos) << status;
 }
 
 XLA_CLIENT_TEST_P(ReduceControlTest);

@@ -39,8 +39,9 @@ for run in 1 2; do
     --arg='f32[4] {10,20,30,40}' "$TMP/axpy.hlo" 2>"$TMP/err")
   [[ $? -eq 0 && "$out" == "f32[4] {12, 24, 36, 48}" ]] || fail "cached run $run printed '$out' ($(cat "$TMP/err"))"
 done
+# The executable, and the record that finds it by the program text's digest.
 saved=$(ls "$TMP/cache" | grep -c '\.xlaexe$')
-[[ "$saved" == 1 ]] || fail "--xla_cache_dir holds $saved saved executables, want 1"
+[[ "$saved" == 2 ]] || fail "--xla_cache_dir holds $saved files, want 2 (an executable and its request record)"
 
 # --compare runs both backends; stdout keeps only the literal.
 out=$("$XLA_RUN" --backend=cpu --compare=interpreter "$TMP/axpy.hlo" 2>"$TMP/err")

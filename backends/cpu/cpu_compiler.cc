@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "backends/cpu/cpu_executable.h"
@@ -15,6 +16,7 @@
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "backends/cpu/codegen/jit.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,9 +45,23 @@ std::string FeaturesNotIn(absl::string_view a, absl::string_view b) {
 }
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr<HloModule> module,
-                                                                 const DebugOptions& options,
-                                                                 const ExecutionControl* control) {
+namespace {
+
+// A module through the HLO passes, buffer assignment and IR emission, with
+// the JIT that owns its target: what a JIT compile and an ahead-of-time
+// compile share.
+struct EmittedModule {
+  std::unique_ptr<CpuJit> jit;
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> llvm_module;
+  int64_t arena_bytes = 0;
+  int threads = 1;
+  CpuTarget target;
+  std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls;
+};
+
+absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& options,
+                                         const ExecutionControl* control, const std::string& entry_symbol) {
   if (module == nullptr || module->entry_computation() == nullptr) {
     return InvalidArgument("CPU backend: module has no entry computation");
   }
@@ -55,46 +71,110 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   // instructions, before every LLVM pass, and before code generation.
   auto check_stop = [control]() { return control == nullptr ? absl::OkStatus() : control->CheckStop(); };
   RETURN_IF_ERROR(check_stop());
-  RETURN_IF_ERROR(RunCpuHloPasses(module.get(), options, kVerifyEachCpuPass, check_stop));
-  ASSIGN_OR_RETURN(const CpuTarget target, ResolveCpuTarget(options.xla_cpu_target()));
-  ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create(target));
-  auto context = std::make_unique<llvm::LLVMContext>();
-  auto llvm_module = std::make_unique<llvm::Module>(module->name(), *context);
-  llvm_module->setTargetTriple(jit->triple());
-  llvm_module->setDataLayout(jit->data_layout());
+  RETURN_IF_ERROR(RunCpuHloPasses(module, options, kVerifyEachCpuPass, check_stop));
+  EmittedModule emitted;
+  ASSIGN_OR_RETURN(emitted.target, ResolveCpuTarget(options.xla_cpu_target()));
+  ASSIGN_OR_RETURN(emitted.jit, CpuJit::Create(emitted.target));
+  CpuJit& jit = *emitted.jit;
+  emitted.context = std::make_unique<llvm::LLVMContext>();
+  emitted.llvm_module = std::make_unique<llvm::Module>(module->name(), *emitted.context);
+  emitted.llvm_module->setTargetTriple(jit.triple());
+  emitted.llvm_module->setDataLayout(jit.data_layout());
 
-  const int threads = ResolveCpuThreadCount(options.xla_cpu_threads());
+  emitted.threads = ResolveCpuThreadCount(options.xla_cpu_threads());
   ASSIGN_OR_RETURN(std::unique_ptr<BufferAssignment> assignment, BufferAssignment::Run(*module));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".buffer-assignment.txt", assignment->ToString()));
   RETURN_IF_ERROR(check_stop());
-  IrEmitter emitter(llvm_module.get(), threads, *assignment);
+  IrEmitter emitter(emitted.llvm_module.get(), emitted.threads, *assignment);
   emitter.set_stop_check(check_stop);
-  RETURN_IF_ERROR(emitter.EmitEntryFunction(*module->entry_computation(), kEntryName));
-  for (llvm::Function& f : *llvm_module) {
+  RETURN_IF_ERROR(emitter.EmitEntryFunction(*module->entry_computation(), entry_symbol));
+  for (llvm::Function& f : *emitted.llvm_module) {
     if (f.isDeclaration()) continue;
-    f.addFnAttr("target-cpu", jit->cpu_name());
-    f.addFnAttr("target-features", jit->cpu_features());
+    f.addFnAttr("target-cpu", jit.cpu_name());
+    f.addFnAttr("target-features", jit.cpu_features());
   }
-  const int64_t arena_bytes = assignment->arena_bytes();
+  emitted.arena_bytes = assignment->arena_bytes();
+  emitted.custom_calls = emitter.TakeCustomCalls();
   if (!options.xla_dump_to().empty()) {
     std::string ir;
     llvm::raw_string_ostream os(ir);
-    llvm_module->print(os, nullptr);
+    emitted.llvm_module->print(os, nullptr);
     RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-no-opt.ll", ir));
   }
+  return emitted;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr<HloModule> module,
+                                                                 const DebugOptions& options,
+                                                                 const ExecutionControl* control) {
+  ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(module.get(), options, control, kEntryName));
   std::string optimized_ir, assembly, pass_timings, object_code;
   const bool dump = !options.xla_dump_to().empty();
-  ASSIGN_OR_RETURN(void* entry,
-                   jit->AddModule(std::move(context), std::move(llvm_module), kEntryName, &optimized_ir,
-                                  dump ? &assembly : nullptr, control, dump ? &pass_timings : nullptr, &object_code));
+  ASSIGN_OR_RETURN(void* entry, emitted.jit->AddModule(std::move(emitted.context), std::move(emitted.llvm_module),
+                                                       kEntryName, &optimized_ir, dump ? &assembly : nullptr,
+                                                       control, dump ? &pass_timings : nullptr, &object_code));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   // Where the LLVM part of the compile went, pass by pass.
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".llvm-pass-timings.txt", pass_timings));
-  return std::make_unique<CpuExecutable>(std::move(module), std::move(jit),
-                                         reinterpret_cast<CpuExecutable::EntryFunction>(entry), arena_bytes,
-                                         std::move(optimized_ir), threads, FeaturesMissingOnHost(target),
-                                         emitter.TakeCustomCalls(), std::move(object_code));
+  return std::make_unique<CpuExecutable>(std::move(module), std::move(emitted.jit),
+                                         reinterpret_cast<CpuExecutable::EntryFunction>(entry), emitted.arena_bytes,
+                                         std::move(optimized_ir), emitted.threads,
+                                         FeaturesMissingOnHost(emitted.target), std::move(emitted.custom_calls),
+                                         std::move(object_code));
+}
+
+absl::StatusOr<AotCompilation> CompileAheadOfTime(std::unique_ptr<HloModule> module, const DebugOptions& options,
+                                                  const std::string& symbol) {
+  ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(module.get(), options, nullptr, symbol));
+  llvm::Module& llvm_module = *emitted.llvm_module;
+  // What only a service provides has no ahead-of-time runtime.
+  if (!emitted.custom_calls.empty()) {
+    return Unimplemented("ahead-of-time compilation of '%s': custom calls are bound by a service",
+                         module->name());
+  }
+  // The runtime functions the ahead-of-time runtime links in by name (the
+  // complex helpers are registered with the JIT by address only).
+  static const absl::flat_hash_set<std::string>* const kLinkable = new absl::flat_hash_set<std::string>{
+      "__xla_cpu_runtime_MatMulF32", "__xla_cpu_runtime_MatMulF64", "__xla_cpu_runtime_ParallelFor",
+      "__xla_cpu_runtime_Fft", "__xla_cpu_runtime_TriangularSolveF32", "__xla_cpu_runtime_TriangularSolveF64",
+      "__xla_cpu_runtime_TriangularSolveC64", "__xla_cpu_runtime_TriangularSolveC128",
+      "__xla_cpu_runtime_CholeskyF32", "__xla_cpu_runtime_CholeskyF64", "__xla_cpu_runtime_CholeskyC64",
+      "__xla_cpu_runtime_CholeskyC128", "__xla_cpu_runtime_PowS64", "__xla_cpu_runtime_PowU64",
+      "__xla_cpu_runtime_RngBitGenerator", "__xla_cpu_runtime_SortSlice", "__xla_runtime_ShouldStop",
+      "__xla_runtime_StopFlag"};
+  for (const llvm::Function& f : llvm_module) {
+    const std::string name = f.getName().str();
+    if (f.isDeclaration() && absl::StartsWith(name, "__xla_") && !kLinkable->contains(name)) {
+      return Unimplemented(
+          "ahead-of-time compilation of '%s': the code calls %s, which only the service's runtime has "
+          "(collectives, infeed/outfeed, custom calls, host transfers, replica ids, complex math helpers)",
+          module->name(), name);
+    }
+  }
+  // Code linked into another program: only the entry is visible, so that
+  // several compiled modules link into one binary.
+  for (llvm::Function& f : llvm_module) {
+    if (!f.isDeclaration() && f.getName() != symbol) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  for (llvm::GlobalVariable& g : llvm_module.globals()) {
+    if (!g.isDeclaration()) g.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  // Nothing stops an ahead-of-time run (its control is null): its stop
+  // checks call the runtime's never-stopping ones, not the service's.
+  for (auto [from, to] : {std::pair{"__xla_runtime_ShouldStop", "__xla_aot_runtime_ShouldStop"},
+                          std::pair{"__xla_runtime_StopFlag", "__xla_aot_runtime_StopFlag"}}) {
+    if (llvm::Function* f = llvm_module.getFunction(from)) f->setName(to);
+  }
+  AotCompilation result;
+  ASSIGN_OR_RETURN(result.object_code, emitted.jit->OptimizeToObject(llvm_module));
+  result.program_shape = module->entry_computation()->ComputeProgramShape();
+  result.arena_bytes = emitted.arena_bytes;
+  result.threads = emitted.threads;
+  result.target = emitted.target.Describe();
+  return result;
 }
 
 absl::StatusOr<std::string> CpuCompiler::PersistentKey(const DebugOptions& options) {

@@ -6,7 +6,9 @@
 #ifndef BACKENDS_CPU_CPU_COMPILER_H_
 #define BACKENDS_CPU_CPU_COMPILER_H_
 
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "backends/backend.h"
 
@@ -27,6 +29,22 @@ class CpuCompiler : public Compiler {
   absl::StatusOr<std::unique_ptr<Executable>> LoadExecutable(absl::string_view bytes,
                                                              const DebugOptions& options) override;
 };
+
+// Ahead-of-time compilation (tools/xla_aot): the module as a relocatable
+// object whose one exported function is `symbol`, with the entry ABI of
+// ir_emitter.h and the control argument null. It links into another
+// program with the ahead-of-time runtime (backends/cpu/aot) only.
+// Collectives, infeed/outfeed, custom calls and host transfers are
+// Unimplemented (they need the service).
+struct AotCompilation {
+  std::string object_code;
+  ProgramShape program_shape;  // with the layouts the code reads and writes
+  int64_t arena_bytes = 0;
+  int threads = 1;
+  std::string target;  // the CPU and features it was compiled for
+};
+absl::StatusOr<AotCompilation> CompileAheadOfTime(std::unique_ptr<HloModule> module, const DebugOptions& options,
+                                                  const std::string& symbol);
 
 }  // namespace cpu
 }  // namespace xla

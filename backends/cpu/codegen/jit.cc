@@ -242,25 +242,7 @@ absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> conte
                                         std::string* optimized_ir, std::string* assembly,
                                         const ExecutionControl* control, std::string* pass_timings,
                                         std::string* object_code) {
-  {
-    std::string errors;
-    llvm::raw_string_ostream os(errors);
-    if (llvm::verifyModule(*module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
-  }
-  AddVectorMathVariants(*module, vector_math_isa_);
-  absl::Status optimized = Optimize(*module, control, pass_timings);
-  if (!optimized.ok()) return optimized;
-  MakeStreamingStoresNonTemporal(*module);
-  if (optimized_ir != nullptr) {
-    llvm::raw_string_ostream os(*optimized_ir);
-    module->print(os, nullptr);
-  }
-  if (assembly != nullptr) {
-    // Code generation rewrites the IR it runs on: a copy is emitted.
-    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
-    ASSIGN_OR_RETURN(*assembly, EmitAssembly(*copy));
-  }
-  ASSIGN_OR_RETURN(std::string object, CompileToObject(*module));
+  ASSIGN_OR_RETURN(std::string object, OptimizeToObject(*module, optimized_ir, assembly, control, pass_timings));
   const std::string name = module->getName().str();
   // The IR is no longer needed once it is machine code.
   module.reset();
@@ -268,6 +250,30 @@ absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> conte
   ASSIGN_OR_RETURN(void* address, AddObject(object, function, name));
   if (object_code != nullptr) *object_code = std::move(object);
   return address;
+}
+
+absl::StatusOr<std::string> CpuJit::OptimizeToObject(llvm::Module& module, std::string* optimized_ir,
+                                                     std::string* assembly, const ExecutionControl* control,
+                                                     std::string* pass_timings) {
+  {
+    std::string errors;
+    llvm::raw_string_ostream os(errors);
+    if (llvm::verifyModule(module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
+  }
+  AddVectorMathVariants(module, vector_math_isa_);
+  absl::Status optimized = Optimize(module, control, pass_timings);
+  if (!optimized.ok()) return optimized;
+  MakeStreamingStoresNonTemporal(module);
+  if (optimized_ir != nullptr) {
+    llvm::raw_string_ostream os(*optimized_ir);
+    module.print(os, nullptr);
+  }
+  if (assembly != nullptr) {
+    // Code generation rewrites the IR it runs on: a copy is emitted.
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
+    ASSIGN_OR_RETURN(*assembly, EmitAssembly(*copy));
+  }
+  return CompileToObject(module);
 }
 
 absl::StatusOr<std::string> CpuJit::CompileToObject(llvm::Module& module) {

@@ -47,6 +47,13 @@ class CpuJit {
                                   std::string* assembly = nullptr, const ExecutionControl* control = nullptr,
                                   std::string* pass_timings = nullptr, std::string* object_code = nullptr);
 
+  // AddModule's steps before linking: verifies `module`, runs the O3
+  // pipeline and returns the object file (ahead-of-time compiles stop here).
+  absl::StatusOr<std::string> OptimizeToObject(llvm::Module& module, std::string* optimized_ir = nullptr,
+                                               std::string* assembly = nullptr,
+                                               const ExecutionControl* control = nullptr,
+                                               std::string* pass_timings = nullptr);
+
   // An ELF object file of the optimized `module` for the target (which
   // consumes the module's IR).
   absl::StatusOr<std::string> CompileToObject(llvm::Module& module);

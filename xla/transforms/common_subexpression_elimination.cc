@@ -6,8 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "xla/program_digest.h"
 #include "xla/status_macros.h"
 #include "xla/transforms/hlo_rewrite_util.h"
 
@@ -35,18 +34,6 @@ bool ContainsToken(const Shape& shape) {
     if (ContainsToken(s)) return true;
   }
   return false;
-}
-
-// Deterministic bytes (map fields sorted), so equal attributes give equal keys.
-std::string DeterministicBytes(const google::protobuf::Message& message) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
-  }
-  return out;
 }
 
 void AppendLiteralBytes(const Literal& literal, std::string* key) {
@@ -78,6 +65,7 @@ std::string Key(const HloInstruction* i) {
   absl::StrAppend(&key, "|");
   HloInstructionProto attributes = i->attributes();
   attributes.clear_metadata();
+  // Deterministic bytes (map fields sorted), so equal attributes give equal keys.
   key += DeterministicBytes(attributes);
   if (i->has_literal()) {
     absl::StrAppend(&key, "|");

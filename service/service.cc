@@ -322,6 +322,11 @@ absl::StatusOr<DebugOptions> Service::EffectiveDebugOptions(const DebugOptions& 
   if (options.xla_dump_to().empty()) options.set_xla_dump_to(limits_.dump_to);
   if (options.xla_cpu_target().empty()) options.set_xla_cpu_target(limits_.cpu_target);
   if (options.xla_cpu_threads() < 0) return InvalidArgument("xla_cpu_threads must be >= 0");
+  if (options.has_xla_backend_optimization_level() &&
+      (options.xla_backend_optimization_level() < 0 || options.xla_backend_optimization_level() > 3)) {
+    return InvalidArgument("xla_backend_optimization_level must be 0 to 3, not %d",
+                           options.xla_backend_optimization_level());
+  }
   if (limits_.max_cpu_threads > 0 &&
       (options.xla_cpu_threads() == 0 || options.xla_cpu_threads() > limits_.max_cpu_threads)) {
     options.set_xla_cpu_threads(limits_.max_cpu_threads);

@@ -29,6 +29,8 @@ ABSL_FLAG(std::string, out, ".", "Directory NAME.o and NAME.h are written to.");
 ABSL_FLAG(std::string, xla_cpu_target, "host",
           "CPU to compile for: host, or an LLVM CPU name (x86-64-v3, haswell, znver4, ...) optionally followed by "
           ":+feature,-feature. The program using the object must run on such a CPU.");
+ABSL_FLAG(int, xla_backend_optimization_level, 3,
+          "How much the code is optimized: 0 (fastest compile, slowest code) to 3.");
 ABSL_FLAG(int, threads, 1, "Worker threads the code splits its loops over (1: the calling thread only).");
 
 namespace xla {
@@ -68,6 +70,7 @@ absl::Status Run(const std::string& path) {
   DebugOptions options;
   options.set_xla_cpu_target(absl::GetFlag(FLAGS_xla_cpu_target));
   options.set_xla_cpu_threads(absl::GetFlag(FLAGS_threads));
+  options.set_xla_backend_optimization_level(absl::GetFlag(FLAGS_xla_backend_optimization_level));
   const std::string symbol = "xla_aot_" + name;
   ASSIGN_OR_RETURN(cpu::AotCompilation compiled, cpu::CompileAheadOfTime(std::move(module), options, symbol));
   aot::AotHeaderInfo header;

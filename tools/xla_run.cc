@@ -45,6 +45,8 @@ ABSL_FLAG(std::string, xla_cpu_target, "host",
           "CPU the CPU backend compiles for: host, an LLVM CPU name (haswell, skylake-avx512, znver4, ...), "
           "optionally followed by ':' and feature adjustments (haswell:-fma). Code for a CPU whose features "
           "this host lacks compiles (see --xla_dump_to) but does not run.");
+ABSL_FLAG(int, xla_backend_optimization_level, 3,
+          "How much the backend optimizes the generated code: 0 (fastest compile, for debugging) to 3.");
 ABSL_FLAG(std::string, xla_cache_dir, "",
           "Directory of saved executables: a program compiled before (by this build, for this CPU) is loaded "
           "from it instead of compiled, and new ones are saved there. Empty: none.");
@@ -92,6 +94,8 @@ absl::StatusOr<Literal> RunOn(const std::string& backend, const std::string& tex
   options.mutable_debug_options()->set_xla_cpu_threads(absl::GetFlag(FLAGS_xla_cpu_threads));
   options.mutable_debug_options()->set_xla_dump_to(absl::GetFlag(FLAGS_xla_dump_to));
   options.mutable_debug_options()->set_xla_cpu_target(absl::GetFlag(FLAGS_xla_cpu_target));
+  options.mutable_debug_options()->set_xla_backend_optimization_level(
+      absl::GetFlag(FLAGS_xla_backend_optimization_level));
   ASSIGN_OR_RETURN(ExecutionHandle executable, client->CompileHloText(text, &options));
   std::vector<std::unique_ptr<GlobalData>> data;
   std::vector<GlobalData*> arg_ptrs;

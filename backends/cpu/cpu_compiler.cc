@@ -65,6 +65,11 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
   if (module == nullptr || module->entry_computation() == nullptr) {
     return InvalidArgument("CPU backend: module has no entry computation");
   }
+  if (options.has_xla_backend_optimization_level() &&
+      (options.xla_backend_optimization_level() < 0 || options.xla_backend_optimization_level() > 3)) {
+    return InvalidArgument("CPU backend: xla_backend_optimization_level must be 0 to 3, not %d",
+                           options.xla_backend_optimization_level());
+  }
   // An unregistered custom-call target fails before any pass or code.
   RETURN_IF_ERROR(CheckCustomCallTargets(*module));
   // The compile's checks: between HLO passes, between emitted
@@ -104,26 +109,46 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
   return emitted;
 }
 
+// The optimization level asked for, and how many parts a large module is
+// compiled in: as many as the threads each run may use (which bound what a
+// compile takes of a shared machine too; the service caps them).
+CpuJit::CodegenRequest CodegenRequestFor(const DebugOptions& options, int threads) {
+  CpuJit::CodegenRequest request;
+  if (options.has_xla_backend_optimization_level()) {
+    request.optimization_level = options.xla_backend_optimization_level();
+  }
+  request.max_parts = threads;
+  return request;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr<HloModule> module,
                                                                  const DebugOptions& options,
                                                                  const ExecutionControl* control) {
   ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(module.get(), options, control, kEntryName));
-  std::string optimized_ir, assembly, pass_timings, object_code;
+  std::string optimized_ir, assembly, pass_timings;
   const bool dump = !options.xla_dump_to().empty();
-  ASSIGN_OR_RETURN(void* entry, emitted.jit->AddModule(std::move(emitted.context), std::move(emitted.llvm_module),
-                                                       kEntryName, &optimized_ir, dump ? &assembly : nullptr,
-                                                       control, dump ? &pass_timings : nullptr, &object_code));
+  CpuJit::CodegenRequest request = CodegenRequestFor(options, emitted.threads);
+  request.control = control;
+  if (dump || options.xla_cpu_keep_optimized_ir()) request.optimized_ir = &optimized_ir;
+  if (dump) {
+    request.assembly = &assembly;
+    request.pass_timings = &pass_timings;
+  }
+  ASSIGN_OR_RETURN(std::vector<std::string> objects,
+                   emitted.jit->OptimizeToObjects(std::move(emitted.context), std::move(emitted.llvm_module), request));
+  ASSIGN_OR_RETURN(void* entry, emitted.jit->AddObjects(objects, kEntryName, module->name()));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   // Where the LLVM part of the compile went, pass by pass.
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".llvm-pass-timings.txt", pass_timings));
+  if (!options.xla_cpu_keep_optimized_ir()) optimized_ir.clear();
   return std::make_unique<CpuExecutable>(std::move(module), std::move(emitted.jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), emitted.arena_bytes,
                                          std::move(optimized_ir), emitted.threads,
                                          FeaturesMissingOnHost(emitted.target), std::move(emitted.custom_calls),
-                                         std::move(object_code));
+                                         std::move(objects));
 }
 
 absl::StatusOr<AotCompilation> CompileAheadOfTime(std::unique_ptr<HloModule> module, const DebugOptions& options,
@@ -169,7 +194,8 @@ absl::StatusOr<AotCompilation> CompileAheadOfTime(std::unique_ptr<HloModule> mod
     if (llvm::Function* f = llvm_module.getFunction(from)) f->setName(to);
   }
   AotCompilation result;
-  ASSIGN_OR_RETURN(result.object_code, emitted.jit->OptimizeToObject(llvm_module));
+  ASSIGN_OR_RETURN(result.object_code,
+                   emitted.jit->OptimizeToObject(llvm_module, CodegenRequestFor(options, /*threads=*/1)));
   result.program_shape = module->entry_computation()->ComputeProgramShape();
   result.arena_bytes = emitted.arena_bytes;
   result.threads = emitted.threads;
@@ -192,14 +218,14 @@ absl::StatusOr<std::string> CpuCompiler::SerializeExecutable(const Executable& e
   if (cpu->holds_process_addresses()) {
     return FailedPrecondition("CPU backend: the code holds this process's addresses of bound custom calls");
   }
-  if (cpu->object_code().empty() || BuildId().empty()) {
+  if (cpu->objects().empty() || BuildId().empty()) {
     return FailedPrecondition("CPU backend: no object code or no build id to save");
   }
   CpuExecutableProto proto;
   proto.set_module_name(cpu->module_name());
   proto.set_entry_name(cpu->entry_name());
   *proto.mutable_program_shape() = cpu->program_shape().ToProto();
-  proto.set_object_code(cpu->object_code());
+  for (const std::string& object : cpu->objects()) proto.add_object_code(object);
   proto.set_entry_symbol(kEntryName);
   proto.set_arena_bytes(cpu->arena_bytes());
   proto.set_threads(cpu->threads());
@@ -238,11 +264,13 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::LoadExecutable(absl::st
   }
   ASSIGN_OR_RETURN(ProgramShape program_shape, ShapeUtil::ProgramShapeFromProto(proto.program_shape()));
   ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create(target));
-  ASSIGN_OR_RETURN(void* entry, jit->AddObject(proto.object_code(), proto.entry_symbol(), proto.module_name()));
+  std::vector<std::string> objects(std::make_move_iterator(proto.mutable_object_code()->begin()),
+                                   std::make_move_iterator(proto.mutable_object_code()->end()));
+  ASSIGN_OR_RETURN(void* entry, jit->AddObjects(objects, proto.entry_symbol(), proto.module_name()));
   return std::make_unique<CpuExecutable>(proto.module_name(), proto.entry_name(), std::move(program_shape),
                                          std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), proto.arena_bytes(),
-                                         threads, std::move(*proto.mutable_object_code()));
+                                         threads, std::move(objects));
 }
 
 }  // namespace cpu

@@ -40,7 +40,8 @@ bool SameLayouts(const Shape& a, const Shape& b) {
 CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
                              int64_t arena_bytes, std::string optimized_ir, int threads,
                              std::vector<std::string> features_missing_on_host,
-                             std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls, std::string object_code)
+                             std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls,
+                             std::vector<std::string> objects)
     : Executable(std::move(module)),
       module_name_(this->module().name()),
       jit_(std::move(jit)),
@@ -48,22 +49,28 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<
       arena_bytes_(arena_bytes),
       optimized_ir_(std::move(optimized_ir)),
       threads_(threads),
-      object_code_(std::move(object_code)),
+      objects_(std::move(objects)),
       device_(SharedThreadPoolDevice(threads)),
       features_missing_on_host_(std::move(features_missing_on_host)),
       custom_calls_(std::move(custom_calls)) {}
 
 CpuExecutable::CpuExecutable(std::string module_name, std::string entry_name, ProgramShape program_shape,
                              std::unique_ptr<CpuJit> jit, EntryFunction entry, int64_t arena_bytes, int threads,
-                             std::string object_code)
+                             std::vector<std::string> objects)
     : Executable(std::move(entry_name), std::move(program_shape)),
       module_name_(std::move(module_name)),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),
       threads_(threads),
-      object_code_(std::move(object_code)),
+      objects_(std::move(objects)),
       device_(SharedThreadPoolDevice(threads)) {}
+
+int64_t CpuExecutable::SizeInBytes() const {
+  int64_t bytes = static_cast<int64_t>(optimized_ir_.size());
+  for (const std::string& object : objects_) bytes += static_cast<int64_t>(object.size());
+  return bytes;
+}
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control) {

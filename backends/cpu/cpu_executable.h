@@ -23,33 +23,35 @@ class CpuExecutable : public Executable {
   // `threads`: the workers each run uses (the shared pool of that size).
   // `features_missing_on_host`: what the code's target has and this host
   // lacks (cpu_target.h); if any, Execute refuses instead of crashing.
-  // `object_code`: the object file the JIT linked (what the persistent
-  // cache saves).
+  // `objects`: the object files the JIT linked (what the persistent cache
+  // saves; one per part of a module compiled in parts).
   CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
                 int64_t arena_bytes, std::string optimized_ir, int threads,
                 std::vector<std::string> features_missing_on_host = {},
-                std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls = {}, std::string object_code = "");
+                std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls = {},
+                std::vector<std::string> objects = {});
   // An executable loaded from its object code (CpuCompiler::LoadExecutable):
   // no module, no IR.
   CpuExecutable(std::string module_name, std::string entry_name, ProgramShape program_shape,
                 std::unique_ptr<CpuJit> jit, EntryFunction entry, int64_t arena_bytes, int threads,
-                std::string object_code);
+                std::vector<std::string> objects);
 
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
       const ExecutionControl* control = nullptr) override;
   // The code and its IR text; the arena is charged per run (ScratchBytesPerRun).
-  int64_t SizeInBytes() const override { return static_cast<int64_t>(optimized_ir_.size() + object_code_.size()); }
+  int64_t SizeInBytes() const override;
   std::optional<int64_t> ScratchBytesPerRun() const override { return arena_bytes_; }
 
-  // The LLVM IR after optimization (for dumps and vectorization tests).
+  // The LLVM IR after optimization, when the compile kept it
+  // (DebugOptions.xla_cpu_keep_optimized_ir; for tests and tools).
   const std::string& optimized_ir() const { return optimized_ir_; }
   // Bytes of the arena each run allocates (the values that are not fused).
   int64_t arena_bytes() const { return arena_bytes_; }
   int threads() const { return threads_; }
   const std::string& module_name() const { return module_name_; }
   const CpuTarget& target() const { return jit_->target(); }
-  const std::string& object_code() const { return object_code_; }
+  const std::vector<std::string>& objects() const { return objects_; }
   // Whether the code holds addresses of this process (bound custom calls):
   // then it cannot be saved and loaded elsewhere.
   bool holds_process_addresses() const { return !custom_calls_.empty(); }
@@ -61,7 +63,7 @@ class CpuExecutable : public Executable {
   int64_t arena_bytes_;
   std::string optimized_ir_;
   int threads_;
-  std::string object_code_;
+  std::vector<std::string> objects_;
   const void* device_;  // Eigen::ThreadPoolDevice, or null for one thread
   std::vector<std::string> features_missing_on_host_;
   // The bound custom calls whose addresses the code holds.

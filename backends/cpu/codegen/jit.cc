@@ -2,11 +2,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/invariant_select_versioning.h"
+#include "backends/cpu/codegen/module_partition.h"
 #include "backends/cpu/codegen/perf_map.h"
 #include "backends/cpu/runtime/runtime_complex.h"
 #include "backends/cpu/runtime/runtime_fft.h"
@@ -20,6 +23,7 @@
 #include "backends/cpu/runtime/runtime_random.h"
 #include "backends/cpu/runtime/runtime_sort.h"
 #include "backends/execution_control.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
@@ -155,11 +159,10 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) 
   jtmb->setCodeModel(llvm::CodeModel::Small);
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
   jit->triple_ = jtmb->getTargetTriple().str();
-
-  auto tm = jtmb->createTargetMachine();
-  if (!tm) return absl::InternalError("CPU backend: target machine: " + ErrorString(tm.takeError()));
-  jit->target_machine_ = std::move(*tm);
-  jit->data_layout_ = jit->target_machine_->createDataLayout();
+  jit->machine_builder_ = *jtmb;
+  auto layout = jtmb->getDefaultDataLayoutForTarget();
+  if (!layout) return absl::InternalError("CPU backend: data layout: " + ErrorString(layout.takeError()));
+  jit->data_layout_ = *layout;
 
   auto lljit = llvm::orc::LLJITBuilder()
                    .setJITTargetMachineBuilder(std::move(*jtmb))
@@ -192,15 +195,27 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) 
   return jit;
 }
 
-absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* control, std::string* pass_timings) {
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CpuJit::MakeTargetMachine(int optimization_level) const {
+  llvm::orc::JITTargetMachineBuilder builder = *machine_builder_;
+  static constexpr llvm::CodeGenOptLevel kLevels[] = {llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+                                                      llvm::CodeGenOptLevel::Default,
+                                                      llvm::CodeGenOptLevel::Aggressive};
+  builder.setCodeGenOptLevel(kLevels[std::clamp(optimization_level, 0, 3)]);
+  auto machine = builder.createTargetMachine();
+  if (!machine) return absl::InternalError("CPU backend: target machine: " + ErrorString(machine.takeError()));
+  return std::move(*machine);
+}
+
+absl::Status CpuJit::Optimize(llvm::Module& module, llvm::TargetMachine& machine, int optimization_level,
+                              const ExecutionControl* control, std::string* pass_timings) const {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions pto;
-  pto.LoopVectorization = true;
-  pto.SLPVectorization = true;
-  pto.LoopUnrolling = true;
+  pto.LoopVectorization = optimization_level >= 2;
+  pto.SLPVectorization = optimization_level >= 2;
+  pto.LoopUnrolling = optimization_level >= 2;
   // Once the compile should stop, every optional pass left is skipped (LLVM
   // cannot abandon a pipeline midway; the required ones are few and fast).
   llvm::PassInstrumentationCallbacks instrumentation;
@@ -218,7 +233,7 @@ absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* cont
     timer->setOutStream(*timings_stream);
     timer->registerCallbacks(instrumentation);
   }
-  llvm::PassBuilder pb(target_machine_.get(), pto, std::nullopt, &instrumentation);
+  llvm::PassBuilder pb(&machine, pto, std::nullopt, &instrumentation);
   pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
     fpm.addPass(InvariantSelectVersioningPass());
   });
@@ -227,7 +242,11 @@ absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* cont
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  static const llvm::OptimizationLevel kLevels[] = {llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+                                                    llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  const llvm::OptimizationLevel level = kLevels[std::clamp(optimization_level, 0, 3)];
+  llvm::ModulePassManager mpm =
+      level == llvm::OptimizationLevel::O0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(module, mam);
   if (timer.has_value()) {
     timer->print();
@@ -237,32 +256,11 @@ absl::Status CpuJit::Optimize(llvm::Module& module, const ExecutionControl* cont
   return absl::OkStatus();
 }
 
-absl::StatusOr<void*> CpuJit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
-                                        std::unique_ptr<llvm::Module> module, const std::string& function,
-                                        std::string* optimized_ir, std::string* assembly,
-                                        const ExecutionControl* control, std::string* pass_timings,
-                                        std::string* object_code) {
-  ASSIGN_OR_RETURN(std::string object, OptimizeToObject(*module, optimized_ir, assembly, control, pass_timings));
-  const std::string name = module->getName().str();
-  // The IR is no longer needed once it is machine code.
-  module.reset();
-  context.reset();
-  ASSIGN_OR_RETURN(void* address, AddObject(object, function, name));
-  if (object_code != nullptr) *object_code = std::move(object);
-  return address;
-}
-
-absl::StatusOr<std::string> CpuJit::OptimizeToObject(llvm::Module& module, std::string* optimized_ir,
-                                                     std::string* assembly, const ExecutionControl* control,
-                                                     std::string* pass_timings) {
-  {
-    std::string errors;
-    llvm::raw_string_ostream os(errors);
-    if (llvm::verifyModule(module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
-  }
+absl::StatusOr<std::string> CpuJit::CompileOnePart(llvm::Module& module, llvm::TargetMachine& machine,
+                                                   const CodegenRequest& request, std::string* optimized_ir,
+                                                   std::string* assembly, std::string* pass_timings) const {
   AddVectorMathVariants(module, vector_math_isa_);
-  absl::Status optimized = Optimize(module, control, pass_timings);
-  if (!optimized.ok()) return optimized;
+  RETURN_IF_ERROR(Optimize(module, machine, request.optimization_level, request.control, pass_timings));
   MakeStreamingStoresNonTemporal(module);
   if (optimized_ir != nullptr) {
     llvm::raw_string_ostream os(*optimized_ir);
@@ -271,37 +269,108 @@ absl::StatusOr<std::string> CpuJit::OptimizeToObject(llvm::Module& module, std::
   if (assembly != nullptr) {
     // Code generation rewrites the IR it runs on: a copy is emitted.
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
-    ASSIGN_OR_RETURN(*assembly, EmitAssembly(*copy));
+    ASSIGN_OR_RETURN(*assembly, EmitFile(*copy, machine, llvm::CodeGenFileType::AssemblyFile));
   }
-  return CompileToObject(module);
+  return EmitFile(module, machine, llvm::CodeGenFileType::ObjectFile);
 }
 
-absl::StatusOr<std::string> CpuJit::CompileToObject(llvm::Module& module) {
-  return EmitFile(module, llvm::CodeGenFileType::ObjectFile);
+namespace {
+
+absl::Status VerifyEmittedModule(const llvm::Module& module) {
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(module, &os)) return absl::InternalError("CPU backend: invalid LLVM IR: " + errors);
+  return absl::OkStatus();
 }
 
-absl::StatusOr<void*> CpuJit::AddObject(absl::string_view object_code, const std::string& function,
-                                        const std::string& name) {
-  // ORC keeps the buffer alive while it links; the bytes are copied into it.
-  std::unique_ptr<llvm::MemoryBuffer> buffer =
-      llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object_code.data(), object_code.size()), name);
-  if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) {
-    return absl::InternalError("CPU backend: adding the object file: " + ErrorString(std::move(e)));
+}  // namespace
+
+absl::StatusOr<std::string> CpuJit::OptimizeToObject(llvm::Module& module, const CodegenRequest& request) {
+  RETURN_IF_ERROR(VerifyEmittedModule(module));
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, MakeTargetMachine(request.optimization_level));
+  return CompileOnePart(module, *machine, request, request.optimized_ir, request.assembly, request.pass_timings);
+}
+
+absl::StatusOr<std::vector<std::string>> CpuJit::OptimizeToObjects(std::unique_ptr<llvm::LLVMContext> context,
+                                                                   std::unique_ptr<llvm::Module> module,
+                                                                   const CodegenRequest& request) {
+  RETURN_IF_ERROR(VerifyEmittedModule(*module));
+  std::vector<std::string> parts = PartitionModule(*module, request.max_parts);
+  if (parts.empty()) {
+    absl::StatusOr<std::string> object = OptimizeToObject(*module, request);
+    module.reset();  // before its context
+    context.reset();
+    if (!object.ok()) return object.status();
+    return std::vector<std::string>{std::move(*object)};
+  }
+  // The IR is in the parts' bitcode now (the module goes before its context).
+  module.reset();
+  context.reset();
+  struct PartOutput {
+    absl::StatusOr<std::string> object = absl::UnknownError("not compiled");
+    std::string optimized_ir, assembly, pass_timings;
+  };
+  std::vector<PartOutput> outputs(parts.size());
+  // Each part in a context and on a target machine of its own (neither is
+  // thread-safe); the last on this thread.
+  auto compile_part = [&](size_t p) {
+    PartOutput& out = outputs[p];
+    llvm::LLVMContext part_context;
+    llvm::Expected<std::unique_ptr<llvm::Module>> part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(parts[p], absl::StrCat("part", p)), part_context);
+    if (!part) {
+      out.object = absl::InternalError("CPU backend: reading a module part: " + ErrorString(part.takeError()));
+      return;
+    }
+    absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(request.optimization_level);
+    if (!machine.ok()) {
+      out.object = machine.status();
+      return;
+    }
+    out.object = CompileOnePart(**part, **machine, request, request.optimized_ir ? &out.optimized_ir : nullptr,
+                                request.assembly ? &out.assembly : nullptr,
+                                request.pass_timings ? &out.pass_timings : nullptr);
+  };
+  std::vector<std::thread> threads;
+  for (size_t p = 0; p + 1 < parts.size(); ++p) threads.emplace_back(compile_part, p);
+  compile_part(parts.size() - 1);
+  for (std::thread& thread : threads) thread.join();
+
+  std::vector<std::string> objects;
+  for (size_t p = 0; p < outputs.size(); ++p) {
+    PartOutput& out = outputs[p];
+    if (!out.object.ok()) return out.object.status();
+    objects.push_back(std::move(*out.object));
+    const std::string header = absl::StrCat("; ---- part ", p + 1, " of ", outputs.size(), "\n");
+    if (request.optimized_ir != nullptr) absl::StrAppend(request.optimized_ir, header, out.optimized_ir);
+    if (request.assembly != nullptr) absl::StrAppend(request.assembly, header, out.assembly);
+    if (request.pass_timings != nullptr) absl::StrAppend(request.pass_timings, header, out.pass_timings);
+  }
+  return objects;
+}
+
+absl::StatusOr<void*> CpuJit::AddObjects(const std::vector<std::string>& objects, const std::string& function,
+                                         const std::string& name) {
+  for (size_t i = 0; i < objects.size(); ++i) {
+    // ORC keeps the buffer alive while it links; the bytes are copied into it.
+    std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+        llvm::StringRef(objects[i].data(), objects[i].size()),
+        objects.size() == 1 ? name : absl::StrCat(name, ".part", i + 1));
+    if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) {
+      return absl::InternalError("CPU backend: adding the object file: " + ErrorString(std::move(e)));
+    }
   }
   auto symbol = jit_->lookup(function);
   if (!symbol) return absl::InternalError("CPU backend: looking up " + function + ": " + ErrorString(symbol.takeError()));
   return symbol->toPtr<void*>();
 }
 
-absl::StatusOr<std::string> CpuJit::EmitAssembly(llvm::Module& module) {
-  return EmitFile(module, llvm::CodeGenFileType::AssemblyFile);
-}
-
-absl::StatusOr<std::string> CpuJit::EmitFile(llvm::Module& module, llvm::CodeGenFileType type) {
+absl::StatusOr<std::string> CpuJit::EmitFile(llvm::Module& module, llvm::TargetMachine& machine,
+                                             llvm::CodeGenFileType type) {
   llvm::SmallString<0> out;
   llvm::raw_svector_ostream os(out);
   llvm::legacy::PassManager pm;
-  if (target_machine_->addPassesToEmitFile(pm, os, nullptr, type)) {
+  if (machine.addPassesToEmitFile(pm, os, nullptr, type)) {
     return absl::InternalError(absl::StrCat("CPU backend: the target cannot emit ",
                                             type == llvm::CodeGenFileType::ObjectFile ? "object files" : "assembly"));
   }

@@ -1,15 +1,18 @@
 // CpuJit: one ORC LLJIT for one compiled module, targeting a CpuTarget
 // (the host's CPU name and features, or a pinned one, cpu_target.h),
-// optimizing at O3 with the new pass manager
-// before code generation. Only the symbols registered here (the backend's
-// runtime functions, the libm/libc functions LLVM lowers to, and libmvec's
-// vector variants, see vector_math_library.h) resolve: nothing is looked up
-// in the process by name.
+// optimizing (O3 unless asked otherwise) with the new pass manager before
+// code generation, in parts on several threads when the module is large.
+// Only the symbols registered here (the backend's runtime functions, the
+// libm/libc functions LLVM lowers to, and libmvec's vector variants, see
+// vector_math_library.h) resolve: nothing is looked up in the process by
+// name.
 #ifndef BACKENDS_CPU_CODEGEN_JIT_H_
 #define BACKENDS_CPU_CODEGEN_JIT_H_
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -34,48 +37,61 @@ class CpuJit {
   const std::string& cpu_features() const { return cpu_features_; }
   const CpuTarget& target() const { return target_; }
 
-  // Runs the O3 pipeline on `module` (owned by `context`), compiles it to
-  // an object file (CompileToObject), adds that to the JIT (AddObject) and
-  // returns the address of `function`. Optimized IR is written to
-  // *optimized_ir, the target's assembly to *assembly, LLVM's report of the
-  // time each pass took (as -time-passes prints it) to *pass_timings, and the
-  // object file's bytes to *object_code, when they are non-null.
-  // With `control`, a compile told to stop skips the optional LLVM passes
-  // left and returns its StopStatus() before code generation.
-  absl::StatusOr<void*> AddModule(std::unique_ptr<llvm::LLVMContext> context, std::unique_ptr<llvm::Module> module,
-                                  const std::string& function, std::string* optimized_ir = nullptr,
-                                  std::string* assembly = nullptr, const ExecutionControl* control = nullptr,
-                                  std::string* pass_timings = nullptr, std::string* object_code = nullptr);
+  // What a compile asks of optimization and code generation.
+  struct CodegenRequest {
+    // LLVM's O0..O3 pipeline, and its code generation level (0: fast
+    // instruction selection and register allocation).
+    int optimization_level = 3;
+    // A module large enough is compiled in up to this many parts, each
+    // optimized and compiled on a thread of its own (module_partition.h).
+    int max_parts = 1;
+    // A compile told to stop skips the optional LLVM passes left and
+    // returns its StopStatus() before code generation.
+    const ExecutionControl* control = nullptr;
+    // Written when non-null: the optimized IR, the target's assembly, and
+    // LLVM's report of the time each pass took (as -time-passes prints it);
+    // of a module compiled in parts, the parts' one after another.
+    std::string* optimized_ir = nullptr;
+    std::string* assembly = nullptr;
+    std::string* pass_timings = nullptr;
+  };
 
-  // AddModule's steps before linking: verifies `module`, runs the O3
-  // pipeline and returns the object file (ahead-of-time compiles stop here).
-  absl::StatusOr<std::string> OptimizeToObject(llvm::Module& module, std::string* optimized_ir = nullptr,
-                                               std::string* assembly = nullptr,
-                                               const ExecutionControl* control = nullptr,
-                                               std::string* pass_timings = nullptr);
+  // Verifies `module` (owned by `context`), optimizes it and generates code:
+  // ELF object files, one per part, to link together (AddObjects).
+  absl::StatusOr<std::vector<std::string>> OptimizeToObjects(std::unique_ptr<llvm::LLVMContext> context,
+                                                             std::unique_ptr<llvm::Module> module,
+                                                             const CodegenRequest& request);
 
-  // An ELF object file of the optimized `module` for the target (which
-  // consumes the module's IR).
-  absl::StatusOr<std::string> CompileToObject(llvm::Module& module);
+  // The same in one part: one object file (ahead-of-time compiles).
+  absl::StatusOr<std::string> OptimizeToObject(llvm::Module& module, const CodegenRequest& request);
 
-  // Links `object_code` (from CompileToObject, of this or another process
-  // of the same build) into the JIT against the runtime's symbols and
-  // returns the address of `function`. `name`: the module's, which perf
-  // maps (perf_map.h) put before each function's.
-  absl::StatusOr<void*> AddObject(absl::string_view object_code, const std::string& function,
-                                  const std::string& name);
+  // Links `objects` (from OptimizeToObjects, of this or another process of
+  // the same build) into the JIT against the runtime's symbols and returns
+  // the address of `function`. `name`: the module's, which perf maps
+  // (perf_map.h) put before each function's.
+  absl::StatusOr<void*> AddObjects(const std::vector<std::string>& objects, const std::string& function,
+                                   const std::string& name);
 
   // Assembly of `module` for the target (for dumps and tests).
   absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);
 
  private:
   CpuJit() = default;
-  absl::Status Optimize(llvm::Module& module, const ExecutionControl* control, std::string* pass_timings);
+  // A target machine for one thread's code generation at `optimization_level`.
+  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(int optimization_level) const;
+  // One module's (or part's) optimization and code generation on `machine`.
+  absl::StatusOr<std::string> CompileOnePart(llvm::Module& module, llvm::TargetMachine& machine,
+                                             const CodegenRequest& request, std::string* optimized_ir,
+                                             std::string* assembly, std::string* pass_timings) const;
+  absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& machine, int optimization_level,
+                        const ExecutionControl* control, std::string* pass_timings) const;
   // Code generation of `module` into an object file or assembly text.
-  absl::StatusOr<std::string> EmitFile(llvm::Module& module, llvm::CodeGenFileType type);
+  static absl::StatusOr<std::string> EmitFile(llvm::Module& module, llvm::TargetMachine& machine,
+                                              llvm::CodeGenFileType type);
 
   std::unique_ptr<llvm::orc::LLJIT> jit_;
-  std::unique_ptr<llvm::TargetMachine> target_machine_;
+  // What every target machine is made from (the JIT's own is in jit_).
+  std::optional<llvm::orc::JITTargetMachineBuilder> machine_builder_;
   llvm::DataLayout data_layout_{""};
   CpuTarget target_;
   std::string triple_, cpu_name_, cpu_features_;

@@ -210,6 +210,7 @@ std::unique_ptr<cpu::CpuExecutable> CompileForCpu(const std::string& text, int t
 DebugOptions WithTarget(const std::string& target, int threads) {
   DebugOptions options = WithThreads(threads);
   options.set_xla_cpu_target(target);
+  options.set_xla_cpu_keep_optimized_ir(true);  // the IR tests read
   return options;
 }
 

@@ -83,7 +83,8 @@ inline constexpr char kIrTestTarget[] = "haswell";
 // 256-bit ones), for tests of the AVX-512 code paths.
 inline constexpr char kAvx512IrTestTarget[] = "skylake-avx512:-prefer-256-bit";
 
-// DebugOptions with `threads` workers compiling for `target` (cpu_target.h).
+// DebugOptions with `threads` workers compiling for `target` (cpu_target.h),
+// keeping the optimized IR for the test to read.
 DebugOptions WithTarget(const std::string& target, int threads = 0);
 
 // The optimized LLVM IR of `text` compiled with `threads` workers for

@@ -1,0 +1,43 @@
+// Splitting an emitted module into parts that are optimized and compiled on
+// threads of their own (CpuJit::OptimizeToObjects), each part an object file
+// the JIT links with the others.
+//
+// The IR emitter outlines loops into functions that the entry function
+// passes by address to the runtime's ParallelFor: references that cross
+// parts cost nothing at run time. Functions one calls directly stay with
+// their callers, so no inlining is lost. A global goes with the functions
+// that use it; a small constant used by several parts is copied into each,
+// so its loads still fold; a large one lives in one part and the others
+// refer to it.
+#ifndef BACKENDS_CPU_CODEGEN_MODULE_PARTITION_H_
+#define BACKENDS_CPU_CODEGEN_MODULE_PARTITION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llvm/IR/Module.h"
+
+namespace xla {
+namespace cpu {
+
+// Parts are only made of at least this many IR instructions: below it the
+// bitcode round trip and the thread cost more than the part's compile.
+inline constexpr int64_t kMinInstructionsPerPart = 800;
+
+// Constants of at most this many bytes used by several parts are copied.
+inline constexpr uint64_t kMaxCopiedConstantBytes = 4096;
+
+// Splits `module` into at most `max_parts` balanced parts (by instruction
+// count), each returned as bitcode, or returns an empty vector when the
+// module is better compiled whole (too small, one group of functions, or
+// constructs the split does not handle). Symbols that one part defines and
+// another uses become external in `module` first (default visibility, not
+// dso_local: the parts' objects may be linked far apart, so they reach each
+// other through the GOT).
+std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts);
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // BACKENDS_CPU_CODEGEN_MODULE_PARTITION_H_

@@ -4,11 +4,8 @@ namespace xla {
 
 GlobalData::~GlobalData() {
   if (released_ || service_ == nullptr) return;
-  UnregisterRequest request;
-  *request.add_data() = handle_;
-  UnregisterResponse response;
   // Already-unregistered handles (an explicit Client::Unregister) are fine.
-  service_->Unregister(request, &response).IgnoreError();
+  service_->ReleaseHandle(handle_);
 }
 
 GlobalDataHandle GlobalData::Release() {

@@ -1,5 +1,5 @@
 // GlobalData: a client's owned reference to a buffer held by the service.
-// Releases the handle (Unregister) when destroyed.
+// Releases the handle when destroyed (ServiceInterface::ReleaseHandle).
 #ifndef CLIENT_GLOBAL_DATA_H_
 #define CLIENT_GLOBAL_DATA_H_
 

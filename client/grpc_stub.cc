@@ -1,5 +1,7 @@
 #include "client/grpc_stub.h"
 
+#include "absl/strings/str_join.h"
+
 #include "xla/chunked_transfer.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
@@ -39,6 +41,11 @@ absl::Status GrpcStub::OpenSession(const std::string& client_name) {
 
 absl::Status GrpcStub::CloseSession() {
   if (session_id_.empty()) return absl::OkStatus();
+  {
+    // Closing the session releases every handle it holds.
+    absl::MutexLock lock(&release_mutex_);
+    pending_releases_.clear();
+  }
   grpc::ClientContext context;
   PrepareContext(&context);
   CloseSessionResponse response;
@@ -47,11 +54,55 @@ absl::Status GrpcStub::CloseSession() {
   return status;
 }
 
-#define STUB_METHOD(NAME, REQUEST, RESPONSE)                               \
-  absl::Status GrpcStub::NAME(const REQUEST& arg, RESPONSE* result) {      \
-    grpc::ClientContext context;                                           \
-    PrepareContext(&context);                                              \
-    return FromGrpcStatus(stub_->NAME(&context, arg, result));             \
+std::vector<int64_t> GrpcStub::PrepareContextWithReleases(grpc::ClientContext* context) {
+  PrepareContext(context);
+  std::vector<int64_t> releases;
+  {
+    absl::MutexLock lock(&release_mutex_);
+    releases.swap(pending_releases_);
+  }
+  if (!releases.empty()) context->AddMetadata("xla-release", absl::StrJoin(releases, ","));
+  return releases;
+}
+
+void GrpcStub::RequeueReleases(const std::vector<int64_t>& handles) {
+  if (handles.empty()) return;
+  absl::MutexLock lock(&release_mutex_);
+  pending_releases_.insert(pending_releases_.end(), handles.begin(), handles.end());
+}
+
+void GrpcStub::ReleaseHandle(const GlobalDataHandle& handle) {
+  {
+    absl::MutexLock lock(&release_mutex_);
+    pending_releases_.push_back(handle.handle());
+    if (pending_releases_.size() < kMaxPendingReleases) return;
+  }
+  FlushReleases().IgnoreError();
+}
+
+absl::Status GrpcStub::FlushReleases() {
+  UnregisterRequest request;
+  {
+    absl::MutexLock lock(&release_mutex_);
+    for (int64_t handle : pending_releases_) request.add_data()->set_handle(handle);
+    pending_releases_.clear();
+  }
+  if (request.data_size() == 0) return absl::OkStatus();
+  grpc::ClientContext context;
+  PrepareContext(&context);
+  UnregisterResponse response;
+  return FromGrpcStatus(stub_->Unregister(&context, request, &response));
+}
+
+// A call that fails may not have reached the daemon: the releases it
+// carried are sent again (unregistering twice is harmless).
+#define STUB_METHOD(NAME, REQUEST, RESPONSE)                                    \
+  absl::Status GrpcStub::NAME(const REQUEST& arg, RESPONSE* result) {           \
+    grpc::ClientContext context;                                                \
+    const std::vector<int64_t> releases = PrepareContextWithReleases(&context); \
+    absl::Status status = FromGrpcStatus(stub_->NAME(&context, arg, result));   \
+    if (!status.ok()) RequeueReleases(releases);                                \
+    return status;                                                              \
   }
 STUB_METHOD(TransferToServer, TransferToServerRequest, TransferToServerResponse)
 STUB_METHOD(TransferToClient, TransferToClientRequest, TransferToClientResponse)
@@ -70,8 +121,16 @@ STUB_METHOD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantRe
 STUB_METHOD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse)
 STUB_METHOD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResponse)
 STUB_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
-STUB_METHOD(GetServiceInfo, GetServiceInfoRequest, GetServiceInfoResponse)
 #undef STUB_METHOD
+
+// Sessionless: the releases go first, in a call of their own, so that the
+// figures count them.
+absl::Status GrpcStub::GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) {
+  RETURN_IF_ERROR(FlushReleases());
+  grpc::ClientContext context;
+  PrepareContext(&context);
+  return FromGrpcStatus(stub_->GetServiceInfo(&context, arg, result));
+}
 
 absl::StatusOr<GlobalDataHandle> GrpcStub::TransferLiteralToServer(const Literal& literal) {
   if (!literal.shape().IsTuple() && literal.size_bytes() <= kUnaryTransferLimit) {

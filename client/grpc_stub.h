@@ -2,12 +2,19 @@
 // Adds the session id (and auth token, when set) to every call's metadata
 // and maps grpc::Status back to absl::Status. With a call timeout, a call
 // past it fails with DEADLINE_EXCEEDED and the daemon stops the run.
+// Released handles (GlobalData's destructor) cost no round trip: they ride
+// on the next unary call as metadata 'xla-release' (ids joined by commas),
+// which the daemon unregisters before the call's own work; after
+// kMaxPendingReleases of them, or on close, one Unregister call sends them.
 #ifndef CLIENT_GRPC_STUB_H_
 #define CLIENT_GRPC_STUB_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/xla_service.grpc.pb.h"
@@ -54,15 +61,27 @@ class GrpcStub : public ServiceInterface {
   absl::StatusOr<Literal> TransferLiteralToClient(const GlobalDataHandle& handle,
                                                   const Shape* shape_with_layout) override;
 
+  void ReleaseHandle(const GlobalDataHandle& handle) override;
+  // Sends the released handles not sent yet (one Unregister call).
+  absl::Status FlushReleases();
+  // At most this many wait for a call to carry them (metadata is small).
+  static constexpr size_t kMaxPendingReleases = 128;
+
   static absl::Status FromGrpcStatus(const grpc::Status& status);
 
  private:
   void PrepareContext(grpc::ClientContext* context) const;
+  // PrepareContext, and the released handles added to the call (returned,
+  // to be put back if the call fails).
+  std::vector<int64_t> PrepareContextWithReleases(grpc::ClientContext* context);
+  void RequeueReleases(const std::vector<int64_t>& handles);
 
   std::unique_ptr<XlaService::Stub> stub_;
   std::string auth_token_;
   absl::Duration call_timeout_;
   std::string session_id_;
+  absl::Mutex release_mutex_;
+  std::vector<int64_t> pending_releases_ ABSL_GUARDED_BY(release_mutex_);
 };
 
 }  // namespace xla

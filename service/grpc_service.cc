@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "xla/chunked_transfer.h"
@@ -132,6 +133,25 @@ absl::StatusOr<SessionId> GrpcService::SessionOf(const grpc::ServerContextBase& 
   return id;
 }
 
+absl::Status GrpcService::ReleaseCarriedHandles(SessionId session, const grpc::ServerContextBase& context) {
+  absl::StatusOr<std::string> carried = Metadata(context, "xla-release");
+  if (!carried.ok()) return absl::OkStatus();  // none
+  UnregisterRequest request;
+  for (absl::string_view id : absl::StrSplit(*carried, ',')) {
+    int64_t handle = 0;
+    if (!absl::SimpleAtoi(id, &handle)) {
+      return InvalidArgument("metadata 'xla-release': '%s' is not a handle (ids joined by commas)",
+                             absl::CEscape(id.substr(0, 32)));
+    }
+    request.add_data()->set_handle(handle);
+  }
+  UnregisterResponse response;
+  // Handles already gone (released twice after a failed call) are fine;
+  // the session's own are the only ones it can release.
+  service_->Unregister(session, request, &response).IgnoreError();
+  return absl::OkStatus();
+}
+
 template <typename Request, typename Response, typename Body>
 grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionless,
                                              grpc::CallbackServerContext* context,
@@ -172,7 +192,8 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
       return;
     }
     Request request;
-    absl::Status status = ParseRequest(method, *raw_request, &request);
+    absl::Status status = sessionless ? absl::OkStatus() : ReleaseCarriedHandles(session, *context);
+    if (status.ok()) status = ParseRequest(method, *raw_request, &request);
     int64_t response_bytes = 0;
     if (status.ok()) {
       Response response;

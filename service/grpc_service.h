@@ -109,6 +109,9 @@ class GrpcService final : public GrpcServiceBase {
   absl::Status Authenticate(const grpc::ServerContextBase& context) const;
   // Authenticates and resolves (and touches) the caller's session.
   absl::StatusOr<SessionId> SessionOf(const grpc::ServerContextBase& context) const;
+  // Unregisters the handles the client released since its last call,
+  // carried as metadata 'xla-release' (client/grpc_stub.h).
+  absl::Status ReleaseCarriedHandles(SessionId session, const grpc::ServerContextBase& context);
   // A raw unary call: checks auth (and the session unless `sessionless`)
   // on gRPC's thread, then queues the parse of `Request`, `body` and the
   // serialization of `Response` for a worker, and logs the call.

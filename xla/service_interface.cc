@@ -11,6 +11,13 @@ InProcessServiceFactory* factory ABSL_GUARDED_BY(factory_mutex) = nullptr;
 
 }  // namespace
 
+void ServiceInterface::ReleaseHandle(const GlobalDataHandle& handle) {
+  UnregisterRequest request;
+  *request.add_data() = handle;
+  UnregisterResponse response;
+  Unregister(request, &response).IgnoreError();
+}
+
 absl::StatusOr<GlobalDataHandle> ServiceInterface::TransferLiteralToServer(const Literal& literal) {
   TransferToServerRequest request;
   *request.mutable_literal() = literal.ToProto();

@@ -44,6 +44,12 @@ class ServiceInterface {
   virtual absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) = 0;
   virtual absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) = 0;
 
+  // Gives up a handle the client no longer needs (GlobalData's destructor),
+  // ignoring one already unregistered. The default unregisters it at once;
+  // a remote stub sends it with its next request instead of a round trip of
+  // its own (grpc_stub.h).
+  virtual void ReleaseHandle(const GlobalDataHandle& handle);
+
   // Literal transfers without an intermediate LiteralProto. The defaults go
   // through the proto methods above; an in-process service copies the data
   // once, and a remote stub streams it in chunks.

@@ -58,10 +58,13 @@ struct EmittedModule {
   int threads = 1;
   CpuTarget target;
   std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls;
+  // The large constants left out of the code (JIT compiles only).
+  std::unique_ptr<ExternalConstants> constants;
 };
 
 absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& options,
-                                         const ExecutionControl* control, const std::string& entry_symbol) {
+                                         const ExecutionControl* control, const std::string& entry_symbol,
+                                         bool external_constants) {
   if (module == nullptr || module->entry_computation() == nullptr) {
     return InvalidArgument("CPU backend: module has no entry computation");
   }
@@ -92,6 +95,7 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
   RETURN_IF_ERROR(check_stop());
   IrEmitter emitter(emitted.llvm_module.get(), emitted.threads, *assignment);
   emitter.set_stop_check(check_stop);
+  if (external_constants) emitter.set_external_constant_min_bytes(kMinExternalConstantBytes);
   RETURN_IF_ERROR(emitter.EmitEntryFunction(*module->entry_computation(), entry_symbol));
   for (llvm::Function& f : *emitted.llvm_module) {
     if (f.isDeclaration()) continue;
@@ -100,6 +104,12 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
   }
   emitted.arena_bytes = assignment->arena_bytes();
   emitted.custom_calls = emitter.TakeCustomCalls();
+  emitted.constants = std::make_unique<ExternalConstants>();
+  for (const IrEmitter::ExternalConstant& constant : emitter.TakeExternalConstants()) {
+    emitted.constants->Add(constant.symbol,
+                           absl::string_view(static_cast<const char*>(constant.literal->untyped_data()),
+                                             constant.literal->size_bytes()));
+  }
   if (!options.xla_dump_to().empty()) {
     std::string ir;
     llvm::raw_string_ostream os(ir);
@@ -126,7 +136,8 @@ CpuJit::CodegenRequest CodegenRequestFor(const DebugOptions& options, int thread
 absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr<HloModule> module,
                                                                  const DebugOptions& options,
                                                                  const ExecutionControl* control) {
-  ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(module.get(), options, control, kEntryName));
+  ASSIGN_OR_RETURN(EmittedModule emitted,
+                   EmitModule(module.get(), options, control, kEntryName, /*external_constants=*/true));
   std::string optimized_ir, assembly, pass_timings;
   const bool dump = !options.xla_dump_to().empty();
   CpuJit::CodegenRequest request = CodegenRequestFor(options, emitted.threads);
@@ -138,7 +149,7 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   }
   ASSIGN_OR_RETURN(std::vector<std::string> objects,
                    emitted.jit->OptimizeToObjects(std::move(emitted.context), std::move(emitted.llvm_module), request));
-  ASSIGN_OR_RETURN(void* entry, emitted.jit->AddObjects(objects, kEntryName, module->name()));
+  ASSIGN_OR_RETURN(void* entry, emitted.jit->AddObjects(objects, *emitted.constants, kEntryName, module->name()));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   // Where the LLVM part of the compile went, pass by pass.
@@ -148,12 +159,14 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), emitted.arena_bytes,
                                          std::move(optimized_ir), emitted.threads,
                                          FeaturesMissingOnHost(emitted.target), std::move(emitted.custom_calls),
-                                         std::move(objects));
+                                         std::move(objects), std::move(emitted.constants));
 }
 
 absl::StatusOr<AotCompilation> CompileAheadOfTime(std::unique_ptr<HloModule> module, const DebugOptions& options,
                                                   const std::string& symbol) {
-  ASSIGN_OR_RETURN(EmittedModule emitted, EmitModule(module.get(), options, nullptr, symbol));
+  // The object carries its constants: nothing defines symbols for it.
+  ASSIGN_OR_RETURN(EmittedModule emitted,
+                   EmitModule(module.get(), options, nullptr, symbol, /*external_constants=*/false));
   llvm::Module& llvm_module = *emitted.llvm_module;
   // What only a service provides has no ahead-of-time runtime.
   if (!emitted.custom_calls.empty()) {
@@ -226,6 +239,13 @@ absl::StatusOr<std::string> CpuCompiler::SerializeExecutable(const Executable& e
   proto.set_entry_name(cpu->entry_name());
   *proto.mutable_program_shape() = cpu->program_shape().ToProto();
   for (const std::string& object : cpu->objects()) proto.add_object_code(object);
+  if (cpu->constants() != nullptr) {
+    for (const ExternalConstants::Entry& constant : cpu->constants()->entries()) {
+      CpuExternalConstantProto* saved = proto.add_external_constants();
+      saved->set_symbol(constant.symbol);
+      saved->set_data(constant.data.get(), constant.bytes);
+    }
+  }
   proto.set_entry_symbol(kEntryName);
   proto.set_arena_bytes(cpu->arena_bytes());
   proto.set_threads(cpu->threads());
@@ -266,11 +286,18 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::LoadExecutable(absl::st
   ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::Create(target));
   std::vector<std::string> objects(std::make_move_iterator(proto.mutable_object_code()->begin()),
                                    std::make_move_iterator(proto.mutable_object_code()->end()));
-  ASSIGN_OR_RETURN(void* entry, jit->AddObjects(objects, proto.entry_symbol(), proto.module_name()));
+  auto constants = std::make_unique<ExternalConstants>();
+  for (const CpuExternalConstantProto& constant : proto.external_constants()) {
+    if (!absl::StartsWith(constant.symbol(), "__xla_constant.")) {
+      return FailedPrecondition("CPU backend: the saved executable has a malformed constant");
+    }
+    constants->Add(constant.symbol(), constant.data());
+  }
+  ASSIGN_OR_RETURN(void* entry, jit->AddObjects(objects, *constants, proto.entry_symbol(), proto.module_name()));
   return std::make_unique<CpuExecutable>(proto.module_name(), proto.entry_name(), std::move(program_shape),
                                          std::move(jit),
                                          reinterpret_cast<CpuExecutable::EntryFunction>(entry), proto.arena_bytes(),
-                                         threads, std::move(objects));
+                                         threads, std::move(objects), std::move(constants));
 }
 
 }  // namespace cpu

@@ -41,9 +41,10 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<
                              int64_t arena_bytes, std::string optimized_ir, int threads,
                              std::vector<std::string> features_missing_on_host,
                              std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls,
-                             std::vector<std::string> objects)
+                             std::vector<std::string> objects, std::unique_ptr<ExternalConstants> constants)
     : Executable(std::move(module)),
       module_name_(this->module().name()),
+      constants_(std::move(constants)),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),
@@ -56,9 +57,10 @@ CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<
 
 CpuExecutable::CpuExecutable(std::string module_name, std::string entry_name, ProgramShape program_shape,
                              std::unique_ptr<CpuJit> jit, EntryFunction entry, int64_t arena_bytes, int threads,
-                             std::vector<std::string> objects)
+                             std::vector<std::string> objects, std::unique_ptr<ExternalConstants> constants)
     : Executable(std::move(entry_name), std::move(program_shape)),
       module_name_(std::move(module_name)),
+      constants_(std::move(constants)),
       jit_(std::move(jit)),
       entry_(entry),
       arena_bytes_(arena_bytes),
@@ -69,6 +71,7 @@ CpuExecutable::CpuExecutable(std::string module_name, std::string entry_name, Pr
 int64_t CpuExecutable::SizeInBytes() const {
   int64_t bytes = static_cast<int64_t>(optimized_ir_.size());
   for (const std::string& object : objects_) bytes += static_cast<int64_t>(object.size());
+  if (constants_ != nullptr) bytes += constants_->total_bytes();
   return bytes;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cpu/codegen/external_constants.h"
 #include "backends/cpu/codegen/jit.h"
 #include "xla/custom_call/custom_call_invocation.h"
 
@@ -29,12 +30,12 @@ class CpuExecutable : public Executable {
                 int64_t arena_bytes, std::string optimized_ir, int threads,
                 std::vector<std::string> features_missing_on_host = {},
                 std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls = {},
-                std::vector<std::string> objects = {});
+                std::vector<std::string> objects = {}, std::unique_ptr<ExternalConstants> constants = nullptr);
   // An executable loaded from its object code (CpuCompiler::LoadExecutable):
   // no module, no IR.
   CpuExecutable(std::string module_name, std::string entry_name, ProgramShape program_shape,
                 std::unique_ptr<CpuJit> jit, EntryFunction entry, int64_t arena_bytes, int threads,
-                std::vector<std::string> objects);
+                std::vector<std::string> objects, std::unique_ptr<ExternalConstants> constants);
 
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
@@ -52,12 +53,16 @@ class CpuExecutable : public Executable {
   const std::string& module_name() const { return module_name_; }
   const CpuTarget& target() const { return jit_->target(); }
   const std::vector<std::string>& objects() const { return objects_; }
+  // The constants the code refers to (null: none).
+  const ExternalConstants* constants() const { return constants_.get(); }
   // Whether the code holds addresses of this process (bound custom calls):
   // then it cannot be saved and loaded elsewhere.
   bool holds_process_addresses() const { return !custom_calls_.empty(); }
 
  private:
   std::string module_name_;
+  // Destroyed after the code that reads them.
+  std::unique_ptr<ExternalConstants> constants_;
   std::unique_ptr<CpuJit> jit_;
   EntryFunction entry_;
   int64_t arena_bytes_;

@@ -454,6 +454,49 @@ TEST_F(DaemonTest, MemoryReturnsToItsStartingLevelAfterSessionsClose) {
   EXPECT_EQ(Info().bytes_in_use(), start);
 }
 
+// A dropped GlobalData costs no call of its own: its release rides on the
+// client's next call, and the daemon frees the buffer before serving it.
+TEST_F(DaemonTest, ReleasedHandlesRideOnTheNextCall) {
+  auto observer = Connect();
+  auto client = Connect();
+  ExecutionHandle axpy = client->Compile(AxpyComputation(1 << 18)).value();
+  auto alpha = client->TransferToServer(Literal::CreateR0<float>(2)).value();
+  auto x = client->TransferToServer(Iota(1 << 18, 1)).value();
+  auto y = client->TransferToServer(Iota(1 << 18, 3)).value();
+  const int64_t start = observer->GetServiceInfo()->bytes_in_use();
+  constexpr int64_t kArrayBytes = int64_t{4} << 18;
+  auto unregister_calls = [&] {
+    const std::string log = daemon_->Log();
+    int calls = 0;
+    for (size_t at = log.find("method=Unregister "); at != std::string::npos; at = log.find("method=Unregister ", at + 1)) {
+      ++calls;
+    }
+    return calls;
+  };
+  const int unregisters_before = unregister_calls();
+  for (int i = 0; i < 5; ++i) {
+    auto result = client->Execute(axpy, {alpha.get(), x.get(), y.get()});
+    ASSERT_TRUE(result.ok()) << result.status();
+  }
+  // The first four results were freed by the calls that followed them; the
+  // fifth waits for the client's next call.
+  const int64_t one_result_alive = observer->GetServiceInfo()->bytes_in_use() - start;
+  EXPECT_GE(one_result_alive, kArrayBytes);  // the array and its bookkeeping
+  EXPECT_LT(one_result_alive, 2 * kArrayBytes);
+  auto shape = client->GetShape(*x);
+  ASSERT_TRUE(shape.ok()) << shape.status();
+  EXPECT_EQ(observer->GetServiceInfo()->bytes_in_use(), start);
+  EXPECT_EQ(unregister_calls(), unregisters_before);  // no call of their own
+  // A malformed list is refused with a message, and the daemon keeps serving.
+  GetShapeRequest request;
+  *request.mutable_data() = x->handle();
+  grpc::Status bad = RawUnaryCall(daemon_->target(), "/xla.XlaService/GetShape", request.SerializeAsString(),
+                                  {{"xla-session", client->session_id()}, {"xla-release", "12,x"}});
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(bad.error_message(), HasSubstr("xla-release"));
+  ExpectServing();
+}
+
 TEST_F(DaemonTest, CompilationCacheIsSharedAcrossSessions) {
   const int64_t hits_before = Info().cache_hits();
   auto first = Connect();

@@ -160,6 +160,7 @@ llvm::Value* IrEmitter::SlotAddress(const Slot& slot, const HloInstruction* hlo)
       return address;
     }
     case Slot::kGlobal: {
+      if (auto it = constant_globals_.find(hlo); it != constant_globals_.end()) return it->second;
       const Literal& literal = hlo->literal();
       llvm::Type* elem = IrStorageType(literal.element_type(), module_->getContext());
       int64_t n = literal.element_count();
@@ -168,12 +169,23 @@ llvm::Value* IrEmitter::SlotAddress(const Slot& slot, const HloInstruction* hlo)
         elem = elem->getStructElementType(0);
         n *= 2;
       }
-      llvm::Constant* init = llvm::ConstantDataArray::getRaw(
-          llvm::StringRef(static_cast<const char*>(literal.untyped_data()), literal.size_bytes()), n, elem);
-      auto* global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
-                                              llvm::GlobalValue::PrivateLinkage, init, hlo->name());
+      llvm::GlobalVariable* global = nullptr;
+      if (external_constant_min_bytes_ > 0 && literal.size_bytes() >= external_constant_min_bytes_) {
+        // A declaration, not dso_local: the data may lie anywhere, reached
+        // through the GOT.
+        std::string symbol = absl::StrCat("__xla_constant.", external_constants_.size());
+        global = new llvm::GlobalVariable(*module_, llvm::ArrayType::get(elem, n), /*isConstant=*/true,
+                                          llvm::GlobalValue::ExternalLinkage, nullptr, symbol);
+        external_constants_.push_back(ExternalConstant{std::move(symbol), &literal});
+      } else {
+        llvm::Constant* init = llvm::ConstantDataArray::getRaw(
+            llvm::StringRef(static_cast<const char*>(literal.untyped_data()), literal.size_bytes()), n, elem);
+        global = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
+                                          llvm::GlobalValue::PrivateLinkage, init, hlo->name());
+        global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      }
       global->setAlignment(llvm::Align(kAlignment));
-      global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      constant_globals_[hlo] = global;
       return global;
     }
     case Slot::kNone:

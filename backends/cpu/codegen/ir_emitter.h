@@ -67,6 +67,15 @@ class IrEmitter : public ValueBuffers {
   // Runs before every instruction is emitted; an error ends the emission
   // with it (a compile past its deadline).
   void set_stop_check(std::function<absl::Status()> check) { stop_check_ = std::move(check); }
+  // Array constants of at least `min_bytes` (0: none) are left out of the
+  // code: it refers to each as an external symbol (external_constants.h).
+  void set_external_constant_min_bytes(int64_t min_bytes) { external_constant_min_bytes_ = min_bytes; }
+  // The constants left out, by the symbols the code refers to.
+  struct ExternalConstant {
+    std::string symbol;
+    const Literal* literal;
+  };
+  std::vector<ExternalConstant> TakeExternalConstants() { return std::move(external_constants_); }
 
 
  private:
@@ -151,6 +160,10 @@ class IrEmitter : public ValueBuffers {
   // Base pointers computed in the entry block, per array instruction.
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> addresses_;
   std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls_;
+  int64_t external_constant_min_bytes_ = 0;
+  std::vector<ExternalConstant> external_constants_;
+  // Each constant's global, made once however many computations read it.
+  absl::flat_hash_map<const HloInstruction*, llvm::GlobalVariable*> constant_globals_;
 };
 
 }  // namespace cpu

@@ -349,8 +349,18 @@ absl::StatusOr<std::vector<std::string>> CpuJit::OptimizeToObjects(std::unique_p
   return objects;
 }
 
-absl::StatusOr<void*> CpuJit::AddObjects(const std::vector<std::string>& objects, const std::string& function,
-                                         const std::string& name) {
+absl::StatusOr<void*> CpuJit::AddObjects(const std::vector<std::string>& objects, const ExternalConstants& constants,
+                                         const std::string& function, const std::string& name) {
+  if (!constants.empty()) {
+    llvm::orc::SymbolMap symbols;
+    for (const ExternalConstants::Entry& constant : constants.entries()) {
+      symbols[jit_->mangleAndIntern(constant.symbol)] = {llvm::orc::ExecutorAddr::fromPtr(constant.data.get()),
+                                                         llvm::JITSymbolFlags::Exported};
+    }
+    if (llvm::Error e = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
+      return absl::InternalError("CPU backend: defining the constants: " + ErrorString(std::move(e)));
+    }
+  }
   for (size_t i = 0; i < objects.size(); ++i) {
     // ORC keeps the buffer alive while it links; the bytes are copied into it.
     std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(

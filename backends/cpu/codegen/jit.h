@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "backends/execution_control.h"
 #include "backends/cpu/codegen/cpu_target.h"
+#include "backends/cpu/codegen/external_constants.h"
 #include "backends/cpu/codegen/vector_math_library.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Module.h"
@@ -66,11 +67,12 @@ class CpuJit {
   absl::StatusOr<std::string> OptimizeToObject(llvm::Module& module, const CodegenRequest& request);
 
   // Links `objects` (from OptimizeToObjects, of this or another process of
-  // the same build) into the JIT against the runtime's symbols and returns
-  // the address of `function`. `name`: the module's, which perf maps
+  // the same build) into the JIT against the runtime's symbols and the
+  // code's external constants (which must outlive the code), and returns the
+  // address of `function`. `name`: the module's, which perf maps
   // (perf_map.h) put before each function's.
-  absl::StatusOr<void*> AddObjects(const std::vector<std::string>& objects, const std::string& function,
-                                   const std::string& name);
+  absl::StatusOr<void*> AddObjects(const std::vector<std::string>& objects, const ExternalConstants& constants,
+                                   const std::string& function, const std::string& name);
 
   // Assembly of `module` for the target (for dumps and tests).
   absl::StatusOr<std::string> EmitAssembly(llvm::Module& module);

@@ -27,10 +27,10 @@ using cpu_test::RandomArguments;
 using cpu_test::WithThreads;
 
 // `steps` elementwise ops and row reductions over f32[32,128] that read two
-// constants: `expf`, f32[128] (small: copied into every part reading it),
-// and `memcpy`, f32[32,128] (16 KiB: one part holds it and the others refer
-// to it). Their names are the runtime's symbols', which the names the parts
-// share must not clash with.
+// constants: `expf`, f32[128] (small: in the code, copied into every part
+// reading it), and `memcpy`, f32[32,128] (16 KiB: outside the code,
+// external_constants.h). Their names are the runtime's symbols', which the
+// names the parts share must not clash with.
 std::string PartsChainHlo(int steps) {
   std::vector<std::string> row, matrix, matrix_rows;
   for (int j = 0; j < 128; ++j) row.push_back(absl::StrCat(0.5 + j / 512.0));
@@ -110,6 +110,10 @@ TEST(CpuCompileOptionsTest, ALargeModuleCompilesInPartsWhoseResultsMatchTheEvalu
     const auto& cpu = static_cast<const CpuExecutable&>(**executable);
     // As many parts as threads: the module has far more work than that.
     EXPECT_EQ(cpu.objects().size(), threads);
+    // `memcpy` (16 KiB) is outside the code, `expf` (512 bytes) in it.
+    ASSERT_NE(cpu.constants(), nullptr);
+    ASSERT_EQ(cpu.constants()->entries().size(), 1);
+    EXPECT_EQ(cpu.constants()->total_bytes(), 32 * 128 * 4);
     absl::StatusOr<Literal> actual = RunExecutable(**executable, args);
     ASSERT_TRUE(actual.ok()) << actual.status();
     absl::Status near = literal_comparison::Near(expected, *actual, kChainTolerance);
@@ -138,6 +142,8 @@ TEST(CpuCompileOptionsTest, AnExecutableInPartsIsSavedAndLoaded) {
   absl::StatusOr<std::unique_ptr<Executable>> loaded = compiler->LoadExecutable(*saved, options);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(static_cast<const CpuExecutable&>(**loaded).objects().size(), 2);
+  ASSERT_NE(static_cast<const CpuExecutable&>(**loaded).constants(), nullptr);
+  EXPECT_EQ(static_cast<const CpuExecutable&>(**loaded).constants()->total_bytes(), 32 * 128 * 4);
   absl::StatusOr<Literal> from_compiled = RunExecutable(**compiled, args);
   absl::StatusOr<Literal> from_loaded = RunExecutable(**loaded, args);
   ASSERT_TRUE(from_compiled.ok()) << from_compiled.status();

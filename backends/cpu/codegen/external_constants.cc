@@ -1,0 +1,26 @@
+#include "backends/cpu/codegen/external_constants.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "backends/host_memory_pool.h"
+
+namespace xla {
+namespace cpu {
+
+void ExternalConstants::Add(std::string symbol, absl::string_view bytes) {
+  constexpr size_t kAlignment = HostMemoryPool::kAlignment;
+  // aligned_alloc wants a multiple of the alignment (and one byte at least).
+  const size_t rounded = std::max<size_t>(1, (bytes.size() + kAlignment - 1) / kAlignment) * kAlignment;
+  void* data = std::aligned_alloc(kAlignment, rounded);
+  if (data == nullptr) throw std::bad_alloc();
+  std::memcpy(data, bytes.data(), bytes.size());
+  entries_.push_back(Entry{std::move(symbol), std::unique_ptr<char, void (*)(void*)>(static_cast<char*>(data), &std::free),
+                           static_cast<int64_t>(bytes.size())});
+  total_bytes_ += static_cast<int64_t>(bytes.size());
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -85,15 +85,25 @@ absl::StatusOr<ExecutionHandle> Client::CompileProgram(CompileRequest request, c
   return response.handle();
 }
 
+namespace {
+
+absl::Status AddArguments(absl::Span<GlobalData* const> arguments,
+                          google::protobuf::RepeatedPtrField<GlobalDataHandle>* handles) {
+  for (GlobalData* arg : arguments) {
+    if (arg == nullptr) return InvalidArgument("Execute: argument is null");
+    *handles->Add() = arg->handle();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const ExecutionHandle& executable,
                                                             absl::Span<GlobalData* const> arguments,
                                                             ExecutionProfile* profile) {
   ExecuteRequest request;
   *request.mutable_handle() = executable;
-  for (GlobalData* arg : arguments) {
-    if (arg == nullptr) return InvalidArgument("Execute: argument is null");
-    *request.add_arguments() = arg->handle();
-  }
+  RETURN_IF_ERROR(AddArguments(arguments, request.mutable_arguments()));
   ExecuteResponse response;
   RETURN_IF_ERROR(service_->Execute(request, &response));
   if (profile != nullptr) *profile = response.profile();
@@ -106,10 +116,7 @@ absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const XlaComputation
                                                             ExecutionProfile* profile) {
   ExecuteGraphRequest request;
   *request.mutable_computation() = computation.proto();
-  for (GlobalData* arg : arguments) {
-    if (arg == nullptr) return InvalidArgument("Execute: argument is null");
-    *request.add_arguments() = arg->handle();
-  }
+  RETURN_IF_ERROR(AddArguments(arguments, request.mutable_arguments()));
   if (options != nullptr) *request.mutable_execution_options() = *options;
   ExecuteResponse response;
   RETURN_IF_ERROR(service_->ExecuteGraph(request, &response));
@@ -117,17 +124,68 @@ absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const XlaComputation
   return std::make_unique<GlobalData>(service_, response.output());
 }
 
+absl::StatusOr<Literal> Client::ResultLiteral(const ExecuteResponse& response, const Shape* shape_with_layout) {
+  if (response.has_result_literal()) return Literal::FromProto(response.result_literal());
+  // Too large for the response: fetched (streamed, from a daemon) and released.
+  GlobalData result(service_, response.output());
+  return TransferToClient(result, shape_with_layout);
+}
+
+absl::StatusOr<Literal> Client::ExecuteAndTransfer(const ExecutionHandle& executable,
+                                                   absl::Span<GlobalData* const> arguments,
+                                                   ExecutionProfile* profile) {
+  ExecuteRequest request;
+  *request.mutable_handle() = executable;
+  RETURN_IF_ERROR(AddArguments(arguments, request.mutable_arguments()));
+  request.set_transfer_result(true);
+  ExecuteResponse response;
+  RETURN_IF_ERROR(service_->Execute(request, &response));
+  if (profile != nullptr) *profile = response.profile();
+  return ResultLiteral(response, nullptr);
+}
+
 absl::StatusOr<Literal> Client::ExecuteAndTransfer(const XlaComputation& computation,
                                                    absl::Span<GlobalData* const> arguments,
                                                    const ExecutionOptions* options, ExecutionProfile* profile) {
-  ASSIGN_OR_RETURN(std::unique_ptr<GlobalData> result, Execute(computation, arguments, options, profile));
+  ExecuteGraphRequest request;
+  *request.mutable_computation() = computation.proto();
+  RETURN_IF_ERROR(AddArguments(arguments, request.mutable_arguments()));
+  if (options != nullptr) *request.mutable_execution_options() = *options;
+  request.set_transfer_result(true);
   const Shape* layout = nullptr;
   Shape requested;
   if (options != nullptr && options->has_shape_with_output_layout()) {
     ASSIGN_OR_RETURN(requested, ShapeUtil::FromProto(options->shape_with_output_layout()));
     layout = &requested;
   }
-  return TransferToClient(*result, layout);
+  ExecuteResponse response;
+  RETURN_IF_ERROR(service_->ExecuteGraph(request, &response));
+  if (profile != nullptr) *profile = response.profile();
+  return ResultLiteral(response, layout);
+}
+
+absl::StatusOr<AsyncExecutionHandle> Client::ExecuteAsync(const ExecutionHandle& executable,
+                                                          absl::Span<GlobalData* const> arguments) {
+  ExecuteAsyncRequest request;
+  *request.mutable_execute()->mutable_handle() = executable;
+  RETURN_IF_ERROR(AddArguments(arguments, request.mutable_execute()->mutable_arguments()));
+  ExecuteAsyncResponse response;
+  RETURN_IF_ERROR(service_->ExecuteAsync(request, &response));
+  return response.execution();
+}
+
+absl::StatusOr<std::unique_ptr<GlobalData>> Client::WaitForExecution(const AsyncExecutionHandle& execution,
+                                                                     absl::Duration timeout,
+                                                                     ExecutionProfile* profile) {
+  WaitForExecutionRequest request;
+  *request.mutable_execution() = execution;
+  if (timeout < absl::ZeroDuration()) return InvalidArgument("WaitForExecution: negative timeout");
+  // A timeout under a millisecond still waits (0 would mean no bound).
+  if (timeout > absl::ZeroDuration()) request.set_timeout_ms(std::max<int64_t>(1, absl::ToInt64Milliseconds(timeout)));
+  WaitForExecutionResponse response;
+  RETURN_IF_ERROR(service_->WaitForExecution(request, &response));
+  if (profile != nullptr) *profile = response.result().profile();
+  return std::make_unique<GlobalData>(service_, response.result().output());
 }
 
 absl::Status Client::UnregisterExecutable(const ExecutionHandle& executable) {

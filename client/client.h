@@ -66,10 +66,26 @@ class Client {
                                                       absl::Span<GlobalData* const> arguments,
                                                       const ExecutionOptions* options = nullptr,
                                                       ExecutionProfile* profile = nullptr);
+  // Execute and TransferToClient in one request: a result of up to 1 MiB
+  // comes back with the response (ExecuteRequest.transfer_result), a larger
+  // one is fetched after it (a second call).
   absl::StatusOr<Literal> ExecuteAndTransfer(const XlaComputation& computation,
                                              absl::Span<GlobalData* const> arguments,
                                              const ExecutionOptions* options = nullptr,
                                              ExecutionProfile* profile = nullptr);
+  absl::StatusOr<Literal> ExecuteAndTransfer(const ExecutionHandle& executable,
+                                             absl::Span<GlobalData* const> arguments,
+                                             ExecutionProfile* profile = nullptr);
+  // Starts a run and returns at once (the arguments are checked first);
+  // WaitForExecution gives its result, once. A run not waited for stops
+  // when the session closes.
+  absl::StatusOr<AsyncExecutionHandle> ExecuteAsync(const ExecutionHandle& executable,
+                                                    absl::Span<GlobalData* const> arguments);
+  // Waits at most `timeout` (zero: no bound but the call's) for the run;
+  // DEADLINE_EXCEEDED leaves it running and `execution` valid.
+  absl::StatusOr<std::unique_ptr<GlobalData>> WaitForExecution(const AsyncExecutionHandle& execution,
+                                                               absl::Duration timeout = absl::ZeroDuration(),
+                                                               ExecutionProfile* profile = nullptr);
   // N distinct host devices of the service (INVALID_ARGUMENT beyond what it has).
   absl::StatusOr<std::vector<DeviceHandle>> GetDeviceHandles(int64_t device_count);
   // A new channel for Send/Recv (unique within the service). The session's
@@ -120,6 +136,9 @@ class Client {
  private:
   // Sends `request` (which carries its program) with `options`.
   absl::StatusOr<ExecutionHandle> CompileProgram(CompileRequest request, const ExecutionOptions* options);
+  // The result of a transfer_result execution: the literal the response
+  // carries, or the one its handle names (fetched, then released).
+  absl::StatusOr<Literal> ResultLiteral(const ExecuteResponse& response, const Shape* shape_with_layout);
 
   ServiceInterface* service_;
 };

@@ -44,6 +44,8 @@ class GrpcStub : public ServiceInterface {
   absl::Status Execute(const ExecuteRequest& arg, ExecuteResponse* result) override;
   absl::Status ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) override;
   absl::Status ExecuteParallel(const ExecuteParallelRequest& arg, ExecuteParallelResponse* result) override;
+  absl::Status ExecuteAsync(const ExecuteAsyncRequest& arg, ExecuteAsyncResponse* result) override;
+  absl::Status WaitForExecution(const WaitForExecutionRequest& arg, WaitForExecutionResponse* result) override;
   absl::Status TransferToInfeed(const TransferToInfeedRequest& arg, TransferToInfeedResponse* result) override;
   absl::Status TransferFromOutfeed(const TransferFromOutfeedRequest& arg,
                                    TransferFromOutfeedResponse* result) override;

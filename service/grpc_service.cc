@@ -278,11 +278,13 @@ grpc::ServerUnaryReactor* GrpcService::CloseSession(grpc::CallbackServerContext*
 RUNNING_METHOD(Execute, ExecuteRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteParallel, ExecuteParallelRequest, ExecuteParallelResponse)
+RUNNING_METHOD(WaitForExecution, WaitForExecutionRequest, WaitForExecutionResponse)
 RUNNING_METHOD(TransferFromOutfeed, TransferFromOutfeedRequest, TransferFromOutfeedResponse)
 RUNNING_METHOD(ComputeConstantGraph, ComputeConstantGraphRequest, ComputeConstantResponse)
 RUNNING_METHOD(Compile, CompileRequest, CompileResponse)
 #undef RUNNING_METHOD
 UNARY_METHOD(UnregisterExecutable, UnregisterExecutableRequest, UnregisterExecutableResponse)
+UNARY_METHOD(ExecuteAsync, ExecuteAsyncRequest, ExecuteAsyncResponse)
 UNARY_METHOD(TransferToServer, TransferToServerRequest, TransferToServerResponse)
 UNARY_METHOD(TransferToClient, TransferToClientRequest, TransferToClientResponse)
 UNARY_METHOD(TransferToInfeed, TransferToInfeedRequest, TransferToInfeedResponse)

@@ -38,7 +38,8 @@ namespace xla {
 using GrpcServiceBase = XlaService::WithRawCallbackMethod_OpenSession<
     XlaService::WithRawCallbackMethod_CloseSession<XlaService::WithRawCallbackMethod_Compile<
         XlaService::WithRawCallbackMethod_Execute<XlaService::WithRawCallbackMethod_ExecuteGraph<
-            XlaService::WithRawCallbackMethod_ExecuteParallel<XlaService::WithRawCallbackMethod_UnregisterExecutable<
+            XlaService::WithRawCallbackMethod_ExecuteParallel<XlaService::WithRawCallbackMethod_ExecuteAsync<
+                XlaService::WithRawCallbackMethod_WaitForExecution<XlaService::WithRawCallbackMethod_UnregisterExecutable<
                 XlaService::WithRawCallbackMethod_TransferToServer<XlaService::WithRawCallbackMethod_TransferToClient<
                     XlaService::WithRawCallbackMethod_TransferToInfeed<
                         XlaService::WithRawCallbackMethod_TransferFromOutfeed<XlaService::WithRawCallbackMethod_Unregister<
@@ -49,7 +50,7 @@ using GrpcServiceBase = XlaService::WithRawCallbackMethod_OpenSession<
                                             XlaService::WithRawCallbackMethod_CreateChannelHandle<
                                                 XlaService::WithRawCallbackMethod_ResetDevice<
                                                     XlaService::WithRawCallbackMethod_GetServiceInfo<
-                                                        XlaService::Service>>>>>>>>>>>>>>>>>>>>;
+                                                        XlaService::Service>>>>>>>>>>>>>>>>>>>>>>;
 
 struct GrpcServiceOptions {
   std::string auth_token;  // empty: no authentication
@@ -74,6 +75,8 @@ class GrpcService final : public GrpcServiceBase {
   XLA_RAW_UNARY(Execute)
   XLA_RAW_UNARY(ExecuteGraph)
   XLA_RAW_UNARY(ExecuteParallel)
+  XLA_RAW_UNARY(ExecuteAsync)
+  XLA_RAW_UNARY(WaitForExecution)
   XLA_RAW_UNARY(UnregisterExecutable)
   XLA_RAW_UNARY(TransferToServer)
   XLA_RAW_UNARY(TransferToClient)

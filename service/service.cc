@@ -70,6 +70,8 @@ Service::Service(std::unique_ptr<Backend> backend, const ServiceLimits& limits)
       allocations_(limits.max_memory_bytes, limits.max_session_bytes),
       cache_(limits.cache_bytes) {}
 
+Service::~Service() { AbandonAsyncRuns(std::nullopt); }
+
 absl::StatusOr<std::unique_ptr<Service>> Service::Create(const std::string& backend, const ServiceLimits& limits) {
   std::string name = backend.empty() ? BackendRegistry::DefaultName() : backend;
   if (name.empty()) return FailedPrecondition("no backend is linked into this program");
@@ -112,6 +114,9 @@ absl::StatusOr<SessionId> Service::SessionForToken(const std::string& token) con
 }
 
 absl::Status Service::CloseSession(SessionId session) {
+  // Its async runs stop before its buffers go, so that none registers a
+  // result in a closed session.
+  AbandonAsyncRuns(session);
   {
     absl::MutexLock lock(&mutex_);
     auto it = sessions_.find(session);
@@ -656,8 +661,15 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
 
 absl::Status Service::Run(SessionId session, std::shared_ptr<Executable> executable,
                           const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, int64_t device,
-                          ExecuteResponse* result, const RequestControl& request) {
+                          bool transfer_result, const Shape* output_layout, ExecuteResponse* result,
+                          const RequestControl& request) {
   ASSIGN_OR_RETURN(PreparedRun run, PrepareRun(session, std::move(executable), args));
+  return RunPrepared(session, std::move(run), device, transfer_result, output_layout, result, request);
+}
+
+absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t device, bool transfer_result,
+                                  const Shape* output_layout, ExecuteResponse* result,
+                                  const RequestControl& request) {
   auto start = std::chrono::steady_clock::now();
   // The operator's bound on a run's time (a runaway loop must not hold a
   // serving thread forever), and the client's own deadline and cancel.
@@ -676,6 +688,14 @@ absl::Status Service::Run(SessionId session, std::shared_ptr<Executable> executa
   RETURN_IF_ERROR(output.status());
   result->mutable_profile()->set_compute_time_ns(NanosSince(start));
   ++executions_;
+  // The result's literal stands in for a handle when it is small; the run's
+  // reservation (which counted the result) covers the copy.
+  if (transfer_result && ShapeUtil::ByteSizeOfElements((*output)->shape()) <= kInlineResultBytes) {
+    ASSIGN_OR_RETURN(Literal literal, backend_->transfer_manager()->TransferLiteralFromDevice(**output));
+    if (output_layout != nullptr && *output_layout != literal.shape()) literal = literal.RelayoutTo(*output_layout);
+    *result->mutable_result_literal() = literal.ToProto();
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(*result->mutable_output(), allocations_.Register(session, std::move(*output), "execution result"));
   return absl::OkStatus();
 }
@@ -684,7 +704,99 @@ absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, Exec
                               const RequestControl& request) {
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle()));
   result->mutable_profile()->set_compilation_cache_hit(true);
-  return Run(session, std::move(executable), arg.arguments(), /*device=*/0, result, request);
+  return Run(session, std::move(executable), arg.arguments(), /*device=*/0, arg.transfer_result(),
+             /*output_layout=*/nullptr, result, request);
+}
+
+absl::Status Service::ExecuteAsync(SessionId session, const ExecuteAsyncRequest& arg, ExecuteAsyncResponse* result) {
+  const ExecuteRequest& execute = arg.execute();
+  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, execute.handle()));
+  // Argument errors (and quota) are the caller's to see now.
+  ASSIGN_OR_RETURN(PreparedRun prepared, PrepareRun(session, std::move(executable), execute.arguments()));
+  auto run = std::make_shared<AsyncRun>();
+  run->session = session;
+  run->response.mutable_profile()->set_compilation_cache_hit(true);
+  int64_t id = 0;
+  {
+    absl::MutexLock lock(&async_mutex_);
+    int64_t in_flight = 0;
+    for (const auto& [unused, other] : async_runs_) in_flight += other->session == session ? 1 : 0;
+    if (in_flight >= limits_.max_async_executions) {
+      return ResourceExhausted(
+          "ExecuteAsync: this session already has %d runs started and not yet waited for (the service's limit); "
+          "call WaitForExecution first",
+          in_flight);
+    }
+    id = next_async_++;
+    async_runs_[id] = run;
+    // Started under the lock so that AbandonAsyncRuns always finds a thread.
+    run->thread = std::thread([this, session, run, prepared = std::move(prepared),
+                               transfer = execute.transfer_result()]() mutable {
+      RequestControl control;
+      control.cancelled = [run]() { return run->abandoned.load(); };
+      run->status = RunPrepared(session, std::move(prepared), /*device=*/0, transfer, /*output_layout=*/nullptr,
+                                &run->response, control);
+      run->done.Notify();
+    });
+  }
+  result->mutable_execution()->set_handle(id);
+  return absl::OkStatus();
+}
+
+absl::Status Service::WaitForExecution(SessionId session, const WaitForExecutionRequest& arg,
+                                       WaitForExecutionResponse* result, const RequestControl& request) {
+  const int64_t id = arg.execution().handle();
+  std::shared_ptr<AsyncRun> run;
+  {
+    absl::MutexLock lock(&async_mutex_);
+    auto it = async_runs_.find(id);
+    if (it == async_runs_.end() || it->second->session != session) {
+      return NotFound("no async execution %d in this session (unknown, already waited for, or another session's)",
+                      id);
+    }
+    run = it->second;
+  }
+  if (arg.timeout_ms() < 0) return InvalidArgument("WaitForExecution: timeout_ms is negative (%d)", arg.timeout_ms());
+  absl::Time deadline = request.deadline;
+  if (arg.timeout_ms() > 0) deadline = std::min(deadline, absl::Now() + absl::Milliseconds(arg.timeout_ms()));
+  // A cancelled caller stops waiting at the next slice; the run goes on.
+  while (!run->done.WaitForNotificationWithDeadline(std::min(deadline, absl::Now() + absl::Milliseconds(100)))) {
+    if (absl::Now() >= deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("WaitForExecution: async execution ", id, " is still running (wait again)"));
+    }
+    if (request.cancelled && request.cancelled()) return absl::CancelledError("WaitForExecution: the caller left");
+  }
+  {
+    absl::MutexLock lock(&async_mutex_);
+    auto it = async_runs_.find(id);
+    // Another wait took it in the meantime.
+    if (it == async_runs_.end() || it->second != run) {
+      return NotFound("async execution %d was already waited for", id);
+    }
+    async_runs_.erase(it);
+  }
+  run->thread.join();
+  RETURN_IF_ERROR(run->status);
+  *result->mutable_result() = std::move(run->response);
+  return absl::OkStatus();
+}
+
+void Service::AbandonAsyncRuns(std::optional<SessionId> session) {
+  std::vector<std::shared_ptr<AsyncRun>> abandoned;
+  {
+    absl::MutexLock lock(&async_mutex_);
+    for (auto it = async_runs_.begin(); it != async_runs_.end();) {
+      if (!session.has_value() || it->second->session == *session) {
+        it->second->abandoned = true;
+        abandoned.push_back(std::move(it->second));
+        async_runs_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const std::shared_ptr<AsyncRun>& run : abandoned) run->thread.join();
 }
 
 absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest& arg, ExecuteResponse* result,
@@ -703,7 +815,12 @@ absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest&
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit, request));
   result->mutable_profile()->set_compilation_cache_hit(hit);
   result->mutable_profile()->set_compile_time_ms(NanosSince(start) / 1000000);
-  RETURN_IF_ERROR(Run(session, std::move(executable), arg.arguments(), device, result, request));
+  std::optional<Shape> output_layout;
+  if (arg.transfer_result() && options.has_shape_with_output_layout()) {
+    ASSIGN_OR_RETURN(output_layout, ShapeUtil::FromProto(options.shape_with_output_layout()));
+  }
+  RETURN_IF_ERROR(Run(session, std::move(executable), arg.arguments(), device, arg.transfer_result(),
+                      output_layout.has_value() ? &*output_layout : nullptr, result, request));
   result->mutable_profile()->set_compute_and_transfer_time_ns(NanosSince(start));
   return absl::OkStatus();
 }
@@ -1042,6 +1159,10 @@ absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServic
   }
   result->set_compilations(compilations_);
   result->set_executions(executions_);
+  {
+    absl::MutexLock lock(&async_mutex_);
+    result->set_async_executions(static_cast<int64_t>(async_runs_.size()));
+  }
   result->set_max_memory_bytes(allocations_.max_total_bytes());
   result->set_max_session_bytes(allocations_.max_session_bytes());
   result->set_device_count(limits_.num_devices);
@@ -1067,6 +1188,8 @@ FORWARD(Compile, CompileRequest, CompileResponse)
 FORWARD(Execute, ExecuteRequest, ExecuteResponse)
 FORWARD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
 FORWARD(ExecuteParallel, ExecuteParallelRequest, ExecuteParallelResponse)
+FORWARD(ExecuteAsync, ExecuteAsyncRequest, ExecuteAsyncResponse)
+FORWARD(WaitForExecution, WaitForExecutionRequest, WaitForExecutionResponse)
 FORWARD(TransferToInfeed, TransferToInfeedRequest, TransferToInfeedResponse)
 FORWARD(TransferFromOutfeed, TransferFromOutfeedRequest, TransferFromOutfeedResponse)
 FORWARD(UnregisterExecutable, UnregisterExecutableRequest, UnregisterExecutableResponse)

@@ -21,11 +21,14 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "backends/backend.h"
 #include "backends/execution_control.h"
@@ -73,7 +76,14 @@ struct ServiceLimits {
   // (persistent_cache.h), "" for nowhere; and the directory's size bound.
   std::string cache_dir;
   int64_t cache_dir_bytes = int64_t{1} << 30;
+  // Runs a session may have started with ExecuteAsync and not yet had
+  // consumed by WaitForExecution (each runs on a thread of its own).
+  int64_t max_async_executions = 16;
 };
+
+// With ExecuteRequest.transfer_result, results of at most this many bytes
+// of array data come back in the response; larger ones as a handle.
+inline constexpr int64_t kInlineResultBytes = int64_t{1} << 20;
 
 // What one request's caller allows its run: the client's own deadline, and
 // a probe of whether the client has gone away (a gRPC cancel or
@@ -87,6 +97,8 @@ struct RequestControl {
 class Service {
  public:
   static absl::StatusOr<std::unique_ptr<Service>> Create(const std::string& backend, const ServiceLimits& limits);
+  // Stops the runs ExecuteAsync started and waits for them.
+  ~Service();
 
   SessionId OpenSession(const std::string& client_name);
   // The session's unguessable token (128 random bits, hex): what remote
@@ -117,6 +129,9 @@ class Service {
                             const RequestControl& request = {});
   absl::Status ExecuteParallel(SessionId s, const ExecuteParallelRequest& arg, ExecuteParallelResponse* result,
                                const RequestControl& request = {});
+  absl::Status ExecuteAsync(SessionId s, const ExecuteAsyncRequest& arg, ExecuteAsyncResponse* result);
+  absl::Status WaitForExecution(SessionId s, const WaitForExecutionRequest& arg, WaitForExecutionResponse* result,
+                                const RequestControl& request = {});
   absl::Status TransferToInfeed(SessionId s, const TransferToInfeedRequest& arg, TransferToInfeedResponse* result);
   absl::Status TransferFromOutfeed(SessionId s, const TransferFromOutfeedRequest& arg,
                                    TransferFromOutfeedResponse* result, const RequestControl& request = {});
@@ -168,6 +183,16 @@ class Service {
     std::vector<std::shared_ptr<const DeviceBuffer>> arguments;
     AllocationTracker::Reservation reservation;
     int64_t device = 0;
+  };
+  // A run ExecuteAsync started: its thread fills `status` and `response`,
+  // then notifies `done`.
+  struct AsyncRun {
+    SessionId session = 0;
+    std::atomic<bool> abandoned{false};  // its session closed: stop the run
+    absl::Notification done;
+    absl::Status status;
+    ExecuteResponse response;
+    std::thread thread;
   };
   struct ExecutableEntry {
     SessionId session;
@@ -223,10 +248,17 @@ class Service {
   absl::StatusOr<PreparedRun> PrepareRun(SessionId s, std::shared_ptr<Executable> executable,
                                          const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args);
   // Runs `executable` on argument handles (checked against its signature)
-  // as the only process on `device`.
+  // as the only process on `device`; with `transfer_result`, a small
+  // result comes back as a literal (in `output_layout` when given).
   absl::Status Run(SessionId s, std::shared_ptr<Executable> executable,
                    const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, int64_t device,
-                   ExecuteResponse* result, const RequestControl& request);
+                   bool transfer_result, const Shape* output_layout, ExecuteResponse* result,
+                   const RequestControl& request);
+  absl::Status RunPrepared(SessionId s, PreparedRun run, int64_t device, bool transfer_result,
+                           const Shape* output_layout, ExecuteResponse* result, const RequestControl& request);
+  // Stops and joins the async runs of `session` (all sessions: nullopt),
+  // dropping them.
+  void AbandonAsyncRuns(std::optional<SessionId> session);
   // The ordinal behind a device handle this service issued (INVALID_ARGUMENT
   // for another count or one out of range).
   absl::StatusOr<int64_t> DeviceOrdinal(const DeviceHandle& handle, absl::string_view what) const;
@@ -259,6 +291,10 @@ class Service {
   absl::flat_hash_map<std::pair<SessionId, int64_t>, DeviceFeeds> feeds_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<SessionId, std::shared_ptr<collectives::ChannelTable>> channels_ ABSL_GUARDED_BY(mutex_);
 
+  absl::Mutex async_mutex_;
+  int64_t next_async_ ABSL_GUARDED_BY(async_mutex_) = 1;
+  absl::flat_hash_map<int64_t, std::shared_ptr<AsyncRun>> async_runs_ ABSL_GUARDED_BY(async_mutex_);
+
   std::atomic<int64_t> next_channel_{1};
   std::atomic<int64_t> compilations_{0};
   std::atomic<int64_t> executions_{0};
@@ -286,6 +322,8 @@ class SessionService : public ServiceInterface {
   absl::Status Execute(const ExecuteRequest& arg, ExecuteResponse* result) override;
   absl::Status ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) override;
   absl::Status ExecuteParallel(const ExecuteParallelRequest& arg, ExecuteParallelResponse* result) override;
+  absl::Status ExecuteAsync(const ExecuteAsyncRequest& arg, ExecuteAsyncResponse* result) override;
+  absl::Status WaitForExecution(const WaitForExecutionRequest& arg, WaitForExecutionResponse* result) override;
   absl::Status TransferToInfeed(const TransferToInfeedRequest& arg, TransferToInfeedResponse* result) override;
   absl::Status TransferFromOutfeed(const TransferFromOutfeedRequest& arg,
                                    TransferFromOutfeedResponse* result) override;

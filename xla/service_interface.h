@@ -31,6 +31,8 @@ class ServiceInterface {
   virtual absl::Status Execute(const ExecuteRequest& arg, ExecuteResponse* result) = 0;
   virtual absl::Status ExecuteGraph(const ExecuteGraphRequest& arg, ExecuteResponse* result) = 0;
   virtual absl::Status ExecuteParallel(const ExecuteParallelRequest& arg, ExecuteParallelResponse* result) = 0;
+  virtual absl::Status ExecuteAsync(const ExecuteAsyncRequest& arg, ExecuteAsyncResponse* result) = 0;
+  virtual absl::Status WaitForExecution(const WaitForExecutionRequest& arg, WaitForExecutionResponse* result) = 0;
   virtual absl::Status TransferToInfeed(const TransferToInfeedRequest& arg, TransferToInfeedResponse* result) = 0;
   virtual absl::Status TransferFromOutfeed(const TransferFromOutfeedRequest& arg,
                                            TransferFromOutfeedResponse* result) = 0;

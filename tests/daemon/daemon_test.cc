@@ -497,6 +497,32 @@ TEST_F(DaemonTest, ReleasedHandlesRideOnTheNextCall) {
   ExpectServing();
 }
 
+// A client that goes away with runs it started and never waited for: its
+// session's close stops them (they wait for an infeed that never comes) and
+// frees everything, promptly, and the daemon keeps serving.
+TEST_F(DaemonTest, ClosingASessionStopsItsAsyncRuns) {
+  const GetServiceInfoResponse before = Info();
+  const auto start = std::chrono::steady_clock::now();
+  {
+    auto client = Connect();
+    XlaBuilder b("infeed_plus_parameter");
+    const Shape shape = ShapeUtil::MakeShape(F32, {1 << 16});
+    XlaOp in = InfeedWithToken(CreateToken(&b), shape);
+    Add(GetTupleElement(in, 0), Parameter(&b, 0, shape, "p"));
+    ExecutionHandle exe = client->Compile(b.Build().value()).value();
+    auto p = client->TransferToServer(Iota(1 << 16, 1)).value();
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(client->ExecuteAsync(exe, {p.get()}).ok());
+    EXPECT_EQ(Info().async_executions(), before.async_executions() + 3);
+  }
+  const GetServiceInfoResponse after = Info();
+  EXPECT_EQ(after.async_executions(), before.async_executions());
+  EXPECT_EQ(after.bytes_in_use(), before.bytes_in_use());
+  EXPECT_EQ(after.live_buffers(), before.live_buffers());
+  // Well under the daemon's 60 s infeed wait: the close stopped the runs.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  ExpectServing();
+}
+
 TEST_F(DaemonTest, CompilationCacheIsSharedAcrossSessions) {
   const int64_t hits_before = Info().cache_hits();
   auto first = Connect();

@@ -53,6 +53,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "backends/host_memory_pool.h"
 #include "client/client_library.h"
 #include "client/xla_builder.h"
@@ -1169,10 +1171,10 @@ XlaComputation BuildChain(int64_t instructions, int variant) {
   return computation;
 }
 
-void BenchCompile(const Target& cpu, const Target& interpreter) {
+void BenchCompile(const Target& cpu, const Target& interpreter, const std::vector<int64_t>& sizes, int repeat) {
   int variant = 0;
-  for (int64_t n : {10, 100, 1000}) {
-    const int reps = n >= 1000 ? 3 : 5;
+  for (int64_t n : sizes) {
+    const int reps = repeat > 0 ? repeat : n >= 1000 ? 3 : 5;
     auto compile_ms = [&](const Target& target) {
       double best = 1e30;
       for (int r = 0; r < reps + 1; ++r) {  // the first is a warm-up
@@ -1246,6 +1248,8 @@ int Main(int argc, char** argv) {
   std::string torch_script = DefaultTorchScript();
   std::string cache_load_dir, cache_load_model;  // the child of BenchCacheLoad
   std::set<std::string> groups;
+  std::vector<int64_t> compile_sizes = {10, 100, 1000};
+  int compile_repeat = 0;  // 0: the bench's own counts
   const std::set<std::string> known = {"elementwise", "reduce", "matmul",  "conv",
                                        "mlp",         "models", "compile", "overhead"};
   for (int i = 1; i < argc; ++i) {
@@ -1257,6 +1261,17 @@ int Main(int argc, char** argv) {
       cache_load_dir = arg.substr(19);
     } else if (arg.rfind("--cache_load_model=", 0) == 0) {
       cache_load_model = arg.substr(19);
+    } else if (arg.rfind("--compile_sizes=", 0) == 0) {
+      // For profiling one size: --compile_sizes=10 --compile_repeat=500.
+      compile_sizes.clear();
+      for (absl::string_view size : absl::StrSplit(arg.substr(16), ',')) {
+        int64_t n = 0;
+        if (!absl::SimpleAtoi(size, &n) || n < 4) Die("--compile_sizes wants instruction counts of at least 4");
+        compile_sizes.push_back(n);
+      }
+    } else if (arg.rfind("--compile_repeat=", 0) == 0) {
+      compile_repeat = std::atoi(arg.c_str() + 17);
+      if (compile_repeat < 1) Die("--compile_repeat wants a positive count");
     } else if (arg.rfind("--torch_script=", 0) == 0) {
       torch_script = arg.substr(15);
     } else if (known.count(arg)) {
@@ -1283,7 +1298,7 @@ int Main(int argc, char** argv) {
   if (groups.count("conv")) BenchConvolution(cpu, threads);
   if (groups.count("mlp")) BenchMlp(cpu, threads, torch_script);
   if (groups.count("models")) BenchModels(cpu, interpreter, peak);
-  if (groups.count("compile")) BenchCompile(cpu, interpreter);
+  if (groups.count("compile")) BenchCompile(cpu, interpreter, compile_sizes, compile_repeat);
   if (groups.count("overhead")) BenchOverhead(cpu, interpreter);
   return 0;
 }

@@ -5,6 +5,7 @@
 //   BENCH name=<id> value=<v> unit=<u> ref=<id> ref_value=<v> ratio=<r>
 // (ratio > 1 means better than the reference).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -97,6 +98,24 @@ int Main() {
                    }) / 2000 * 1e6;
   Report("execute_latency_inprocess", latency(local), "us", "grpc_ping_loopback", ping_us, false);
   Report("execute_latency_grpc", latency(remote.get()), "us", "grpc_ping_loopback", ping_us, false);
+  // The same run with its result back in the response (one request where
+  // Execute + TransferToClient took two).
+  auto latency_with_result = [](Client* client) {
+    ExecutionHandle exe = client->Compile(TinyAdd()).value();
+    auto x = client->TransferToServer(Literal::CreateR1<float>({1, 2, 3, 4})).value();
+    auto y = client->TransferToServer(Literal::CreateR1<float>({5, 6, 7, 8})).value();
+    if (client->ExecuteAndTransfer(exe, {x.get(), y.get()}).value() != Literal::CreateR1<float>({6, 8, 10, 12})) {
+      std::fprintf(stdout, "# execute_and_transfer: wrong result\n");
+      std::exit(1);
+    }
+    const int kRuns = 2000;
+    double s = BestSeconds(3, [&] {
+      for (int i = 0; i < kRuns; ++i) client->ExecuteAndTransfer(exe, {x.get(), y.get()}).value();
+    });
+    return s / kRuns * 1e6;
+  };
+  Report("execute_and_transfer_latency_grpc", latency_with_result(remote.get()), "us", "grpc_ping_loopback", ping_us,
+         false);
 
   // --- Throughput: 256 MiB in and out.
   Literal payload(ShapeUtil::MakeShape(U8, {kPayload}));

@@ -12,6 +12,12 @@ Executable::Executable(std::unique_ptr<HloModule> module) : module_(std::move(mo
   const HloComputation* entry = module_->entry_computation();
   entry_name_ = entry->name();
   program_shape_ = entry->ComputeProgramShape();
+  uses_replica_context_ = false;
+  for (const HloComputation* computation : module_->computations()) {
+    for (const HloInstruction* instruction : computation->instructions()) {
+      if (IsDistributedOpcode(instruction->opcode())) uses_replica_context_ = true;
+    }
+  }
 }
 
 Executable::Executable(std::string entry_name, ProgramShape program_shape)

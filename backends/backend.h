@@ -51,9 +51,14 @@ class Executable {
   // when the backend cannot tell (the service then bounds it by every
   // instruction's value).
   virtual std::optional<int64_t> ScratchBytesPerRun() const { return std::nullopt; }
+  // Whether a run may read a replica context (infeed, outfeed, send/recv,
+  // collectives, replica and partition ids: IsDistributedOpcode); a run of
+  // one that does not needs none set up. True when unknown (no module).
+  bool uses_replica_context() const { return uses_replica_context_; }
 
  private:
   std::unique_ptr<HloModule> module_;
+  bool uses_replica_context_ = true;
   std::string entry_name_;
   ProgramShape program_shape_;
 };

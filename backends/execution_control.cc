@@ -102,9 +102,11 @@ absl::Status ExecutionControl::CheckStop() const { return ShouldStop() ? StopSta
 void ExecutionControl::SetError(const absl::Status& status) const {
   absl::MutexLock lock(&error_mu_);
   if (error_.ok()) error_ = status;
+  has_error_.store(true, std::memory_order_release);
 }
 
 absl::Status ExecutionControl::error() const {
+  if (!has_error_.load(std::memory_order_acquire)) return absl::OkStatus();
   absl::MutexLock lock(&error_mu_);
   return error_;
 }

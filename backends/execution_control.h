@@ -73,6 +73,8 @@ class ExecutionControl {
   mutable std::atomic<int64_t> next_probe_ns_{0};  // when the probe may be asked again
   mutable std::atomic<uint8_t> stop_flag_{0};
   collectives::ReplicaContext* replica_context_ = nullptr;
+  // Set with error_: a run without a failed runtime call takes no lock.
+  mutable std::atomic<bool> has_error_{false};
   mutable absl::Mutex error_mu_;
   mutable absl::Status error_ ABSL_GUARDED_BY(error_mu_);
 };

@@ -78,6 +78,13 @@ absl::StatusOr<std::unique_ptr<Service>> Service::Create(const std::string& back
   if (limits.num_devices < 1) return InvalidArgument("a service needs at least 1 device, not %d", limits.num_devices);
   if (limits.wait_seconds <= 0) return InvalidArgument("wait_seconds must be > 0, not %g", limits.wait_seconds);
   ASSIGN_OR_RETURN(std::unique_ptr<Backend> created, BackendRegistry::Create(name));
+#ifdef NDEBUG
+  // Debian's Abseil is built with its debug checks, so every Mutex lock
+  // updates a global lock graph: about a tenth of a tiny run's time in the
+  // service. Optimized builds turn that off, as an NDEBUG Abseil would;
+  // debug builds (the tests) keep it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+#endif
   auto service = absl::WrapUnique(new Service(std::move(created), limits));
   if (!limits.cache_dir.empty()) {
     ASSIGN_OR_RETURN(service->persistent_cache_, PersistentCache::Open(limits.cache_dir, limits.cache_dir_bytes));
@@ -675,14 +682,17 @@ absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t de
   // serving thread forever), and the client's own deadline and cancel.
   ExecutionControl control = RunControl(request);
   // The only process on its device: its infeeds and outfeeds use the
-  // device's queues.
-  const absl::Duration wait = WaitBound(request);
-  collectives::ReplicaContext context(1, 1, collectives::ProcessId{},
-                                      std::make_shared<collectives::Rendezvous>(wait), wait);
-  DeviceFeeds feeds = Feeds(session, device);
-  context.set_feeds(feeds.infeed, feeds.outfeed);
-  context.set_channels(Channels(session));
-  control.set_replica_context(&context);
+  // device's queues. A program without such ops gets no context (its setup
+  // is most of a tiny run's cost).
+  std::optional<collectives::ReplicaContext> context;
+  if (run.executable->uses_replica_context()) {
+    const absl::Duration wait = WaitBound(request);
+    context.emplace(1, 1, collectives::ProcessId{}, std::make_shared<collectives::Rendezvous>(wait), wait);
+    DeviceFeeds feeds = Feeds(session, device);
+    context->set_feeds(feeds.infeed, feeds.outfeed);
+    context->set_channels(Channels(session));
+    control.set_replica_context(&*context);
+  }
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> output =
       ExecuteCatchingOutOfMemory(*run.executable, run.arguments, &control);
   RETURN_IF_ERROR(output.status());

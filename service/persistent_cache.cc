@@ -129,7 +129,10 @@ std::optional<std::string> PersistentCache::Lookup(absl::string_view key, Counti
   }
   stats_.hits += counted;
   utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // now: recently used
-  return std::string(*payload);
+  // The payload is the file's tail: moved to the front of the bytes read,
+  // not copied into a second string of the payload's size.
+  bytes->erase(0, static_cast<size_t>(payload->data() - bytes->data()));
+  return std::move(*bytes);
 }
 
 absl::Status PersistentCache::Insert(absl::string_view key, absl::string_view payload, Counting counting) {

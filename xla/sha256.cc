@@ -4,15 +4,23 @@
 
 namespace xla {
 
-std::string Sha256(std::initializer_list<absl::string_view> pieces) {
+Sha256Hasher::Sha256Hasher() : context_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(context_, EVP_sha256(), nullptr); }
+
+Sha256Hasher::~Sha256Hasher() { EVP_MD_CTX_free(context_); }
+
+void Sha256Hasher::Update(absl::string_view piece) { EVP_DigestUpdate(context_, piece.data(), piece.size()); }
+
+std::string Sha256Hasher::Finish() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-  for (absl::string_view piece : pieces) EVP_DigestUpdate(ctx, piece.data(), piece.size());
-  EVP_DigestFinal_ex(ctx, digest, &size);
-  EVP_MD_CTX_free(ctx);
+  EVP_DigestFinal_ex(context_, digest, &size);
   return std::string(reinterpret_cast<char*>(digest), size);
+}
+
+std::string Sha256(std::initializer_list<absl::string_view> pieces) {
+  Sha256Hasher hasher;
+  for (absl::string_view piece : pieces) hasher.Update(piece);
+  return hasher.Finish();
 }
 
 }  // namespace xla

@@ -36,6 +36,7 @@ enum Method : char {
   kGetComputationShape = 9,
   kComputeConstantGraph = 10,
   kTransferToInfeed = 11,
+  kExecuteAsync = 16,
 };
 
 class CorpusWriter {
@@ -129,6 +130,11 @@ int Main(int argc, char** argv) {
   execute.mutable_handle()->set_handle(1);
   execute.add_arguments()->set_handle(1);
   execute.add_arguments()->set_handle(1);
+  out.Write("service_request", kExecute, execute);
+  ExecuteAsyncRequest async;
+  *async.mutable_execute() = execute;
+  out.Write("service_request", kExecuteAsync, async);
+  execute.set_transfer_result(true);
   out.Write("service_request", kExecute, execute);
   std::printf("make_seed_corpus: %d seeds in %s\n", out.total(), argv[1]);
   return 0;

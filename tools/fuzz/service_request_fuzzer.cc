@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Service& service = TheService();
   const SessionId s = service.OpenSession("fuzz");
   Seed(service, s);
-  const uint8_t method = data[0] % 17;
+  const uint8_t method = data[0] % 19;
   ++data;
   --size;
 #define XLA_FUZZ_CALL(REQUEST, RESPONSE, NAME) \
@@ -90,6 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 13: XLA_FUZZ_CALL(UnregisterExecutableRequest, UnregisterExecutableResponse, UnregisterExecutable); break;
     case 14: XLA_FUZZ_CALL(GetDeviceHandlesRequest, GetDeviceHandlesResponse, GetDeviceHandles); break;
     case 15: XLA_FUZZ_CALL(CreateChannelHandleRequest, CreateChannelHandleResponse, CreateChannelHandle); break;
+    case 16: XLA_FUZZ_CALL(ExecuteAsyncRequest, ExecuteAsyncResponse, ExecuteAsync); break;
+    case 17: XLA_FUZZ_CALL(WaitForExecutionRequest, WaitForExecutionResponse, WaitForExecution); break;
     default: XLA_FUZZ_CALL(ResetDeviceRequest, ResetDeviceResponse, ResetDevice); break;
   }
 #undef XLA_FUZZ_CALL

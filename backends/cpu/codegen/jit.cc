@@ -7,7 +7,9 @@
 #include <optional>
 #include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "backends/cpu/codegen/invariant_select_versioning.h"
 #include "backends/cpu/codegen/module_partition.h"
 #include "backends/cpu/codegen/perf_map.h"
@@ -25,6 +27,7 @@
 #include "backends/execution_control.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/IRCompileLayer.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -139,6 +142,31 @@ llvm::orc::SymbolMap RuntimeSymbols(llvm::orc::LLJIT& jit) {
   return map;
 }
 
+// The IR compiler of a JIT that is only ever given objects (CpuJit adds
+// what it compiled itself, in parts).
+class ObjectsOnlyCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+ public:
+  ObjectsOnlyCompiler() : IRCompiler(llvm::orc::IRSymbolMapper::ManglingOptions()) {}
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module&) override {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "CpuJit links objects; it compiles no IR itself");
+  }
+};
+
+// The data layout of a target, made once per target and features (asking
+// LLVM makes a target machine).
+absl::StatusOr<llvm::DataLayout> DataLayoutFor(llvm::orc::JITTargetMachineBuilder& builder) {
+  static absl::Mutex mutex(absl::kConstInit);
+  static auto* layouts = new absl::flat_hash_map<std::string, std::string>();
+  const std::string key = absl::StrCat(builder.getTargetTriple().str(), "/", builder.getCPU(), "/",
+                                       builder.getFeatures().getString());
+  absl::MutexLock lock(&mutex);
+  if (auto it = layouts->find(key); it != layouts->end()) return llvm::DataLayout(it->second);
+  auto layout = builder.getDefaultDataLayoutForTarget();
+  if (!layout) return absl::InternalError("CPU backend: data layout: " + ErrorString(layout.takeError()));
+  (*layouts)[key] = layout->getStringRepresentation();
+  return *layout;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) {
@@ -160,12 +188,18 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) 
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
   jit->triple_ = jtmb->getTargetTriple().str();
   jit->machine_builder_ = *jtmb;
-  auto layout = jtmb->getDefaultDataLayoutForTarget();
-  if (!layout) return absl::InternalError("CPU backend: data layout: " + ErrorString(layout.takeError()));
-  jit->data_layout_ = *layout;
+  ASSIGN_OR_RETURN(jit->data_layout_, DataLayoutFor(*jtmb));
 
+  // The JIT is given objects only, and its data layout: it makes no target
+  // machine of its own (each costs a compile about as much as a small
+  // module's instruction selection).
   auto lljit = llvm::orc::LLJITBuilder()
                    .setJITTargetMachineBuilder(std::move(*jtmb))
+                   .setDataLayout(jit->data_layout_)
+                   .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
+                                                  -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                     return std::make_unique<ObjectsOnlyCompiler>();
+                   })
                    .setLinkProcessSymbolsByDefault(false)
                    .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
                    .create();

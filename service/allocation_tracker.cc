@@ -55,17 +55,22 @@ int64_t AllocationTracker::CloseSession(SessionId session) {
 
 absl::StatusOr<AllocationTracker::Reservation> AllocationTracker::Reserve(SessionId session, int64_t bytes,
                                                                           const std::string& what) {
+  return Reserve(session, bytes, [&what] { return what; });
+}
+
+absl::StatusOr<AllocationTracker::Reservation> AllocationTracker::Reserve(SessionId session, int64_t bytes,
+                                                                          absl::FunctionRef<std::string()> what) {
   absl::MutexLock lock(&mutex_);
-  if (bytes < 0) return InvalidArgument("%s has a negative or overflowing size", what);
+  if (bytes < 0) return InvalidArgument("%s has a negative or overflowing size", what());
   if (!open_sessions_.contains(session)) return FailedPrecondition("session %d is closed", session);
   int64_t session_total = session_bytes_[session];
   if (bytes > max_session_bytes_ - session_total) {
-    return ResourceExhausted("%s needs %d bytes but the session holds %d of its %d-byte quota", what, bytes,
+    return ResourceExhausted("%s needs %d bytes but the session holds %d of its %d-byte quota", what(), bytes,
                              session_total, max_session_bytes_);
   }
   int64_t total = bytes_in_use_ + bytes_reserved_;
   if (bytes > max_total_bytes_ - total) {
-    return ResourceExhausted("%s needs %d bytes but the service holds %d of its %d-byte limit", what, bytes, total,
+    return ResourceExhausted("%s needs %d bytes but the service holds %d of its %d-byte limit", what(), bytes, total,
                              max_total_bytes_);
   }
   session_bytes_[session] += bytes;

@@ -22,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/device_buffer.h"
@@ -55,6 +56,9 @@ class AllocationTracker {
   };
   // RESOURCE_EXHAUSTED when `bytes` more would exceed either quota.
   absl::StatusOr<Reservation> Reserve(SessionId session, int64_t bytes, const std::string& what);
+  // The same, naming the request only when it fails (`what` is not called
+  // otherwise: a run's reservation builds no string).
+  absl::StatusOr<Reservation> Reserve(SessionId session, int64_t bytes, absl::FunctionRef<std::string()> what);
 
   // Sessions must be opened before anything is registered for them; once
   // closed (which releases every handle), registering for them fails, so a

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <new>
 #include <fstream>
@@ -58,6 +59,14 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> ExecuteCatchingOutOfMemory(
   }
 }
 
+// The wall clock to a few milliseconds, without a clock read's full cost:
+// enough for idle timeouts, and read on every call of a session.
+absl::Time CoarseNow() {
+  timespec now;
+  clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  return absl::TimeFromTimespec(now);
+}
+
 int64_t NanosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
 }
@@ -100,7 +109,7 @@ SessionId Service::OpenSession(const std::string& client_name) {
   {
     absl::MutexLock lock(&mutex_);
     id = next_session_++;
-    sessions_[id] = SessionState{client_name, token, absl::Now()};
+    sessions_[id] = SessionState{client_name, token, CoarseNow()};
     session_by_token_[token] = id;
   }
   allocations_.OpenSession(id);
@@ -147,7 +156,7 @@ absl::Status Service::TouchSession(SessionId session) {
   absl::MutexLock lock(&mutex_);
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return NotFound("session %d is not open (closed or timed out)", session);
-  it->second.last_active = absl::Now();
+  it->second.last_active = CoarseNow();
   return absl::OkStatus();
 }
 
@@ -155,7 +164,7 @@ int Service::CloseIdleSessions(absl::Duration idle) {
   std::vector<SessionId> idle_sessions;
   {
     absl::MutexLock lock(&mutex_);
-    absl::Time cutoff = absl::Now() - idle;
+    absl::Time cutoff = CoarseNow() - idle;
     for (const auto& [id, state] : sessions_) {
       if (state.last_active < cutoff) idle_sessions.push_back(id);
     }
@@ -266,6 +275,10 @@ absl::Status Service::TransferToClient(SessionId session, const TransferToClient
                    TransferLiteralToClient(session, arg.data(), requested.has_value() ? &*requested : nullptr));
   *result->mutable_literal() = literal.ToProto();
   return absl::OkStatus();
+}
+
+void Service::ReleaseHandle(SessionId session, const GlobalDataHandle& handle) {
+  allocations_.Unregister(session, handle).IgnoreError();
 }
 
 absl::Status Service::Unregister(SessionId session, const UnregisterRequest& arg, UnregisterResponse* result) {
@@ -660,8 +673,9 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
   const int64_t run_bytes = scratch.has_value()
                                 ? (*scratch > INT64_MAX - result_bytes ? INT64_MAX : *scratch + result_bytes)
                                 : WorkingSetBytes(executable->module());
-  ASSIGN_OR_RETURN(run.reservation,
-                   allocations_.Reserve(session, run_bytes, absl::StrCat("running '", entry_name, "' (its values)")));
+  ASSIGN_OR_RETURN(run.reservation, allocations_.Reserve(session, run_bytes, [&entry_name] {
+                     return absl::StrCat("running '", entry_name, "' (its values)");
+                   }));
   run.executable = std::move(executable);
   return run;
 }
@@ -1208,6 +1222,11 @@ FORWARD(GetDeviceHandles, GetDeviceHandlesRequest, GetDeviceHandlesResponse)
 FORWARD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResponse)
 FORWARD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 #undef FORWARD
+
+void SessionService::ReleaseHandle(const GlobalDataHandle& handle) {
+  // Already unregistered (explicitly, or by a consumed tuple) is fine here.
+  service_->ReleaseHandle(session_, handle);
+}
 
 absl::StatusOr<GlobalDataHandle> SessionService::TransferLiteralToServer(const Literal& literal) {
   RETURN_IF_ERROR(service_->TouchSession(session_));

@@ -117,6 +117,9 @@ class Service {
   absl::Status TransferToServer(SessionId s, const TransferToServerRequest& arg, TransferToServerResponse* result);
   absl::Status TransferToClient(SessionId s, const TransferToClientRequest& arg, TransferToClientResponse* result);
   absl::Status Unregister(SessionId s, const UnregisterRequest& arg, UnregisterResponse* result);
+  // Unregisters one handle of the session, ignoring one already gone (an
+  // in-process GlobalData's release: no proto, no session touch).
+  void ReleaseHandle(SessionId s, const GlobalDataHandle& handle);
   absl::Status DeconstructTuple(SessionId s, const DeconstructTupleRequest& arg, DeconstructTupleResponse* result);
   absl::Status GetShape(SessionId s, const GetShapeRequest& arg, GetShapeResponse* result);
   absl::Status GetComputationShape(SessionId s, const GetComputationShapeRequest& arg,
@@ -334,6 +337,7 @@ class SessionService : public ServiceInterface {
   absl::Status CreateChannelHandle(const CreateChannelHandleRequest& arg, CreateChannelHandleResponse* result) override;
   absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) override;
   absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) override;
+  void ReleaseHandle(const GlobalDataHandle& handle) override;
   absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(const Literal& literal) override;
   absl::StatusOr<GlobalDataHandle> TransferHostArrayInProcess(const Shape& shape, const void* data,
                                                               std::shared_ptr<const void> owner,

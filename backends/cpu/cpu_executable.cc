@@ -90,6 +90,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   // Arguments in another layout than compiled for are relaid out first.
   std::vector<std::shared_ptr<const DeviceBuffer>> relaid;
   std::vector<void*> params;
+  params.reserve(arguments.size());  // one leaf each, unless tuples
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Shape& want = signature.parameters()[i];
     const DeviceBuffer* arg = arguments[i].get();
@@ -110,6 +111,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   const Shape& result_shape = signature.result();
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, DeviceBuffer::AllocateTree(result_shape));
   std::vector<void*> results;
+  results.reserve(1);
   for (DeviceBuffer* leaf : result->MutableLeaves()) results.push_back(leaf->mutable_data());
 
   const int64_t arena_size = std::max<int64_t>(arena_bytes_, 1);

@@ -15,6 +15,10 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateArray(const 
   RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
   if (!shape.IsArray() && !shape.IsToken()) return InvalidArgument("AllocateArray: %s is not an array", shape.ToString());
   RETURN_IF_ERROR(ShapeUtil::CheckNoPadding(shape, "a device buffer"));
+  return AllocateCheckedArray(shape);
+}
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateCheckedArray(const Shape& shape) {
   auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(shape));
   buffer->size_bytes_ = ShapeUtil::ByteSizeOfElements(shape);
   buffer->data_ = HostMemoryPool::Global().Allocate(std::max<int64_t>(buffer->size_bytes_, 1));
@@ -38,6 +42,20 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateTree(const S
   std::vector<std::shared_ptr<const DeviceBuffer>> elements;
   for (const Shape& s : shape.tuple_shapes()) {
     ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> e, AllocateTree(s));
+    elements.push_back(std::move(e));
+  }
+  return MakeTuple(shape, std::move(elements));
+}
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateTreeOfCheckedShape(const Shape& shape) {
+  if (!shape.IsTuple()) {
+    if (shape.IsArray() && !shape.has_layout()) return AllocateTree(shape);  // not the checked form after all
+    return AllocateCheckedArray(shape);
+  }
+  std::vector<std::shared_ptr<const DeviceBuffer>> elements;
+  elements.reserve(shape.tuple_shapes().size());
+  for (const Shape& s : shape.tuple_shapes()) {
+    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> e, AllocateTreeOfCheckedShape(s));
     elements.push_back(std::move(e));
   }
   return MakeTuple(shape, std::move(elements));

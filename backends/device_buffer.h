@@ -24,6 +24,10 @@ class DeviceBuffer {
                                                  std::vector<std::shared_ptr<const DeviceBuffer>> elements);
   // Allocates a whole tree (tuples of arrays) for `shape`, contents uninitialized.
   static absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateTree(const Shape& shape);
+  // The same for a shape known to be valid, with layouts and without
+  // padding (an executable's result, checked when it was compiled): no
+  // checks on the run's path.
+  static absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateTreeOfCheckedShape(const Shape& shape);
   // Bytes of array data in a tree of `shape`.
   static int64_t ByteSizeOfTree(const Shape& shape);
   // Copies a literal into a new buffer tree.
@@ -56,6 +60,8 @@ class DeviceBuffer {
   std::vector<DeviceBuffer*> MutableLeaves();
 
  private:
+  // AllocateArray after its checks.
+  static absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateCheckedArray(const Shape& shape);
   explicit DeviceBuffer(const Shape& shape) : shape_(shape) {}
   Shape shape_;
   void* data_ = nullptr;

@@ -643,6 +643,7 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
                            num_parameters, args.size());
   }
   PreparedRun run;
+  run.arguments.reserve(args.size());
   for (int i = 0; i < args.size(); ++i) {
     ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, args[i]));
     const Shape& expected = signature.parameters()[i];

@@ -109,7 +109,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     CollectLeaves(*arg, &params);
   }
   const Shape& result_shape = signature.result();
-  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, DeviceBuffer::AllocateTree(result_shape));
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, DeviceBuffer::AllocateTreeOfCheckedShape(result_shape));
   std::vector<void*> results;
   results.reserve(1);
   for (DeviceBuffer* leaf : result->MutableLeaves()) results.push_back(leaf->mutable_data());

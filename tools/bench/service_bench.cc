@@ -1,5 +1,6 @@
-// Service benchmark: round-trip latency of Execute on a tiny computation and
-// transfer throughput for 256 MiB in and out, in-process and over loopback
+// Service benchmark: round-trip latency of Execute on a tiny computation
+// (and over gRPC of ExecuteAndTransfer: the run and its result in one
+// request) and transfer throughput for 256 MiB in and out, in-process and over loopback
 // gRPC, next to a plain gRPC echo of the same payload in the same run.
 // Prints one line per figure:
 //   BENCH name=<id> value=<v> unit=<u> ref=<id> ref_value=<v> ratio=<r>

@@ -27,7 +27,8 @@ absl::StatusOr<std::string> Compiler::SerializeExecutable(const Executable&) {
   return absl::UnimplementedError("this backend's executables cannot be saved");
 }
 
-absl::StatusOr<std::unique_ptr<Executable>> Compiler::LoadExecutable(absl::string_view, const DebugOptions&) {
+absl::StatusOr<std::unique_ptr<Executable>> Compiler::LoadExecutable(absl::string_view, std::shared_ptr<const void>,
+                                                                     const DebugOptions&) {
   return absl::UnimplementedError("this backend's executables cannot be loaded");
 }
 

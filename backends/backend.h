@@ -89,7 +89,11 @@ class Compiler {
   virtual absl::StatusOr<std::string> SerializeExecutable(const Executable& executable);
   // `bytes` from SerializeExecutable. Bytes for another target than
   // `options` asks for, or malformed, give an error; never a crash.
+  // `bytes` stay valid while `bytes_owner` lives: the executable may keep
+  // it and use parts of `bytes` in place (a model's weights) instead of
+  // copying them.
   virtual absl::StatusOr<std::unique_ptr<Executable>> LoadExecutable(absl::string_view bytes,
+                                                                     std::shared_ptr<const void> bytes_owner,
                                                                      const DebugOptions& options);
 };
 

@@ -3,10 +3,18 @@
 #include <string>
 #include <utility>
 
+#include "xla/program_digest.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
 namespace xla {
+namespace {
+
+// From this size of a module on, a first compile sends the module's digest
+// before the module (one more round trip, against an upload and a copy).
+constexpr size_t kDigestFirstBytes = size_t{1} << 20;
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<GlobalData>> Client::TransferToServer(const Literal& literal) {
   ASSIGN_OR_RETURN(GlobalDataHandle handle, service_->TransferLiteralToServer(literal));
@@ -46,11 +54,19 @@ absl::StatusOr<ExecutionHandle> Client::Compile(const XlaComputation& computatio
   for (const Shape& s : argument_shapes) *request.add_input_shape_with_layout() = s.ToProto();
   CompileResponse response;
   // A computation compiled before goes by its digest first: a cached
-  // executable then costs no copy, upload or parse of the module.
-  if (std::string digest = computation.KnownProgramDigest(); !digest.empty()) {
+  // executable then costs no copy, upload or parse of the module. So does a
+  // large one compiled the first time, whose digest is computed here: a
+  // service that has it (in memory, or in its persistent cache after a
+  // restart) then needs neither the copy nor the upload of its weights.
+  std::string digest = computation.KnownProgramDigest();
+  if (digest.empty() && computation.proto().ByteSizeLong() >= kDigestFirstBytes) {
+    digest = ProgramDigest(computation.proto());
+  }
+  if (!digest.empty()) {
     request.set_program_digest(std::move(digest));
     RETURN_IF_ERROR(service_->Compile(request, &response));
     if (!response.program_needed()) {
+      computation.RememberProgramDigest(request.program_digest());
       if (cache_hit != nullptr) *cache_hit = response.compilation_cache_hit();
       return response.handle();
     }

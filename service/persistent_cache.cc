@@ -1,6 +1,7 @@
 #include "service/persistent_cache.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,7 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <system_error>
 #include <tuple>
@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "llvm/Support/xxhash.h"
 #include "xla/sha256.h"
 
 namespace xla {
@@ -25,10 +26,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kMagic[8] = {'X', 'L', 'A', 'E', 'X', 'E', '1', '\n'};
-constexpr size_t kDigestBytes = 32;
-// magic, key length, payload length, digest
-constexpr size_t kHeaderBytes = sizeof(kMagic) + 8 + 8 + kDigestBytes;
+constexpr char kMagic[8] = {'X', 'L', 'A', 'E', 'X', 'E', '2', '\n'};
+constexpr size_t kChecksumBytes = 16;
+// magic, key length, payload length, the key's and the payload's checksums
+constexpr size_t kHeaderBytes = sizeof(kMagic) + 8 + 8 + 2 * kChecksumBytes;
+// The payload's offset in the file (and so in a page-aligned mapping) is a
+// multiple of this.
+constexpr size_t kPayloadAlignment = 64;
 constexpr char kSuffix[] = ".xlaexe";
 constexpr char kTemporaryPrefix[] = ".tmp.";
 // A temporary file this old belongs to a writer that died.
@@ -44,16 +48,30 @@ uint64_t ReadU64(const char* p) {
   return v;
 }
 
-// The whole file, or nullopt when it cannot be read or exceeds `limit`.
-std::optional<std::string> ReadFile(const std::string& path, int64_t limit) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0 || size > limit) return std::nullopt;
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.seekg(0);
-  if (!in.read(bytes.data(), size)) return std::nullopt;
+// XXH3-128 of `bytes`, 16 bytes little-endian.
+std::string Checksum(absl::string_view bytes) {
+  const llvm::XXH128_hash_t hash =
+      llvm::xxh3_128bits(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  std::string out;
+  AppendU64(&out, hash.low64);
+  AppendU64(&out, hash.high64);
+  return out;
+}
+
+size_t PayloadOffset(uint64_t key_size) {
+  return (kHeaderBytes + key_size + kPayloadAlignment - 1) / kPayloadAlignment * kPayloadAlignment;
+}
+
+// The file's bytes for `key` and `payload`.
+std::string EncodeEntry(absl::string_view key, absl::string_view payload) {
+  std::string bytes(kMagic, sizeof(kMagic));
+  AppendU64(&bytes, key.size());
+  AppendU64(&bytes, payload.size());
+  bytes += Checksum(key);
+  bytes += Checksum(payload);
+  bytes.append(key.data(), key.size());
+  bytes.resize(PayloadOffset(key.size()), '\0');
+  bytes.append(payload.data(), payload.size());
   return bytes;
 }
 
@@ -66,12 +84,46 @@ std::optional<ParsedEntry> ParseEntry(absl::string_view bytes) {
   if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) return std::nullopt;
   const uint64_t key_size = ReadU64(bytes.data() + sizeof(kMagic));
   const uint64_t payload_size = ReadU64(bytes.data() + sizeof(kMagic) + 8);
-  const size_t body = bytes.size() - kHeaderBytes;
-  if (key_size > body || payload_size != body - key_size) return std::nullopt;
-  const absl::string_view digest = bytes.substr(sizeof(kMagic) + 16, kDigestBytes);
-  ParsedEntry entry{bytes.substr(kHeaderBytes, key_size), bytes.substr(kHeaderBytes + key_size)};
-  if (Sha256({entry.key, entry.payload}) != digest) return std::nullopt;
+  if (key_size > bytes.size() || PayloadOffset(key_size) > bytes.size() ||
+      payload_size != bytes.size() - PayloadOffset(key_size)) {
+    return std::nullopt;
+  }
+  const absl::string_view checksums = bytes.substr(sizeof(kMagic) + 16, 2 * kChecksumBytes);
+  ParsedEntry entry{bytes.substr(kHeaderBytes, key_size), bytes.substr(PayloadOffset(key_size))};
+  if (Checksum(entry.key) != checksums.substr(0, kChecksumBytes) ||
+      Checksum(entry.payload) != checksums.substr(kChecksumBytes)) {
+    return std::nullopt;
+  }
   return entry;
+}
+
+// A private mapping of the file at `path`; null when it cannot be mapped,
+// is empty or exceeds `limit`.
+struct Mapping {
+  void* address = nullptr;
+  size_t bytes = 0;
+};
+std::optional<Mapping> MapFile(const std::string& path, int64_t limit) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st;
+  std::optional<Mapping> mapping;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= limit) {
+    const size_t bytes = static_cast<size_t>(st.st_size);
+    // Populated while read-only (populating a writable private mapping
+    // would copy every page), then made writable: a reader that writes
+    // gets its own copy of a page, as with memory it had read into.
+    void* address = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (address != MAP_FAILED) {
+      if (mprotect(address, bytes, PROT_READ | PROT_WRITE) == 0) {
+        mapping = Mapping{address, bytes};
+      } else {
+        munmap(address, bytes);
+      }
+    }
+  }
+  close(fd);
+  return mapping;
 }
 
 }  // namespace
@@ -94,53 +146,55 @@ absl::StatusOr<std::unique_ptr<PersistentCache>> PersistentCache::Open(const std
 }
 
 absl::StatusOr<PersistentCache::Entry> PersistentCache::ReadEntryFile(const std::string& path) {
-  std::optional<std::string> bytes = ReadFile(path, INT64_MAX);
-  if (!bytes.has_value()) return absl::NotFoundError(absl::StrCat("persistent cache: cannot read ", path));
-  std::optional<ParsedEntry> entry = ParseEntry(*bytes);
-  if (!entry.has_value()) return absl::DataLossError(absl::StrCat("persistent cache: ", path, " is damaged"));
-  return Entry{std::string(entry->key), std::string(entry->payload)};
+  std::optional<Mapping> mapping = MapFile(path, INT64_MAX);
+  if (!mapping.has_value()) return absl::NotFoundError(absl::StrCat("persistent cache: cannot read ", path));
+  std::optional<ParsedEntry> entry = ParseEntry(absl::string_view(static_cast<char*>(mapping->address), mapping->bytes));
+  absl::StatusOr<Entry> result =
+      entry.has_value() ? absl::StatusOr<Entry>(Entry{std::string(entry->key), std::string(entry->payload)})
+                        : absl::DataLossError(absl::StrCat("persistent cache: ", path, " is damaged"));
+  munmap(mapping->address, mapping->bytes);
+  return result;
 }
 
 std::string PersistentCache::PathFor(absl::string_view key) const {
   return absl::StrCat(directory_, "/", absl::BytesToHexString(Sha256({key})), kSuffix);
 }
 
-std::optional<std::string> PersistentCache::Lookup(absl::string_view key, Counting counting) {
+PersistentCache::Payload::~Payload() { munmap(mapping_, mapping_bytes_); }
+
+std::shared_ptr<const PersistentCache::Payload> PersistentCache::Lookup(absl::string_view key, Counting counting) {
   const std::string path = PathFor(key);
-  std::optional<std::string> bytes = ReadFile(path, max_bytes_);
-  std::optional<absl::string_view> payload;
-  if (bytes.has_value()) {
-    std::optional<ParsedEntry> entry = ParseEntry(*bytes);
-    if (entry.has_value() && entry->key == key) payload = entry->payload;
+  std::optional<Mapping> mapping = MapFile(path, max_bytes_);
+  std::shared_ptr<const Payload> payload;
+  if (mapping.has_value()) {
+    std::optional<ParsedEntry> entry = ParseEntry(absl::string_view(static_cast<char*>(mapping->address), mapping->bytes));
+    if (entry.has_value() && entry->key == key) {
+      payload.reset(new Payload(mapping->address, mapping->bytes, entry->payload));
+    } else {
+      munmap(mapping->address, mapping->bytes);
+    }
   }
   const int64_t counted = counting == kCounted ? 1 : 0;
   absl::MutexLock lock(&mutex_);
-  if (!bytes.has_value() && access(path.c_str(), F_OK) != 0) {
+  if (!mapping.has_value() && access(path.c_str(), F_OK) != 0) {
     stats_.misses += counted;
-    return std::nullopt;
+    return nullptr;
   }
-  if (!payload.has_value()) {
-    // Damaged, truncated, too large, or another key's: the compile that
-    // follows saves a good one.
+  if (payload == nullptr) {
+    // Damaged, truncated, empty, too large, or another key's: the compile
+    // that follows saves a good one.
     stats_.misses += counted;
     ++stats_.rejected;
     unlink(path.c_str());
-    return std::nullopt;
+    return nullptr;
   }
   stats_.hits += counted;
   utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // now: recently used
-  // The payload is the file's tail: moved to the front of the bytes read,
-  // not copied into a second string of the payload's size.
-  bytes->erase(0, static_cast<size_t>(payload->data() - bytes->data()));
-  return std::move(*bytes);
+  return payload;
 }
 
 absl::Status PersistentCache::Insert(absl::string_view key, absl::string_view payload, Counting counting) {
-  std::string bytes(kMagic, sizeof(kMagic));
-  AppendU64(&bytes, key.size());
-  AppendU64(&bytes, payload.size());
-  bytes += Sha256({key, payload});
-  absl::StrAppend(&bytes, key, payload);
+  const std::string bytes = EncodeEntry(key, payload);
   if (static_cast<int64_t>(bytes.size()) > max_bytes_) {
     return absl::ResourceExhaustedError(absl::StrCat("persistent cache: an entry of ", bytes.size(),
                                                      " bytes exceeds the cache's bound of ", max_bytes_));

@@ -5,9 +5,14 @@
 // Compiler::PersistentKey) and the backend the payload.
 //
 // One file per key, named by the key's SHA-256. A file holds a magic word,
-// the key, the payload and a SHA-256 over both: a damaged, truncated or
-// foreign file (another key's, another format) is detected, counted as
-// rejected, removed, and reported as a miss, so the caller compiles again.
+// the key, the payload and checksums (XXH3-128) of both: a damaged,
+// truncated or foreign file (another key's, another format) is detected,
+// counted as rejected, removed, and reported as a miss, so the caller
+// compiles again. The checksums find damage, not forgery: the directory is
+// trusted (below), and a checksum at memory speed keeps a load of a large
+// executable cheap. The payload starts 64-byte aligned in the file, and a
+// lookup maps the file rather than reading it, so a reader may use large
+// payload parts (a model's weights) in place.
 // Files are written to a temporary name and renamed into place, so several
 // processes may share one directory and readers never see half a file.
 // Hits refresh a file's modification time; beyond `max_bytes` the least
@@ -34,12 +39,32 @@ class PersistentCache {
   // Creates `directory` (and its parents) when missing.
   static absl::StatusOr<std::unique_ptr<PersistentCache>> Open(const std::string& directory, int64_t max_bytes);
 
-  // The payload saved under `key`; nullopt for a miss (no file, or a file
+  // A payload found by Lookup: a private (copy-on-write) mapping of its
+  // file, checked, 64-byte aligned, valid while this object lives. The
+  // file may be replaced or removed meanwhile (writers rename, evictions
+  // unlink: the mapping keeps the old file's bytes).
+  class Payload {
+   public:
+    ~Payload();
+    Payload(const Payload&) = delete;
+    Payload& operator=(const Payload&) = delete;
+    absl::string_view bytes() const { return bytes_; }
+
+   private:
+    friend class PersistentCache;
+    Payload(void* mapping, size_t mapping_bytes, absl::string_view bytes)
+        : mapping_(mapping), mapping_bytes_(mapping_bytes), bytes_(bytes) {}
+    void* const mapping_;
+    const size_t mapping_bytes_;
+    const absl::string_view bytes_;
+  };
+
+  // The payload saved under `key`; null for a miss (no file, or a file
   // rejected as described above).
   // kUncounted: a record that leads to another entry (whose lookups and
   // writes count), so that the counters count executables.
   enum Counting { kCounted, kUncounted };
-  std::optional<std::string> Lookup(absl::string_view key, Counting counting = kCounted);
+  std::shared_ptr<const Payload> Lookup(absl::string_view key, Counting counting = kCounted);
   // Saves `payload` under `key`, then evicts. An error leaves the directory
   // as it was (the caller logs it; the compile itself succeeded).
   absl::Status Insert(absl::string_view key, absl::string_view payload, Counting counting = kCounted);

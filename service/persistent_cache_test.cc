@@ -7,6 +7,7 @@
 #include <atomic>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <fstream>
 #include <string>
@@ -38,6 +39,11 @@ void WriteAll(const std::string& path, const std::string& bytes) {
   out << bytes;
 }
 
+// A found payload's bytes; empty for a miss.
+std::string Bytes(const std::shared_ptr<const PersistentCache::Payload>& payload) {
+  return payload == nullptr ? "" : std::string(payload->bytes());
+}
+
 // Sets a file's modification time `seconds_ago` into the past.
 void Age(const std::string& path, int seconds_ago) {
   struct timespec times[2];
@@ -50,12 +56,16 @@ void Age(const std::string& path, int seconds_ago) {
 TEST(PersistentCacheTest, SavesAndLoadsAcrossInstances) {
   const std::string dir = FreshDirectory("roundtrip") + "/nested/dir";
   auto cache = PersistentCache::Open(dir, 1 << 20).value();
-  EXPECT_FALSE(cache->Lookup("key one").has_value());
+  EXPECT_EQ(cache->Lookup("key one"), nullptr);
   ASSERT_TRUE(cache->Insert("key one", std::string("payload\0with a zero", 19)).ok());
   // Another instance on the same directory: another process, restarted.
   auto reopened = PersistentCache::Open(dir, 1 << 20).value();
-  EXPECT_EQ(reopened->Lookup("key one"), std::string("payload\0with a zero", 19));
-  EXPECT_FALSE(reopened->Lookup("key two").has_value());
+  auto found = reopened->Lookup("key one");
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->bytes(), absl::string_view("payload\0with a zero", 19));
+  // 64-byte aligned, for readers that use parts in place.
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(found->bytes().data()) % 64, 0u);
+  EXPECT_EQ(reopened->Lookup("key two"), nullptr);
   EXPECT_EQ(cache->stats().writes, 1);
   EXPECT_EQ(cache->stats().misses, 1);
   EXPECT_EQ(reopened->stats().hits, 1);
@@ -64,6 +74,27 @@ TEST(PersistentCacheTest, SavesAndLoadsAcrossInstances) {
   auto entry = PersistentCache::ReadEntryFile(cache->PathFor("key one"));
   ASSERT_TRUE(entry.ok()) << entry.status();
   EXPECT_EQ(entry->key, "key one");
+}
+
+TEST(PersistentCacheTest, APayloadOutlivesItsFileAndIsPrivateToItsReader) {
+  const std::string dir = FreshDirectory("mapping");
+  auto cache = PersistentCache::Open(dir, 1 << 20).value();
+  const std::string payload(10000, 'a');
+  ASSERT_TRUE(cache->Insert("k", payload).ok());
+  auto found = cache->Lookup("k");
+  ASSERT_NE(found, nullptr);
+  // Replaced by another writer, then removed: the mapping keeps the bytes
+  // it was given.
+  ASSERT_TRUE(cache->Insert("k", std::string(10000, 'b')).ok());
+  EXPECT_EQ(found->bytes(), payload);
+  fs::remove(cache->PathFor("k"));
+  EXPECT_EQ(found->bytes(), payload);
+  // A reader's write changes its own copy only.
+  ASSERT_TRUE(cache->Insert("k", payload).ok());
+  auto mine = cache->Lookup("k");
+  ASSERT_NE(mine, nullptr);
+  const_cast<char*>(mine->bytes().data())[0] = 'z';
+  EXPECT_EQ(Bytes(cache->Lookup("k")), payload);
 }
 
 TEST(PersistentCacheTest, DamagedTruncatedAndForeignFilesAreRejectedAndRemoved) {
@@ -78,27 +109,27 @@ TEST(PersistentCacheTest, DamagedTruncatedAndForeignFilesAreRejectedAndRemoved) 
   std::string flipped = good;
   flipped[flipped.size() - 100] ^= 0x10;
   WriteAll(path, flipped);
-  EXPECT_FALSE(cache->Lookup("k").has_value());
+  EXPECT_EQ(cache->Lookup("k"), nullptr);
   EXPECT_FALSE(fs::exists(path));
   EXPECT_EQ(PersistentCache::ReadEntryFile(path).status().code(), absl::StatusCode::kNotFound);
 
   // Cut short, as by a crash without the temporary-file rename.
   WriteAll(path, good.substr(0, good.size() / 2));
-  EXPECT_FALSE(cache->Lookup("k").has_value());
+  EXPECT_EQ(cache->Lookup("k"), nullptr);
   WriteAll(path, "");
-  EXPECT_FALSE(cache->Lookup("k").has_value());
+  EXPECT_EQ(cache->Lookup("k"), nullptr);
 
   // Another key's intact file under this key's name.
   ASSERT_TRUE(cache->Insert("other", payload).ok());
   fs::copy_file(cache->PathFor("other"), path, fs::copy_options::overwrite_existing);
-  EXPECT_FALSE(cache->Lookup("k").has_value());
-  EXPECT_EQ(cache->Lookup("other"), payload);
+  EXPECT_EQ(cache->Lookup("k"), nullptr);
+  EXPECT_EQ(Bytes(cache->Lookup("other")), payload);
 
   EXPECT_EQ(cache->stats().rejected, 4);
   EXPECT_EQ(cache->stats().hits, 1);
   // A good save afterwards is found again.
   ASSERT_TRUE(cache->Insert("k", payload).ok());
-  EXPECT_EQ(cache->Lookup("k"), payload);
+  EXPECT_EQ(Bytes(cache->Lookup("k")), payload);
 }
 
 TEST(PersistentCacheTest, EvictsTheLeastRecentlyUsedBeyondItsBound) {
@@ -110,7 +141,7 @@ TEST(PersistentCacheTest, EvictsTheLeastRecentlyUsedBeyondItsBound) {
     ASSERT_TRUE(cache->Insert(absl::StrCat("k", i), payload).ok());
     Age(cache->PathFor(absl::StrCat("k", i)), 100 - i);  // k0 oldest
   }
-  ASSERT_TRUE(cache->Lookup("k0").has_value());  // now the most recent
+  ASSERT_NE(cache->Lookup("k0"), nullptr);  // now the most recent
   ASSERT_TRUE(cache->Insert("k3", payload).ok());
   EXPECT_EQ(cache->stats().evictions, 1);
   EXPECT_TRUE(fs::exists(cache->PathFor("k0")));
@@ -146,8 +177,8 @@ TEST(PersistentCacheTest, ConcurrentWritersAndReadersSeeWholeEntriesOnly) {
         const std::string payload(20000 + (i % 5), static_cast<char>('a' + i % 5));
         if ((i + t) % 2 == 0) {
           if (!cache->Insert(key, payload).ok()) ++wrong;
-        } else if (std::optional<std::string> got = cache->Lookup(key)) {
-          if (*got != payload) ++wrong;
+        } else if (auto got = cache->Lookup(key)) {
+          if (got->bytes() != payload) ++wrong;
         }
         if (cache->stats().rejected != 0) ++wrong;
       }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -390,9 +391,10 @@ absl::StatusOr<std::string> Service::PersistentBackendKey(const DebugOptions& de
 }
 
 std::shared_ptr<Executable> Service::LoadSaved(const std::string& persistent_key, const DebugOptions& debug_options) {
-  std::optional<std::string> saved = persistent_cache_->Lookup(persistent_key);
-  if (!saved) return nullptr;
-  absl::StatusOr<std::unique_ptr<Executable>> loaded = backend_->compiler()->LoadExecutable(*saved, debug_options);
+  std::shared_ptr<const PersistentCache::Payload> saved = persistent_cache_->Lookup(persistent_key);
+  if (saved == nullptr) return nullptr;
+  absl::StatusOr<std::unique_ptr<Executable>> loaded =
+      backend_->compiler()->LoadExecutable(saved->bytes(), saved, debug_options);
   if (!loaded.ok()) {
     // An intact file the backend refuses (another target or build): the
     // caller compiles and saves over it.
@@ -513,11 +515,15 @@ std::optional<CompilationCache::AliasHit> Service::FindByAlias(const std::string
   absl::StatusOr<std::string> backend_key = PersistentBackendKey(*debug_options);
   if (!backend_key.ok() || backend_key->empty()) return std::nullopt;
   const std::string record_key = PersistentAliasKey(alias, *backend_key);
-  std::optional<std::string> record_bytes = persistent_cache_->Lookup(record_key, PersistentCache::kUncounted);
-  if (!record_bytes) return std::nullopt;
+  std::shared_ptr<const PersistentCache::Payload> record_bytes =
+      persistent_cache_->Lookup(record_key, PersistentCache::kUncounted);
+  if (record_bytes == nullptr) return std::nullopt;
   PersistentCompileAlias record;
   // (An intact file of another format: the compile that follows saves over it.)
-  if (!record.ParseFromString(*record_bytes)) return std::nullopt;
+  if (record_bytes->bytes().size() > INT_MAX ||
+      !record.ParseFromArray(record_bytes->bytes().data(), static_cast<int>(record_bytes->bytes().size()))) {
+    return std::nullopt;
+  }
   *looked_in_saved = true;
   std::shared_ptr<Executable> loaded =
       LoadSaved(absl::StrCat(record.canonical_key(), "\n", *backend_key), *debug_options);

@@ -16,7 +16,7 @@
 #include "client/local_client.h"
 #include "client/xla_builder.h"
 #include "gtest/gtest.h"
-#include "proto/cpu_executable.pb.h"
+#include "backends/cpu/saved_executable.h"
 #include "service/persistent_cache.h"
 #include "xla/build_id.h"
 #include "xla/literal_comparison.h"
@@ -40,6 +40,20 @@ XlaComputation Model() {
   XlaComputation add = add_builder.Build().value();
   XlaOp h = Tanh(Add(Dot(x, w), BroadcastInDim(bias, {8, 4}, {1})));
   Reduce(h, ConstantR0<float>(&b, 0.0f), add, {0});
+  return b.Build().value();
+}
+
+// x . w with w a constant large enough to be kept out of the code
+// (backends/cpu/codegen/external_constants.h): saved beside the object code
+// and used in place from the cache file's mapping when loaded.
+XlaComputation ModelWithWeights() {
+  XlaBuilder b("model_with_weights");
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {8, 16}), "x");
+  Parameter(&b, 1, ShapeUtil::MakeShape(F32, {16, 4}), "unused_w");
+  Parameter(&b, 2, ShapeUtil::MakeShape(F32, {4}), "unused_b");
+  Literal weights(ShapeUtil::MakeShape(F32, {16, 256}));
+  for (int64_t i = 0; i < 16 * 256; ++i) weights.data<float>()[i] = static_cast<float>((i * 7) % 17 - 8) / 16.0f;
+  Tanh(Dot(x, ConstantLiteral(&b, weights)));
   return b.Build().value();
 }
 
@@ -97,8 +111,10 @@ class PersistentExecutableCacheTest : public ::testing::Test {
 
   // Compiles the model with `options`, runs it, and checks the result
   // against the interpreter.
-  void CompileAndCheck(Client& client, const ExecutionOptions* options = nullptr) {
-    auto executable = client.Compile(model_, {}, options);
+  void CompileAndCheck(Client& client, const ExecutionOptions* options = nullptr,
+                       const XlaComputation* model = nullptr) {
+    if (model == nullptr) model = &model_;
+    auto executable = client.Compile(*model, {}, options);
     ASSERT_TRUE(executable.ok()) << executable.status();
     Arguments on_cpu = Transfer(client);
     auto result = client.Execute(*executable, on_cpu.pointers);
@@ -106,7 +122,7 @@ class PersistentExecutableCacheTest : public ::testing::Test {
     Literal got = client.TransferToClient(**result).value();
     LocalClient* interpreter = ClientLibrary::GetOrCreateLocalClient("interpreter").value();
     Arguments on_interpreter = Transfer(*interpreter);
-    Literal want = interpreter->ExecuteAndTransfer(model_, on_interpreter.pointers).value();
+    Literal want = interpreter->ExecuteAndTransfer(*model, on_interpreter.pointers).value();
     absl::Status near = literal_comparison::Near(want, got, ErrorSpec{1e-5, 1e-5});
     EXPECT_TRUE(near.ok()) << near;
   }
@@ -191,11 +207,45 @@ TEST_F(PersistentExecutableCacheTest, ADamagedFileIsCompiledAgainNotRun) {
   EXPECT_EQ(Info(*again).persistent_cache_loads(), 1);
 }
 
+TEST_F(PersistentExecutableCacheTest, WeightsAreLoadedInPlaceAndADamagedWeightIsCompiledAgain) {
+  const XlaComputation model = ModelWithWeights();
+  CompileAndCheck(*RestartedService(), nullptr, &model);
+  ASSERT_EQ(SavedFiles().size(), 1u);
+  auto entry = PersistentCache::ReadEntryFile(SavedFiles()[0]);
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  auto decoded = cpu::DecodeSavedExecutable(entry->payload);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_EQ(decoded->constants.size(), 1u);
+  EXPECT_EQ(decoded->constants[0].size(), 16 * 256 * 4);
+  {
+    auto restarted = RestartedService();
+    CompileAndCheck(*restarted, nullptr, &model);
+    EXPECT_EQ(Info(*restarted).persistent_cache_loads(), 1);
+    EXPECT_EQ(Info(*restarted).compilations(), 0);
+  }
+  // The weights are the file's last bytes: one of them changed is damage
+  // the checksum finds, not a wrong result.
+  const std::string path = SavedFiles()[0];
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  bytes[bytes.size() - 100] ^= 0x10;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  auto restarted = RestartedService();
+  CompileAndCheck(*restarted, nullptr, &model);
+  GetServiceInfoResponse info = Info(*restarted);
+  EXPECT_EQ(info.persistent_cache_rejected(), 1);
+  EXPECT_EQ(info.persistent_cache_loads(), 0);
+  EXPECT_EQ(info.compilations(), 1);
+}
+
 TEST_F(PersistentExecutableCacheTest, ADamagedAliasRecordFallsBackToTheModulesKey) {
   CompileAndCheck(*RestartedService());
   const std::vector<std::string> records = SavedFiles(/*aliases=*/true);
   ASSERT_EQ(records.size(), 1u);
-  std::ofstream(records[0], std::ios::binary | std::ios::trunc) << "XLAEXE1\ntruncated";
+  std::ofstream(records[0], std::ios::binary | std::ios::trunc) << "XLAEXE2\ntruncated";
   auto restarted = RestartedService();
   CompileAndCheck(*restarted);
   GetServiceInfoResponse info = Info(*restarted);
@@ -212,12 +262,12 @@ TEST_F(PersistentExecutableCacheTest, AnEntryForOtherCpuFeaturesIsNotUsed) {
   // features (as if this host's CPU had changed under the same key).
   auto entry = PersistentCache::ReadEntryFile(SavedFiles()[0]);
   ASSERT_TRUE(entry.ok()) << entry.status();
-  CpuExecutableProto proto;
-  ASSERT_TRUE(proto.ParseFromString(entry->payload));
-  ASSERT_FALSE(proto.cpu_features().empty());
-  proto.set_cpu_features(proto.cpu_features() + ",+avx512vp2intersect");
+  auto decoded = cpu::DecodeSavedExecutable(entry->payload);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_FALSE(decoded->proto.cpu_features().empty());
+  decoded->proto.set_cpu_features(decoded->proto.cpu_features() + ",+avx512vp2intersect");
   auto cache = PersistentCache::Open(dir_, 1 << 30).value();
-  ASSERT_TRUE(cache->Insert(entry->key, proto.SerializeAsString()).ok());
+  ASSERT_TRUE(cache->Insert(entry->key, cpu::EncodeSavedExecutable(decoded->proto, decoded->constants).value()).ok());
 
   auto restarted = RestartedService();
   CompileAndCheck(*restarted);
@@ -236,10 +286,13 @@ TEST_F(PersistentExecutableCacheTest, AnEntryFromAnotherBuildIsNotUsed) {
   CompileAndCheck(*RestartedService());
   auto entry = PersistentCache::ReadEntryFile(SavedFiles()[0]);
   ASSERT_TRUE(entry.ok()) << entry.status();
-  CpuExecutableProto proto;
-  ASSERT_TRUE(proto.ParseFromString(entry->payload));
-  proto.set_build_id("00" + proto.build_id().substr(2));
-  ASSERT_TRUE(PersistentCache::Open(dir_, 1 << 30).value()->Insert(entry->key, proto.SerializeAsString()).ok());
+  auto decoded = cpu::DecodeSavedExecutable(entry->payload);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  decoded->proto.set_build_id("00" + decoded->proto.build_id().substr(2));
+  ASSERT_TRUE(PersistentCache::Open(dir_, 1 << 30)
+                  .value()
+                  ->Insert(entry->key, cpu::EncodeSavedExecutable(decoded->proto, decoded->constants).value())
+                  .ok());
   auto restarted = RestartedService();
   CompileAndCheck(*restarted);
   EXPECT_EQ(Info(*restarted).persistent_cache_loads(), 0);

@@ -20,6 +20,8 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "backends/cpu/saved_executable.h"
+#include "backends/host_memory_pool.h"
 #include "proto/cpu_executable.pb.h"
 #include "xla/build_id.h"
 #include "xla/custom_call/custom_call_invocation.h"
@@ -220,7 +222,7 @@ absl::StatusOr<std::string> CpuCompiler::PersistentKey(const DebugOptions& optio
   // Without a build id nothing tells this build's code from another's.
   if (BuildId().empty()) return std::string();
   ASSIGN_OR_RETURN(const CpuTarget target, ResolveCpuTarget(options.xla_cpu_target()));
-  return absl::StrCat("cpu executable v1\nbuild ", BuildId(), "\nllvm ", LLVM_VERSION_STRING, "\ncpu ",
+  return absl::StrCat("cpu executable v2\nbuild ", BuildId(), "\nllvm ", LLVM_VERSION_STRING, "\ncpu ",
                       target.cpu_name, "\nfeatures ", target.features, "\nthreads ",
                       ResolveCpuThreadCount(options.xla_cpu_threads()));
 }
@@ -239,11 +241,11 @@ absl::StatusOr<std::string> CpuCompiler::SerializeExecutable(const Executable& e
   proto.set_entry_name(cpu->entry_name());
   *proto.mutable_program_shape() = cpu->program_shape().ToProto();
   for (const std::string& object : cpu->objects()) proto.add_object_code(object);
+  std::vector<absl::string_view> constants;
   if (cpu->constants() != nullptr) {
     for (const ExternalConstants::Entry& constant : cpu->constants()->entries()) {
-      CpuExternalConstantProto* saved = proto.add_external_constants();
-      saved->set_symbol(constant.symbol);
-      saved->set_data(constant.data.get(), constant.bytes);
+      proto.add_external_constants()->set_symbol(constant.symbol);
+      constants.emplace_back(constant.data.get(), constant.bytes);
     }
   }
   proto.set_entry_symbol(kEntryName);
@@ -252,15 +254,14 @@ absl::StatusOr<std::string> CpuCompiler::SerializeExecutable(const Executable& e
   proto.set_cpu_name(cpu->target().cpu_name);
   proto.set_cpu_features(cpu->target().features);
   proto.set_build_id(BuildId());
-  return proto.SerializeAsString();
+  return EncodeSavedExecutable(std::move(proto), constants);
 }
 
 absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::LoadExecutable(absl::string_view bytes,
+                                                                        std::shared_ptr<const void> bytes_owner,
                                                                         const DebugOptions& options) {
-  CpuExecutableProto proto;
-  if (bytes.size() > INT_MAX || !proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return InvalidArgument("CPU backend: a saved executable that does not parse");
-  }
+  ASSIGN_OR_RETURN(DecodedSavedExecutable decoded, DecodeSavedExecutable(bytes));
+  CpuExecutableProto& proto = decoded.proto;
   if (proto.build_id() != BuildId()) {
     return FailedPrecondition("CPU backend: the saved executable is from build %s, this is %s", proto.build_id(),
                               BuildId());
@@ -287,11 +288,19 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::LoadExecutable(absl::st
   std::vector<std::string> objects(std::make_move_iterator(proto.mutable_object_code()->begin()),
                                    std::make_move_iterator(proto.mutable_object_code()->end()));
   auto constants = std::make_unique<ExternalConstants>();
-  for (const CpuExternalConstantProto& constant : proto.external_constants()) {
-    if (!absl::StartsWith(constant.symbol(), "__xla_constant.")) {
+  for (int i = 0; i < proto.external_constants_size(); ++i) {
+    const std::string& symbol = proto.external_constants(i).symbol();
+    if (!absl::StartsWith(symbol, "__xla_constant.")) {
       return FailedPrecondition("CPU backend: the saved executable has a malformed constant");
     }
-    constants->Add(constant.symbol(), constant.data());
+    // In place when the bytes stay (the persistent cache's mapping) and are
+    // aligned as the code expects; copied otherwise.
+    const absl::string_view data = decoded.constants[i];
+    if (bytes_owner != nullptr && reinterpret_cast<uintptr_t>(data.data()) % HostMemoryPool::kAlignment == 0) {
+      constants->AddInPlace(symbol, data, bytes_owner);
+    } else {
+      constants->Add(symbol, data);
+    }
   }
   ASSIGN_OR_RETURN(void* entry, jit->AddObjects(objects, *constants, proto.entry_symbol(), proto.module_name()));
   return std::make_unique<CpuExecutable>(proto.module_name(), proto.entry_name(), std::move(program_shape),

@@ -22,12 +22,13 @@ class CpuCompiler : public Compiler {
                                                       const ExecutionControl* control = nullptr) override;
 
   // Saved executables are the object code and the entry's signature
-  // (proto/cpu_executable.proto), keyed by the build id, LLVM's version, the
+  // (saved_executable.h), keyed by the build id, LLVM's version, the
   // resolved target CPU and features, and the thread count.
   absl::StatusOr<std::string> PersistentKey(const DebugOptions& options) override;
   absl::StatusOr<std::string> SerializeExecutable(const Executable& executable) override;
   absl::StatusOr<std::unique_ptr<Executable>> LoadExecutable(absl::string_view bytes,
-                                                             const DebugOptions& options) override;
+                                                              std::shared_ptr<const void> bytes_owner,
+                                                              const DebugOptions& options) override;
 };
 
 // Ahead-of-time compilation (tools/xla_aot): the module as a relocatable

@@ -22,5 +22,14 @@ void ExternalConstants::Add(std::string symbol, absl::string_view bytes) {
   total_bytes_ += static_cast<int64_t>(bytes.size());
 }
 
+void ExternalConstants::AddInPlace(std::string symbol, absl::string_view bytes, std::shared_ptr<const void> owner) {
+  // The symbol's address: the entry frees nothing, `owner` keeps the bytes.
+  char* data = const_cast<char*>(bytes.data());
+  entries_.push_back(Entry{std::move(symbol), std::unique_ptr<char, void (*)(void*)>(data, [](void*) {}),
+                           static_cast<int64_t>(bytes.size())});
+  total_bytes_ += static_cast<int64_t>(bytes.size());
+  if (owners_.empty() || owners_.back() != owner) owners_.push_back(std::move(owner));
+}
+
 }  // namespace cpu
 }  // namespace xla

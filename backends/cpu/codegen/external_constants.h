@@ -32,6 +32,10 @@ class ExternalConstants {
 
   // Copies `bytes` into aligned storage, to be defined as `symbol`.
   void Add(std::string symbol, absl::string_view bytes);
+  // Defines `symbol` at `bytes` in place: they must be 64-byte aligned and
+  // stay valid while `owner` lives, which these constants keep (a saved
+  // executable's weights in the persistent cache's mapping of its file).
+  void AddInPlace(std::string symbol, absl::string_view bytes, std::shared_ptr<const void> owner);
   const std::vector<Entry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
   int64_t total_bytes() const { return total_bytes_; }
@@ -39,6 +43,7 @@ class ExternalConstants {
  private:
   std::vector<Entry> entries_;
   int64_t total_bytes_ = 0;
+  std::vector<std::shared_ptr<const void>> owners_;  // of the bytes added in place
 };
 
 }  // namespace cpu

@@ -1,5 +1,7 @@
 // The compile's own settings: optimization levels, code generation in parts
 // on several threads (module_partition.h), and keeping the optimized IR.
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -9,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/backend.h"
 #include "backends/cpu/cpu_executable.h"
+#include "backends/cpu/saved_executable.h"
 #include "backends/cpu/tests/cpu_test_util.h"
 #include "gtest/gtest.h"
 #include "xla/build_id.h"
@@ -139,7 +142,8 @@ TEST(CpuCompileOptionsTest, AnExecutableInPartsIsSavedAndLoaded) {
   Compiler* compiler = backend->compiler();
   absl::StatusOr<std::string> saved = compiler->SerializeExecutable(**compiled);
   ASSERT_TRUE(saved.ok()) << saved.status();
-  absl::StatusOr<std::unique_ptr<Executable>> loaded = compiler->LoadExecutable(*saved, options);
+  // Without an owner of the bytes: the constants are copied.
+  absl::StatusOr<std::unique_ptr<Executable>> loaded = compiler->LoadExecutable(*saved, nullptr, options);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(static_cast<const CpuExecutable&>(**loaded).objects().size(), 2);
   ASSERT_NE(static_cast<const CpuExecutable&>(**loaded).constants(), nullptr);
@@ -151,6 +155,47 @@ TEST(CpuCompileOptionsTest, AnExecutableInPartsIsSavedAndLoaded) {
   EXPECT_EQ(*from_compiled, *from_loaded);
   absl::Status near = literal_comparison::Near(Evaluate(text, args), *from_loaded, kChainTolerance);
   EXPECT_TRUE(near.ok()) << near;
+
+  // From 64-byte aligned bytes with an owner (as the persistent cache's
+  // mapping): the constants are used in place, and the executable keeps
+  // the bytes alive after the caller lets them go.
+  std::shared_ptr<char> aligned(static_cast<char*>(std::aligned_alloc(64, (saved->size() + 63) / 64 * 64)), &std::free);
+  ASSERT_NE(aligned, nullptr);
+  std::memcpy(aligned.get(), saved->data(), saved->size());
+  const absl::string_view aligned_bytes(aligned.get(), saved->size());
+  absl::StatusOr<std::unique_ptr<Executable>> in_place = compiler->LoadExecutable(aligned_bytes, aligned, options);
+  ASSERT_TRUE(in_place.ok()) << in_place.status();
+  const ExternalConstants* constants = static_cast<const CpuExecutable&>(**in_place).constants();
+  ASSERT_NE(constants, nullptr);
+  ASSERT_EQ(constants->entries().size(), 1u);
+  const char* constant = constants->entries()[0].data.get();
+  EXPECT_GE(constant, aligned_bytes.data());
+  EXPECT_LT(constant, aligned_bytes.data() + aligned_bytes.size());
+  aligned.reset();
+  absl::StatusOr<Literal> from_in_place = RunExecutable(**in_place, args);
+  ASSERT_TRUE(from_in_place.ok()) << from_in_place.status();
+  EXPECT_EQ(*from_compiled, *from_in_place);
+
+  // Damaged layouts are errors, not crashes: cut short, or a constant
+  // moved off its 64-byte grid or past the end.
+  EXPECT_FALSE(compiler->LoadExecutable(saved->substr(0, saved->size() - 1), nullptr, options).ok());
+  EXPECT_FALSE(compiler->LoadExecutable(saved->substr(0, 20), nullptr, options).ok());
+  absl::StatusOr<DecodedSavedExecutable> decoded = DecodeSavedExecutable(*saved);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  absl::StatusOr<std::string> reencoded = EncodeSavedExecutable(decoded->proto, decoded->constants);
+  ASSERT_TRUE(reencoded.ok()) << reencoded.status();
+  EXPECT_EQ(*reencoded, *saved);
+  for (int64_t moved : {int64_t{8}, int64_t{64}, int64_t{1} << 40}) {
+    CpuExecutableProto proto = decoded->proto;
+    proto.mutable_external_constants(0)->set_offset(proto.external_constants(0).offset() + moved);
+    const std::string serialized = proto.SerializeAsString();
+    std::string bytes = saved->substr(0, 8);  // the magic word
+    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(serialized.size() >> (8 * i)));
+    // The constant's bytes stay where they were: moved by 64, its last 64
+    // bytes would lie past the end.
+    absl::StrAppend(&bytes, serialized, saved->substr(16 + decoded->proto.ByteSizeLong()));
+    EXPECT_EQ(DecodeSavedExecutable(bytes).status().code(), absl::StatusCode::kInvalidArgument) << moved;
+  }
 }
 
 TEST(CpuCompileOptionsTest, EveryOptimizationLevelMatchesTheEvaluator) {

@@ -1,5 +1,7 @@
 // The digest a program is compiled by: SHA-256 over its deterministic
-// serialization (or its text), tagged with its form. The service computes it
+// serialization (or its text), tagged with its form. A serialization of
+// more than 1 MiB is hashed as a tree, on two threads: SHA-256 over the
+// SHA-256 digests of its 1 MiB blocks (program_digest.cc). The service computes it
 // for every program it compiles and returns it (CompileResponse.
 // program_digest); a client may then compile the same program again by
 // sending only the digest (CompileRequest.program_digest), which skips the

@@ -1,7 +1,7 @@
-// ProgramDigest hashes the module's serialization as it is produced; it must
-// equal SHA-256 over the tag and the whole serialization (what older builds
-// computed, and what the service's alias records hold), for modules small
-// and spanning many of its buffers.
+// ProgramDigest hashes the module's serialization as it is produced, on two
+// threads beyond one block; it must equal its definition (ExpectedDigest
+// below, over the whole serialization) for modules small, of one block,
+// and spanning many blocks, whole or not.
 #include "xla/program_digest.h"
 
 #include <string>
@@ -41,15 +41,35 @@ HloModuleProto ModuleWithConstantBytes(size_t bytes, char fill) {
   return module;
 }
 
-TEST(ProgramDigestTest, StreamedDigestEqualsTheDigestOfTheWholeSerialization) {
-  // Empty, a few bytes, and across many 64 KiB buffers (not a multiple).
-  for (size_t bytes : {size_t{0}, size_t{10}, size_t{65536}, size_t{3} * 1024 * 1024 + 7}) {
+constexpr size_t kBlock = size_t{1} << 20;
+
+// The digest's definition: flat up to one block, else a tree of blocks.
+std::string ExpectedDigest(const std::string& bytes) {
+  if (bytes.size() <= kBlock) return Sha256({"HloModuleProto\n", bytes});
+  std::string leaves;
+  for (size_t i = 0; i < bytes.size(); i += kBlock) leaves += Sha256({absl::string_view(bytes).substr(i, kBlock)});
+  return Sha256({"HloModuleProto tree\n", leaves});
+}
+
+TEST(ProgramDigestTest, StreamedDigestEqualsItsDefinition) {
+  // Empty, a few bytes, under one block, and across several and many
+  // blocks (more than the stream's buffers), not a multiple of one.
+  for (size_t bytes : {size_t{0}, size_t{10}, size_t{65536}, kBlock - 100, kBlock + 5000, 3 * kBlock + 7,
+                       11 * kBlock + 3}) {
     SCOPED_TRACE(bytes);
     const HloModuleProto module = ModuleWithConstantBytes(bytes, 'x');
-    EXPECT_EQ(ProgramDigest(module), Sha256({"HloModuleProto\n", DeterministicBytes(module)}));
+    EXPECT_EQ(ProgramDigest(module), ExpectedDigest(DeterministicBytes(module)));
     EXPECT_EQ(ProgramDigest(module).size(), kProgramDigestBytes);
   }
   EXPECT_EQ(ProgramDigest(HloModuleProto()), Sha256({"HloModuleProto\n", ""}));
+  // Serializations of exactly one and exactly two blocks.
+  for (size_t blocks : {1, 2}) {
+    const size_t overhead = DeterministicBytes(ModuleWithConstantBytes(blocks * kBlock - 1000, 'x')).size() -
+                            (blocks * kBlock - 1000);
+    const HloModuleProto module = ModuleWithConstantBytes(blocks * kBlock - overhead, 'y');
+    ASSERT_EQ(DeterministicBytes(module).size(), blocks * kBlock);
+    EXPECT_EQ(ProgramDigest(module), ExpectedDigest(DeterministicBytes(module)));
+  }
 }
 
 TEST(ProgramDigestTest, OneByteOfAConstantChangesTheDigest) {

@@ -3,8 +3,21 @@
 #include <openssl/evp.h>
 
 namespace xla {
+namespace {
 
-Sha256Hasher::Sha256Hasher() : context_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(context_, EVP_sha256(), nullptr); }
+// Fetched once: OpenSSL 3 looks EVP_sha256() up in its provider tables, under
+// locks, on every digest initialized with it.
+const EVP_MD* Sha256Algorithm() {
+  static const EVP_MD* const algorithm = [] {
+    const EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    return fetched != nullptr ? fetched : EVP_sha256();
+  }();
+  return algorithm;
+}
+
+}  // namespace
+
+Sha256Hasher::Sha256Hasher() : context_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(context_, Sha256Algorithm(), nullptr); }
 
 Sha256Hasher::~Sha256Hasher() { EVP_MD_CTX_free(context_); }
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "google/protobuf/arena.h"
 #include "xla/program_digest.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
@@ -117,13 +118,21 @@ absl::Status AddArguments(absl::Span<GlobalData* const> arguments,
 absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const ExecutionHandle& executable,
                                                             absl::Span<GlobalData* const> arguments,
                                                             ExecutionProfile* profile) {
-  ExecuteRequest request;
-  *request.mutable_handle() = executable;
-  RETURN_IF_ERROR(AddArguments(arguments, request.mutable_arguments()));
-  ExecuteResponse response;
-  RETURN_IF_ERROR(service_->Execute(request, &response));
-  if (profile != nullptr) *profile = response.profile();
-  return std::make_unique<GlobalData>(service_, response.output());
+  // The request's and the response's messages (handles, the profile) live
+  // in an arena on this stack: a run of a cached executable in this process
+  // allocates no protobuf messages on the heap.
+  alignas(8) char arena_block[1024];
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.initial_block = arena_block;
+  arena_options.initial_block_size = sizeof(arena_block);
+  google::protobuf::Arena arena(arena_options);
+  auto* request = google::protobuf::Arena::CreateMessage<ExecuteRequest>(&arena);
+  *request->mutable_handle() = executable;
+  RETURN_IF_ERROR(AddArguments(arguments, request->mutable_arguments()));
+  auto* response = google::protobuf::Arena::CreateMessage<ExecuteResponse>(&arena);
+  RETURN_IF_ERROR(service_->Execute(*request, response));
+  if (profile != nullptr) *profile = response->profile();
+  return std::make_unique<GlobalData>(service_, response->output());
 }
 
 absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const XlaComputation& computation,

@@ -113,25 +113,50 @@ absl::Status AddArguments(absl::Span<GlobalData* const> arguments,
   return absl::OkStatus();
 }
 
+// A protobuf arena whose first block is on the stack: the messages of one
+// call (handles, profile) in it touch no heap.
+class StackArena {
+ public:
+  StackArena() : arena_(Options(block_)) {}
+  google::protobuf::Arena* get() { return &arena_; }
+
+ private:
+  static google::protobuf::ArenaOptions Options(char* block) {
+    google::protobuf::ArenaOptions options;
+    options.initial_block = block;
+    options.initial_block_size = kBlockBytes;
+    return options;
+  }
+  static constexpr size_t kBlockBytes = 1024;
+  alignas(8) char block_[kBlockBytes];
+  google::protobuf::Arena arena_;
+};
+
+// Runs `executable` on `arguments`; the request and the response live in
+// `arena`. A run of a cached executable in this process then allocates no
+// protobuf message on the heap.
+absl::StatusOr<const ExecuteResponse*> RunByHandle(ServiceInterface* service, google::protobuf::Arena* arena,
+                                                   const ExecutionHandle& executable,
+                                                   absl::Span<GlobalData* const> arguments, bool transfer_result,
+                                                   ExecutionProfile* profile) {
+  auto* request = google::protobuf::Arena::CreateMessage<ExecuteRequest>(arena);
+  *request->mutable_handle() = executable;
+  RETURN_IF_ERROR(AddArguments(arguments, request->mutable_arguments()));
+  request->set_transfer_result(transfer_result);
+  auto* response = google::protobuf::Arena::CreateMessage<ExecuteResponse>(arena);
+  RETURN_IF_ERROR(service->Execute(*request, response));
+  if (profile != nullptr) *profile = response->profile();
+  return response;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const ExecutionHandle& executable,
                                                             absl::Span<GlobalData* const> arguments,
                                                             ExecutionProfile* profile) {
-  // The request's and the response's messages (handles, the profile) live
-  // in an arena on this stack: a run of a cached executable in this process
-  // allocates no protobuf messages on the heap.
-  alignas(8) char arena_block[1024];
-  google::protobuf::ArenaOptions arena_options;
-  arena_options.initial_block = arena_block;
-  arena_options.initial_block_size = sizeof(arena_block);
-  google::protobuf::Arena arena(arena_options);
-  auto* request = google::protobuf::Arena::CreateMessage<ExecuteRequest>(&arena);
-  *request->mutable_handle() = executable;
-  RETURN_IF_ERROR(AddArguments(arguments, request->mutable_arguments()));
-  auto* response = google::protobuf::Arena::CreateMessage<ExecuteResponse>(&arena);
-  RETURN_IF_ERROR(service_->Execute(*request, response));
-  if (profile != nullptr) *profile = response->profile();
+  StackArena arena;
+  ASSIGN_OR_RETURN(const ExecuteResponse* response,
+                   RunByHandle(service_, arena.get(), executable, arguments, /*transfer_result=*/false, profile));
   return std::make_unique<GlobalData>(service_, response->output());
 }
 
@@ -159,14 +184,10 @@ absl::StatusOr<Literal> Client::ResultLiteral(const ExecuteResponse& response, c
 absl::StatusOr<Literal> Client::ExecuteAndTransfer(const ExecutionHandle& executable,
                                                    absl::Span<GlobalData* const> arguments,
                                                    ExecutionProfile* profile) {
-  ExecuteRequest request;
-  *request.mutable_handle() = executable;
-  RETURN_IF_ERROR(AddArguments(arguments, request.mutable_arguments()));
-  request.set_transfer_result(true);
-  ExecuteResponse response;
-  RETURN_IF_ERROR(service_->Execute(request, &response));
-  if (profile != nullptr) *profile = response.profile();
-  return ResultLiteral(response, nullptr);
+  StackArena arena;
+  ASSIGN_OR_RETURN(const ExecuteResponse* response,
+                   RunByHandle(service_, arena.get(), executable, arguments, /*transfer_result=*/true, profile));
+  return ResultLiteral(*response, nullptr);
 }
 
 absl::StatusOr<Literal> Client::ExecuteAndTransfer(const XlaComputation& computation,

@@ -1,5 +1,7 @@
 #include "service/allocation_tracker.h"
 
+#include <algorithm>
+
 #include <limits>
 
 #include "xla/shape_util.h"
@@ -16,6 +18,16 @@ AllocationTracker::Reservation& AllocationTracker::Reservation::operator=(Reserv
     other.tracker_ = nullptr;
   }
   return *this;
+}
+
+AllocationTracker::Reservation AllocationTracker::Reservation::Split(int64_t bytes) {
+  Reservation part;
+  if (tracker_ == nullptr || bytes <= 0) return part;
+  part.tracker_ = tracker_;
+  part.session_ = session_;
+  part.bytes_ = std::min(bytes, bytes_);
+  bytes_ -= part.bytes_;
+  return part;
 }
 
 void AllocationTracker::Reservation::Release() {

@@ -47,6 +47,9 @@ class AllocationTracker {
     Reservation& operator=(Reservation&& other) noexcept;
     ~Reservation() { Release(); }
     void Release();
+    // Moves up to `bytes` of this reservation into a new one, held past this
+    // one's release (no quota check: the bytes were held already).
+    Reservation Split(int64_t bytes);
 
    private:
     friend class AllocationTracker;

@@ -696,8 +696,8 @@ absl::Status Service::Run(SessionId session, std::shared_ptr<Executable> executa
 }
 
 absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t device, bool transfer_result,
-                                  const Shape* output_layout, ExecuteResponse* result,
-                                  const RequestControl& request) {
+                                  const Shape* output_layout, ExecuteResponse* result, const RequestControl& request,
+                                  AllocationTracker::Reservation* inline_result_charge) {
   auto start = std::chrono::steady_clock::now();
   // The operator's bound on a run's time (a runaway loop must not hold a
   // serving thread forever), and the client's own deadline and cancel.
@@ -717,11 +717,17 @@ absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t de
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> output =
       ExecuteCatchingOutOfMemory(*run.executable, run.arguments, &control);
   RETURN_IF_ERROR(output.status());
+  // The result's literal stands in for a handle when it is small; the run's
+  // reservation (which counted the result) covers the copy, and keeps
+  // covering it for an async run until its wait.
+  const bool inline_result =
+      transfer_result && ShapeUtil::ByteSizeOfElements((*output)->shape()) <= kInlineResultBytes;
+  if (inline_result && inline_result_charge != nullptr) {
+    *inline_result_charge = run.reservation.Split(AllocationTracker::ChargedBytesOfTree((*output)->shape()));
+  }
   result->mutable_profile()->set_compute_time_ns(NanosSince(start));
   ++executions_;
-  // The result's literal stands in for a handle when it is small; the run's
-  // reservation (which counted the result) covers the copy.
-  if (transfer_result && ShapeUtil::ByteSizeOfElements((*output)->shape()) <= kInlineResultBytes) {
+  if (inline_result) {
     ASSIGN_OR_RETURN(Literal literal, backend_->transfer_manager()->TransferLiteralFromDevice(**output));
     if (output_layout != nullptr && *output_layout != literal.shape()) literal = literal.RelayoutTo(*output_layout);
     *result->mutable_result_literal() = literal.ToProto();
@@ -766,7 +772,7 @@ absl::Status Service::ExecuteAsync(SessionId session, const ExecuteAsyncRequest&
       RequestControl control;
       control.cancelled = [run]() { return run->abandoned.load(); };
       run->status = RunPrepared(session, std::move(prepared), /*device=*/0, transfer, /*output_layout=*/nullptr,
-                                &run->response, control);
+                                &run->response, control, &run->result_charge);
       run->done.Notify();
     });
   }
@@ -808,6 +814,7 @@ absl::Status Service::WaitForExecution(SessionId session, const WaitForExecution
     async_runs_.erase(it);
   }
   run->thread.join();
+  run->result_charge.Release();  // the literal moves to the caller now
   RETURN_IF_ERROR(run->status);
   *result->mutable_result() = std::move(run->response);
   return absl::OkStatus();

@@ -195,6 +195,9 @@ class Service {
     absl::Notification done;
     absl::Status status;
     ExecuteResponse response;
+    // A result in `response` as a literal, charged to the session until the
+    // wait that takes it (or the session's close).
+    AllocationTracker::Reservation result_charge;
     std::thread thread;
   };
   struct ExecutableEntry {
@@ -257,8 +260,12 @@ class Service {
                    const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, int64_t device,
                    bool transfer_result, const Shape* output_layout, ExecuteResponse* result,
                    const RequestControl& request);
+  // `inline_result_charge` (async runs): receives the part of the run's
+  // reservation that counted a result returned as a literal, so that the
+  // literal stays charged to the session while it waits to be collected.
   absl::Status RunPrepared(SessionId s, PreparedRun run, int64_t device, bool transfer_result,
-                           const Shape* output_layout, ExecuteResponse* result, const RequestControl& request);
+                           const Shape* output_layout, ExecuteResponse* result, const RequestControl& request,
+                           AllocationTracker::Reservation* inline_result_charge = nullptr);
   // Stops and joins the async runs of `session` (all sessions: nullopt),
   // dropping them.
   void AbandonAsyncRuns(std::optional<SessionId> session);

@@ -623,6 +623,43 @@ TEST(DaemonLimitsTest, SessionQuotaIsResourceExhaustedAndTheSessionStaysUsable) 
   EXPECT_EQ(client->TransferToClient(**small).value(), Iota(1000, 1));
 }
 
+// An async run's result returned as a literal waits in the daemon until its
+// WaitForExecution, and stays charged to the session meanwhile: uncollected
+// results cannot hold more than the session's quota.
+TEST(DaemonLimitsTest, UncollectedAsyncResultsCountAgainstTheSessionQuota) {
+  auto daemon = DaemonProcess::Start({"--max_session_bytes=1048576"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  XlaBuilder b("threes");
+  Broadcast(ConstantR0<float>(&b, 3), {163840});  // a 640 KiB result
+  auto executable = client->Compile(b.Build().value());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  const int64_t executions = client->GetServiceInfo().value().executions();
+  ExecuteAsyncRequest start;
+  *start.mutable_execute()->mutable_handle() = *executable;
+  start.mutable_execute()->set_transfer_result(true);
+  ExecuteAsyncResponse started;
+  ASSERT_TRUE(client->service()->ExecuteAsync(start, &started).ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (client->GetServiceInfo().value().executions() == executions) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the async run did not finish";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Computed and not collected: 640 KiB of the 1 MiB are the result's. A
+  // 256 KiB upload (charged twice its size while it arrives) does not fit.
+  auto upload = client->TransferToServer(Iota(65536, 1));
+  EXPECT_EQ(upload.status().code(), absl::StatusCode::kResourceExhausted) << upload.status();
+  WaitForExecutionRequest wait;
+  *wait.mutable_execution() = started.execution();
+  WaitForExecutionResponse waited;
+  ASSERT_TRUE(client->service()->WaitForExecution(wait, &waited).ok());
+  ASSERT_TRUE(waited.result().has_result_literal());
+  Literal result = Literal::FromProto(waited.result().result_literal()).value();
+  EXPECT_EQ(result.data<float>()[163839], 3.0f);
+  // Collected: the quota is free again.
+  upload = client->TransferToServer(Iota(65536, 1));
+  EXPECT_TRUE(upload.ok()) << upload.status();
+}
+
 // A run is charged what the executable reports it allocates (its result and
 // the CPU arena from buffer assignment), not every instruction's value: a
 // chain of ten 512 KiB elementwise values that all fuse into one loop runs

@@ -1,7 +1,6 @@
 #include "service/allocation_tracker.h"
 
 #include <algorithm>
-
 #include <limits>
 
 #include "xla/shape_util.h"

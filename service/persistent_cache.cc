@@ -102,6 +102,7 @@ std::optional<ParsedEntry> ParseEntry(absl::string_view bytes) {
 struct Mapping {
   void* address = nullptr;
   size_t bytes = 0;
+  absl::string_view view() const { return absl::string_view(static_cast<const char*>(address), bytes); }
 };
 std::optional<Mapping> MapFile(const std::string& path, int64_t limit) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -148,7 +149,7 @@ absl::StatusOr<std::unique_ptr<PersistentCache>> PersistentCache::Open(const std
 absl::StatusOr<PersistentCache::Entry> PersistentCache::ReadEntryFile(const std::string& path) {
   std::optional<Mapping> mapping = MapFile(path, INT64_MAX);
   if (!mapping.has_value()) return absl::NotFoundError(absl::StrCat("persistent cache: cannot read ", path));
-  std::optional<ParsedEntry> entry = ParseEntry(absl::string_view(static_cast<char*>(mapping->address), mapping->bytes));
+  std::optional<ParsedEntry> entry = ParseEntry(mapping->view());
   absl::StatusOr<Entry> result =
       entry.has_value() ? absl::StatusOr<Entry>(Entry{std::string(entry->key), std::string(entry->payload)})
                         : absl::DataLossError(absl::StrCat("persistent cache: ", path, " is damaged"));
@@ -167,7 +168,7 @@ std::shared_ptr<const PersistentCache::Payload> PersistentCache::Lookup(absl::st
   std::optional<Mapping> mapping = MapFile(path, max_bytes_);
   std::shared_ptr<const Payload> payload;
   if (mapping.has_value()) {
-    std::optional<ParsedEntry> entry = ParseEntry(absl::string_view(static_cast<char*>(mapping->address), mapping->bytes));
+    std::optional<ParsedEntry> entry = ParseEntry(mapping->view());
     if (entry.has_value() && entry->key == key) {
       payload.reset(new Payload(mapping->address, mapping->bytes, entry->payload));
     } else {

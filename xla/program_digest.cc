@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -34,7 +33,7 @@ class DigestingOutputStream : public google::protobuf::io::ZeroCopyOutputStream 
 
   bool Next(void** data, int* size) override {
     if (used_ == kBlockBytes) EndBlock();
-    *data = current_->data() + used_;
+    *data = current_.get() + used_;
     *size = static_cast<int>(kBlockBytes - used_);
     used_ = kBlockBytes;
     return true;
@@ -45,7 +44,7 @@ class DigestingOutputStream : public google::protobuf::io::ZeroCopyOutputStream 
   // The digest of everything written (after the coded stream backed up what
   // it did not use).
   std::string Finish() {
-    const absl::string_view last(current_->data(), used_);
+    const absl::string_view last(current_.get(), used_);
     if (blocks_ == 0) return Sha256({kFlatTag, last});
     if (!last.empty()) EndBlock();
     StopHelper();
@@ -57,14 +56,15 @@ class DigestingOutputStream : public google::protobuf::io::ZeroCopyOutputStream 
   }
 
  private:
-  using Buffer = std::vector<char>;
-  static std::unique_ptr<Buffer> NewBuffer() { return std::make_unique<Buffer>(kBlockBytes); }
+  // Not zeroed: a small module's digest touches only the bytes it writes.
+  using Buffer = std::unique_ptr<char[]>;
+  static Buffer NewBuffer() { return Buffer(new char[kBlockBytes]); }
 
   // The current block is complete: its digest is computed here (odd blocks)
   // or by the helper (even ones), and writing goes on in another buffer.
   void EndBlock() {
     const size_t index = blocks_++;
-    std::unique_ptr<Buffer> block = std::move(current_);
+    Buffer block = std::move(current_);
     const size_t bytes = used_;
     used_ = 0;
     {
@@ -72,7 +72,7 @@ class DigestingOutputStream : public google::protobuf::io::ZeroCopyOutputStream 
       leaves_.resize(blocks_);
     }
     if (index % 2 == 1) {
-      std::string leaf = Sha256({absl::string_view(block->data(), bytes)});
+      std::string leaf = Sha256({absl::string_view(block.get(), bytes)});
       absl::MutexLock lock(&mutex_);
       leaves_[index] = std::move(leaf);
       spare_.push_back(std::move(block));
@@ -87,8 +87,7 @@ class DigestingOutputStream : public google::protobuf::io::ZeroCopyOutputStream 
       current_ = NewBuffer();
       return;
     }
-    mutex_.Await(absl::Condition(+[](std::vector<std::unique_ptr<Buffer>>* spare) { return !spare->empty(); },
-                                 &spare_));
+    mutex_.Await(absl::Condition(+[](std::vector<Buffer>* spare) { return !spare->empty(); }, &spare_));
     current_ = std::move(spare_.back());
     spare_.pop_back();
   }
@@ -101,7 +100,7 @@ class DigestingOutputStream : public google::protobuf::io::ZeroCopyOutputStream 
       Job job = std::move(queue_.front());
       queue_.pop_front();
       mutex_.Unlock();
-      std::string leaf = Sha256({absl::string_view(job.block->data(), job.bytes)});
+      std::string leaf = Sha256({absl::string_view(job.block.get(), job.bytes)});
       mutex_.Lock();
       leaves_[job.index] = std::move(leaf);
       spare_.push_back(std::move(job.block));
@@ -121,13 +120,13 @@ class DigestingOutputStream : public google::protobuf::io::ZeroCopyOutputStream 
 
   struct Job {
     size_t index, bytes;
-    std::unique_ptr<Buffer> block;
+    Buffer block;
   };
   // Blocks being written, waiting for or being hashed by the helper: the
   // memory this stream uses is at most kMaxBuffers blocks.
   static constexpr int kMaxBuffers = 4;
 
-  std::unique_ptr<Buffer> current_;
+  Buffer current_;
   size_t used_ = 0;
   size_t blocks_ = 0;  // ended
   int buffers_ = 1;
@@ -135,7 +134,7 @@ class DigestingOutputStream : public google::protobuf::io::ZeroCopyOutputStream 
   absl::Mutex mutex_;
   std::vector<std::string> leaves_ ABSL_GUARDED_BY(mutex_);
   std::deque<Job> queue_ ABSL_GUARDED_BY(mutex_);
-  std::vector<std::unique_ptr<Buffer>> spare_ ABSL_GUARDED_BY(mutex_);
+  std::vector<Buffer> spare_ ABSL_GUARDED_BY(mutex_);
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
 };
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "backends/host_memory_pool.h"
+#include "llvm/Support/Endian.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -12,7 +14,8 @@ namespace {
 
 constexpr char kMagic[8] = {'X', 'L', 'A', 'C', 'P', 'U', '2', '\n'};
 constexpr size_t kHeaderBytes = sizeof(kMagic) + 8;
-constexpr uint64_t kConstantAlignment = 64;
+// Where the code expects its constants (as ExternalConstants::Add copies them).
+constexpr uint64_t kConstantAlignment = HostMemoryPool::kAlignment;
 
 uint64_t RoundUp(uint64_t n) { return (n + kConstantAlignment - 1) / kConstantAlignment * kConstantAlignment; }
 
@@ -41,7 +44,8 @@ absl::StatusOr<std::string> EncodeSavedExecutable(CpuExecutableProto proto,
   }
   const std::string serialized = proto.SerializeAsString();  // no larger than with INT64_MAX offsets
   std::string bytes(kMagic, sizeof(kMagic));
-  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(static_cast<uint64_t>(serialized.size()) >> (8 * i)));
+  bytes.resize(kHeaderBytes);
+  llvm::support::endian::write64le(bytes.data() + sizeof(kMagic), serialized.size());
   bytes += serialized;
   bytes.resize(start + data_bytes, '\0');
   for (int i = 0; i < proto.external_constants_size(); ++i) {
@@ -54,8 +58,7 @@ absl::StatusOr<DecodedSavedExecutable> DecodeSavedExecutable(absl::string_view b
   if (bytes.size() < kHeaderBytes || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
     return InvalidArgument("CPU backend: not a saved executable (or one of another format)");
   }
-  uint64_t proto_bytes = 0;
-  for (int i = 7; i >= 0; --i) proto_bytes = (proto_bytes << 8) | static_cast<unsigned char>(bytes[sizeof(kMagic) + i]);
+  const uint64_t proto_bytes = llvm::support::endian::read64le(bytes.data() + sizeof(kMagic));
   DecodedSavedExecutable decoded;
   if (proto_bytes > bytes.size() - kHeaderBytes || proto_bytes > INT_MAX ||
       !decoded.proto.ParseFromArray(bytes.data() + kHeaderBytes, static_cast<int>(proto_bytes))) {

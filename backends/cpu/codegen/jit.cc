@@ -78,6 +78,14 @@ void InitializeLlvmOnce() {
     // only from 64 iterations on, and shorter ones (a dot epilogue's 48 or
     // 16 columns of an Eigen block) ran all scalar.
     set("epilogue-vectorization-minimum-VF", "8");
+    // Loop strength reduction took 38% of code generation on SSD-MobileNet
+    // (0.64 of 1.7 s in llc): its formula search over the many addresses of
+    // an interleaved depthwise window or row-group loop. x86's addressing
+    // modes take base + index * scale + offset as they are, and off, the
+    // elementwise, reduction, convolution and model figures of cpu_bench
+    // stayed within noise (alternated runs) while that compile fell by a
+    // third.
+    set("disable-lsr", "true");
   });
 }
 
@@ -172,29 +180,30 @@ absl::StatusOr<llvm::DataLayout> DataLayoutFor(llvm::orc::JITTargetMachineBuilde
 absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) {
   InitializeLlvmOnce();
   auto jit = std::unique_ptr<CpuJit>(new CpuJit());
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb) return absl::InternalError("CPU backend: detecting the host: " + ErrorString(jtmb.takeError()));
+  // The process's triple; the CPU and its features are the target's
+  // (detectHost would ask the host for both again, on every compile).
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
   jit->target_ = target;
   jit->cpu_name_ = target.cpu_name;
   jit->cpu_features_ = target.features;
-  jtmb->setCPU(jit->cpu_name_);
-  jtmb->getFeatures() = llvm::SubtargetFeatures(target.features);
-  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  jtmb.setCPU(jit->cpu_name_);
+  jtmb.getFeatures() = llvm::SubtargetFeatures(target.features);
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   // What LLJIT picks for its JITLink linker, set before our own target
   // machine is made from the same builder: the dumped assembly is then the
   // code that runs (a JIT target machine otherwise defaults to the large
   // code model, whose constant loads need a register each).
-  jtmb->setCodeModel(llvm::CodeModel::Small);
-  jtmb->setRelocationModel(llvm::Reloc::PIC_);
-  jit->triple_ = jtmb->getTargetTriple().str();
-  jit->machine_builder_ = *jtmb;
-  ASSIGN_OR_RETURN(jit->data_layout_, DataLayoutFor(*jtmb));
+  jtmb.setCodeModel(llvm::CodeModel::Small);
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  jit->triple_ = jtmb.getTargetTriple().str();
+  jit->machine_builder_ = jtmb;
+  ASSIGN_OR_RETURN(jit->data_layout_, DataLayoutFor(jtmb));
 
   // The JIT is given objects only, and its data layout: it makes no target
   // machine of its own (each costs a compile about as much as a small
   // module's instruction selection).
   auto lljit = llvm::orc::LLJITBuilder()
-                   .setJITTargetMachineBuilder(std::move(*jtmb))
+                   .setJITTargetMachineBuilder(std::move(jtmb))
                    .setDataLayout(jit->data_layout_)
                    .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
                                                   -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
@@ -229,15 +238,54 @@ absl::StatusOr<std::unique_ptr<CpuJit>> CpuJit::Create(const CpuTarget& target) 
   return jit;
 }
 
-absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CpuJit::MakeTargetMachine(int optimization_level) const {
+namespace {
+
+// Idle target machines by target and level. A compile takes one for each
+// thread it generates code on and gives it back, so that a machine and the
+// subtarget it makes on first use outlive the compile: making both was 4% of
+// a small module's compile. A machine is used by one thread at a time.
+struct TargetMachinePool {
+  static constexpr size_t kMaxIdlePerKey = 8;
+  absl::Mutex mutex;
+  absl::flat_hash_map<std::string, std::vector<std::unique_ptr<llvm::TargetMachine>>> idle ABSL_GUARDED_BY(mutex);
+};
+
+TargetMachinePool& Pool() {
+  static TargetMachinePool* const pool = new TargetMachinePool;
+  return *pool;
+}
+
+}  // namespace
+
+void CpuJit::ReturnToPool::operator()(llvm::TargetMachine* machine) const {
+  std::unique_ptr<llvm::TargetMachine> owned(machine);  // freed after the lock when the pool is full
+  TargetMachinePool& pool = Pool();
+  absl::MutexLock lock(&pool.mutex);
+  std::vector<std::unique_ptr<llvm::TargetMachine>>& idle = pool.idle[key];
+  if (idle.size() < TargetMachinePool::kMaxIdlePerKey) idle.push_back(std::move(owned));
+}
+
+absl::StatusOr<CpuJit::PooledTargetMachine> CpuJit::MakeTargetMachine(int optimization_level) const {
+  const int level = std::clamp(optimization_level, 0, 3);
+  std::string key = absl::StrCat(triple_, "/", cpu_name_, "/", cpu_features_, "/O", level);
+  {
+    TargetMachinePool& pool = Pool();
+    absl::MutexLock lock(&pool.mutex);
+    auto it = pool.idle.find(key);
+    if (it != pool.idle.end() && !it->second.empty()) {
+      llvm::TargetMachine* machine = it->second.back().release();
+      it->second.pop_back();
+      return PooledTargetMachine(machine, ReturnToPool{std::move(key)});
+    }
+  }
   llvm::orc::JITTargetMachineBuilder builder = *machine_builder_;
   static constexpr llvm::CodeGenOptLevel kLevels[] = {llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
                                                       llvm::CodeGenOptLevel::Default,
                                                       llvm::CodeGenOptLevel::Aggressive};
-  builder.setCodeGenOptLevel(kLevels[std::clamp(optimization_level, 0, 3)]);
+  builder.setCodeGenOptLevel(kLevels[level]);
   auto machine = builder.createTargetMachine();
   if (!machine) return absl::InternalError("CPU backend: target machine: " + ErrorString(machine.takeError()));
-  return std::move(*machine);
+  return PooledTargetMachine(machine->release(), ReturnToPool{std::move(key)});
 }
 
 absl::Status CpuJit::Optimize(llvm::Module& module, llvm::TargetMachine& machine, int optimization_level,
@@ -257,6 +305,12 @@ absl::Status CpuJit::Optimize(llvm::Module& module, llvm::TargetMachine& machine
     instrumentation.registerShouldRunOptionalPassCallback(
         [control](llvm::StringRef, llvm::Any) { return !control->ShouldStop(); });
   }
+  // Loop load elimination forwards a store of one iteration to a load of the
+  // next, which the loops emitted here rarely have (accumulators live in
+  // registers), yet its dependence analysis of the vectorized loops cost 17%
+  // of optimization on SSD-MobileNet. The pipeline has no option for it.
+  instrumentation.registerShouldRunOptionalPassCallback(
+      [](llvm::StringRef pass, llvm::Any) { return pass != "LoopLoadEliminationPass"; });
   // The report's stream outlives the handler, which prints once more when
   // destroyed (nothing, its timers having been reset by the first print).
   std::optional<llvm::raw_string_ostream> timings_stream;
@@ -321,7 +375,7 @@ absl::Status VerifyEmittedModule(const llvm::Module& module) {
 
 absl::StatusOr<std::string> CpuJit::OptimizeToObject(llvm::Module& module, const CodegenRequest& request) {
   RETURN_IF_ERROR(VerifyEmittedModule(module));
-  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, MakeTargetMachine(request.optimization_level));
+  ASSIGN_OR_RETURN(PooledTargetMachine machine, MakeTargetMachine(request.optimization_level));
   return CompileOnePart(module, *machine, request, request.optimized_ir, request.assembly, request.pass_timings);
 }
 
@@ -356,7 +410,7 @@ absl::StatusOr<std::vector<std::string>> CpuJit::OptimizeToObjects(std::unique_p
       out.object = absl::InternalError("CPU backend: reading a module part: " + ErrorString(part.takeError()));
       return;
     }
-    absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> machine = MakeTargetMachine(request.optimization_level);
+    absl::StatusOr<PooledTargetMachine> machine = MakeTargetMachine(request.optimization_level);
     if (!machine.ok()) {
       out.object = machine.status();
       return;

@@ -79,8 +79,15 @@ class CpuJit {
 
  private:
   CpuJit() = default;
+  // A target machine goes back to a process-wide pool of idle ones when its
+  // compile is done with it (see MakeTargetMachine).
+  struct ReturnToPool {
+    std::string key;  // target and level
+    void operator()(llvm::TargetMachine* machine) const;
+  };
+  using PooledTargetMachine = std::unique_ptr<llvm::TargetMachine, ReturnToPool>;
   // A target machine for one thread's code generation at `optimization_level`.
-  absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(int optimization_level) const;
+  absl::StatusOr<PooledTargetMachine> MakeTargetMachine(int optimization_level) const;
   // One module's (or part's) optimization and code generation on `machine`.
   absl::StatusOr<std::string> CompileOnePart(llvm::Module& module, llvm::TargetMachine& machine,
                                              const CodegenRequest& request, std::string* optimized_ir,

@@ -1,30 +1,63 @@
 #include "service/compilation_cache.h"
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "xla/program_digest.h"
 
 namespace xla {
 
-std::string CompilationCache::Fingerprint(const HloModule& module, const DebugOptions& options,
-                                          const std::string& backend) {
-  // Names carry no meaning but differ between two builds of the same
-  // computation, so rename everything by position before printing. The
-  // printed module covers shapes, layouts, attributes and constants; the
-  // serialized options and the backend name complete the key. The full text
-  // is the key (no hash collisions to reason about).
-  HloModuleProto proto = module.ToProto();
+namespace {
+
+// `proto` with everything that names or numbers its parts by position:
+// names and ids differ between two builds of one computation (the builder
+// numbers instructions process-wide) and mean nothing else. References by
+// id (operands, control predecessors, roots, called computations, the
+// entry) follow the renumbering.
+void CanonicalizeNamesAndIds(HloModuleProto& proto) {
+  absl::flat_hash_map<int64_t, int64_t> computation_index;
+  for (int c = 0; c < proto.computations_size(); ++c) computation_index[proto.computations(c).id()] = c;
+  auto renumber = [](const absl::flat_hash_map<int64_t, int64_t>& index, int64_t id) {
+    auto it = index.find(id);
+    return it == index.end() ? -1 - id : it->second;  // unknown ids stay distinct from known ones
+  };
   proto.set_name("m");
+  proto.set_id(0);
+  proto.set_entry_computation_name("");
+  proto.set_entry_computation_id(renumber(computation_index, proto.entry_computation_id()));
+  proto.mutable_host_program_shape()->clear_parameter_names();
   for (int c = 0; c < proto.computations_size(); ++c) {
     HloComputationProto* computation = proto.mutable_computations(c);
-    if (computation->id() == proto.entry_computation_id()) proto.set_entry_computation_name(absl::StrCat("c", c));
+    absl::flat_hash_map<int64_t, int64_t> instruction_index;
+    for (int i = 0; i < computation->instructions_size(); ++i) instruction_index[computation->instructions(i).id()] = i;
     computation->set_name(absl::StrCat("c", c));
+    computation->set_id(c);
+    computation->set_root_id(renumber(instruction_index, computation->root_id()));
+    computation->mutable_program_shape()->clear_parameter_names();
     for (int i = 0; i < computation->instructions_size(); ++i) {
-      computation->mutable_instructions(i)->set_name(absl::StrCat("i", i));
+      HloInstructionProto* instruction = computation->mutable_instructions(i);
+      instruction->set_name(absl::StrCat("i", i));
+      instruction->set_id(i);
+      for (int64_t& id : *instruction->mutable_operand_ids()) id = renumber(instruction_index, id);
+      for (int64_t& id : *instruction->mutable_control_predecessor_ids()) id = renumber(instruction_index, id);
+      for (int64_t& id : *instruction->mutable_called_computation_ids()) id = renumber(computation_index, id);
     }
   }
-  std::string text;
-  absl::StatusOr<std::unique_ptr<HloModule>> canonical = HloModule::CreateFromProto(proto);
-  text = canonical.ok() ? (*canonical)->ToString() : module.ToString();
-  return absl::StrCat(backend, "\n", options.SerializeAsString(), "\n", text);
+}
+
+}  // namespace
+
+std::string CompilationCache::Fingerprint(const HloModule& module, const DebugOptions& options,
+                                          const std::string& backend) {
+  // The module as the service holds it (shapes, layouts, attributes,
+  // constants), named and numbered by position, digested as its
+  // deterministic serialization (xla/program_digest.h). The key used to be
+  // the module's printed text: a model with an 11 MB constant was printed
+  // as 2.8 million floats on every compile.
+  HloModuleProto proto = module.ToProto();
+  CanonicalizeNamesAndIds(proto);
+  return absl::StrCat(backend, "\n", options.SerializeAsString(), "\n",
+                      absl::BytesToHexString(ProgramDigest(proto)));
 }
 
 std::shared_ptr<Executable> CompilationCache::Lookup(const std::string& key) {

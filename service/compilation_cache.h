@@ -32,8 +32,9 @@ class CompilationCache {
  public:
   explicit CompilationCache(int64_t max_bytes = int64_t{256} << 20) : max_bytes_(max_bytes) {}
 
-  // A stable key: the module's canonical text (names and ids excluded from
-  // influence only where they do not change meaning), plus options and backend.
+  // A stable key: the digest of the module's proto with its names and ids
+  // replaced by positions (the only parts that do not change its meaning),
+  // plus options and backend.
   static std::string Fingerprint(const HloModule& module, const DebugOptions& options,
                                  const std::string& backend);
 

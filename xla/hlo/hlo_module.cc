@@ -135,7 +135,13 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloModule::CreateFromProto(const HloM
           return InvalidArgument("%s: constant literal has shape %s but the instruction has shape %s",
                                  iwhere, lit_or->shape().ToString(), shape_or->ToString());
         }
-        instr->set_literal(lit_or->RelayoutTo(*shape_or));
+        // Relaid out only when the layouts differ: a copy of a model's
+        // weights is most of what loading it costs.
+        if (lit_or->shape() == *shape_or) {
+          instr->set_literal(std::move(*lit_or));
+        } else {
+          instr->set_literal(lit_or->RelayoutTo(*shape_or));
+        }
       }
       if (opcode == HloOpcode::kParameter) {
         int64_t n = iproto.parameter_number();

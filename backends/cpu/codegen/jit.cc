@@ -78,14 +78,11 @@ void InitializeLlvmOnce() {
     // only from 64 iterations on, and shorter ones (a dot epilogue's 48 or
     // 16 columns of an Eigen block) ran all scalar.
     set("epilogue-vectorization-minimum-VF", "8");
-    // Loop strength reduction took 38% of code generation on SSD-MobileNet
-    // (0.64 of 1.7 s in llc): its formula search over the many addresses of
-    // an interleaved depthwise window or row-group loop. x86's addressing
-    // modes take base + index * scale + offset as they are, and off, the
-    // elementwise, reduction, convolution and model figures of cpu_bench
-    // stayed within noise (alternated runs) while that compile fell by a
-    // third.
-    set("disable-lsr", "true");
+    // Loop strength reduction stays on although it took 38% of SSD-MobileNet's
+    // code generation (the many addresses of interleaved depthwise windows),
+    // and so does loop load elimination (17% of its optimization): without
+    // them column sums ran 15-20% slower (their accumulators are stored and
+    // loaded again each row), and LSR limited to small loops saved nothing.
   });
 }
 
@@ -305,12 +302,6 @@ absl::Status CpuJit::Optimize(llvm::Module& module, llvm::TargetMachine& machine
     instrumentation.registerShouldRunOptionalPassCallback(
         [control](llvm::StringRef, llvm::Any) { return !control->ShouldStop(); });
   }
-  // Loop load elimination forwards a store of one iteration to a load of the
-  // next, which the loops emitted here rarely have (accumulators live in
-  // registers), yet its dependence analysis of the vectorized loops cost 17%
-  // of optimization on SSD-MobileNet. The pipeline has no option for it.
-  instrumentation.registerShouldRunOptionalPassCallback(
-      [](llvm::StringRef pass, llvm::Any) { return pass != "LoopLoadEliminationPass"; });
   // The report's stream outlives the handler, which prints once more when
   // destroyed (nothing, its timers having been reset by the first print).
   std::optional<llvm::raw_string_ostream> timings_stream;

@@ -33,7 +33,7 @@ class CompilationCache {
   explicit CompilationCache(int64_t max_bytes = int64_t{256} << 20) : max_bytes_(max_bytes) {}
 
   // A stable key: the digest of the module's proto with its names and ids
-  // replaced by positions (the only parts that do not change its meaning),
+  // replaced by positions (they differ between builds of one computation),
   // plus options and backend.
   static std::string Fingerprint(const HloModule& module, const DebugOptions& options,
                                  const std::string& backend);

@@ -1,8 +1,12 @@
 #include "client/grpc_stub.h"
 
-#include "absl/strings/str_join.h"
+#include <optional>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
 #include "xla/chunked_transfer.h"
+#include "xla/literal_chunk_wire.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -11,10 +15,67 @@ namespace {
 constexpr int64_t kChunkBytes = 1 << 20;
 // Literals at most this large go in one message.
 constexpr int64_t kUnaryTransferLimit = 1 << 20;
+
+std::string MethodPath(absl::string_view method) {
+  return absl::StrCat("/", XlaService::service_full_name(), "/", method);
 }
 
+// One streamed call with raw messages, driven step by step over its own
+// completion queue: each operation waits for its completion, as the
+// synchronous API's would.
+class RawStream {
+ public:
+  RawStream(grpc::GenericStub* stub, grpc::ClientContext* context, const std::string& method)
+      : call_(stub->PrepareCall(context, method, &queue_)) {
+    call_->StartCall(this);
+    open_ = Wait();
+  }
+  ~RawStream() {
+    queue_.Shutdown();
+    void* tag;
+    bool ok;
+    while (queue_.Next(&tag, &ok)) {
+    }
+  }
+  // False once the stream is closed (the reason comes from Finish).
+  bool Write(const grpc::ByteBuffer& message) {
+    if (!open_) return false;
+    call_->Write(message, this);
+    return open_ = Wait();
+  }
+  void WritesDone() {
+    if (!open_) return;
+    call_->WritesDone(this);
+    Wait();
+  }
+  bool Read(grpc::ByteBuffer* message) {
+    call_->Read(message, this);
+    return Wait();
+  }
+  grpc::Status Finish() {
+    grpc::Status status;
+    call_->Finish(&status, this);
+    Wait();
+    return status;
+  }
+
+ private:
+  bool Wait() {
+    void* tag = nullptr;
+    bool ok = false;
+    return queue_.Next(&tag, &ok) && ok;
+  }
+
+  grpc::CompletionQueue queue_;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call_;
+  bool open_ = false;
+};
+}  // namespace
+
 GrpcStub::GrpcStub(std::shared_ptr<grpc::Channel> channel, std::string auth_token, absl::Duration call_timeout)
-    : stub_(XlaService::NewStub(std::move(channel))), auth_token_(std::move(auth_token)), call_timeout_(call_timeout) {}
+    : stub_(XlaService::NewStub(channel)),
+      raw_stub_(std::make_unique<grpc::GenericStub>(std::move(channel))),
+      auth_token_(std::move(auth_token)), call_timeout_(call_timeout) {}
 
 absl::Status GrpcStub::FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
@@ -139,25 +200,41 @@ absl::StatusOr<GlobalDataHandle> GrpcStub::TransferLiteralToServer(const Literal
   if (!literal.shape().IsTuple() && literal.size_bytes() <= kUnaryTransferLimit) {
     return ServiceInterface::TransferLiteralToServer(literal);
   }
-  grpc::ClientContext context;
-  PrepareContext(&context);
-  TransferToServerResponse response;
-  std::unique_ptr<grpc::ClientWriter<LiteralChunk>> writer = stub_->TransferToServerStream(&context, &response);
   LiteralChunk first;
   *first.mutable_shape() = literal.shape().ToProto();
-  bool open = writer->Write(first);
-  // The leaves are only read; LeafBytes is shared with the receiving side.
-  Literal& source = const_cast<Literal&>(literal);
-  if (open) {
-    ForEachChunk(LiteralLeaves(source), kChunkBytes, [&](absl::string_view piece) -> absl::Status {
-      LiteralChunk chunk;
-      chunk.set_data(piece.data(), piece.size());
-      if (!writer->Write(chunk)) return absl::CancelledError("stream closed by the server");
-      return absl::OkStatus();
-    }).IgnoreError();  // a closed stream reports its reason through Finish()
+  ASSIGN_OR_RETURN(grpc::ByteBuffer head, SerializeChunk(first));
+  // Every chunk holds a copy of `owner`; the last one dropped (by gRPC,
+  // once it has sent the bytes) signals `released`.
+  absl::Notification released;
+  std::shared_ptr<const void> owner(&literal, [&released](const void*) { released.Notify(); });
+  grpc::Status status;
+  TransferToServerResponse response;
+  grpc::ByteBuffer raw_response;
+  bool answered = false;
+  {
+    grpc::ClientContext context;
+    PrepareContext(&context);
+    RawStream stream(raw_stub_.get(), &context, MethodPath("TransferToServerStream"));
+    if (stream.Write(head)) {
+      // The leaves are only read; LeafBytes is shared with the receiving side.
+      ForEachChunk(LiteralLeaves(const_cast<Literal&>(literal)), kChunkBytes, [&](absl::string_view piece) {
+        if (!stream.Write(DataChunkReferencing(piece, owner))) {
+          return absl::CancelledError("stream closed by the server");
+        }
+        return absl::OkStatus();
+      }).IgnoreError();  // a closed stream reports its reason through Finish()
+    }
+    stream.WritesDone();
+    answered = stream.Read(&raw_response);
+    status = stream.Finish();
   }
-  writer->WritesDone();
-  RETURN_IF_ERROR(FromGrpcStatus(writer->Finish()));
+  owner.reset();
+  released.WaitForNotification();
+  RETURN_IF_ERROR(FromGrpcStatus(status));
+  if (!answered ||
+      !grpc::SerializationTraits<TransferToServerResponse>::Deserialize(&raw_response, &response).ok()) {
+    return absl::InternalError("TransferToServerStream: the server's answer is not a TransferToServerResponse");
+  }
   return response.data();
 }
 
@@ -166,27 +243,47 @@ absl::StatusOr<Literal> GrpcStub::TransferLiteralToClient(const GlobalDataHandle
   TransferToClientRequest arg;
   *arg.mutable_data() = handle;
   if (shape_with_layout != nullptr) *arg.mutable_shape_with_layout() = shape_with_layout->ToProto();
+  grpc::ByteBuffer request;
+  bool own_buffer = false;
+  if (!grpc::SerializationTraits<TransferToClientRequest>::Serialize(arg, &request, &own_buffer).ok()) {
+    return absl::InternalError("TransferToClientStream: serializing the request failed");
+  }
   grpc::ClientContext context;
   PrepareContext(&context);
-  std::unique_ptr<grpc::ClientReader<LiteralChunk>> reader = stub_->TransferToClientStream(&context, arg);
+  RawStream stream(raw_stub_.get(), &context, MethodPath("TransferToClientStream"));
+  stream.Write(request);
+  stream.WritesDone();
   Literal result;
-  Literal* literal = &result;
-  LiteralChunk chunk;
+  std::optional<LeafWriter> writer;
+  auto append = [&](absl::string_view bytes) -> absl::Status {
+    if (!writer.has_value()) return absl::InternalError("TransferToClientStream: data arrived before the shape");
+    return writer->Append(bytes);
+  };
   absl::Status status;
-  if (reader->Read(&chunk)) {
-    absl::StatusOr<Shape> shape = ShapeUtil::FromProto(chunk.shape());
-    if (!shape.ok()) {
-      status = shape.status();
-    } else {
-      *literal = Literal(*shape);
-      LeafWriter writer(LiteralLeaves(*literal));
-      while (status.ok() && reader->Read(&chunk)) status = writer.Append(chunk.data());
-      if (status.ok()) status = writer.Finish();
+  grpc::ByteBuffer incoming;
+  while (status.ok() && stream.Read(&incoming)) {
+    LiteralChunk parsed;
+    absl::StatusOr<bool> general = ReadChunk(incoming, append, &parsed);
+    if (!general.ok() || !*general) {
+      status = general.status();
+      continue;
     }
+    if (parsed.has_shape()) {
+      absl::StatusOr<Shape> shape = ShapeUtil::FromProto(parsed.shape());
+      if (!shape.ok() || writer.has_value()) {
+        status = shape.ok() ? absl::InternalError("TransferToClientStream: a second shape arrived") : shape.status();
+        continue;
+      }
+      result = Literal(*shape);
+      writer.emplace(LiteralLeaves(result));
+    }
+    status = append(parsed.data());
   }
   if (!status.ok()) context.TryCancel();
-  RETURN_IF_ERROR(FromGrpcStatus(reader->Finish()));
+  RETURN_IF_ERROR(FromGrpcStatus(stream.Finish()));
   RETURN_IF_ERROR(status);
+  if (!writer.has_value()) return absl::InternalError("TransferToClientStream: the stream ended before the shape");
+  RETURN_IF_ERROR(writer->Finish());
   return result;
 }
 

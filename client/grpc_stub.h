@@ -16,6 +16,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/xla_service.grpc.pb.h"
 #include "xla/literal.h"
@@ -57,9 +58,12 @@ class GrpcStub : public ServiceInterface {
   absl::Status ResetDevice(const ResetDeviceRequest& arg, ResetDeviceResponse* result) override;
   absl::Status GetServiceInfo(const GetServiceInfoRequest& arg, GetServiceInfoResponse* result) override;
 
-  // Small literals go in one message, larger ones in chunks (any size).
+  // Small literals go in one message, larger ones in chunks (any size). The
+  // chunks refer to the literal's memory (no copy); the call returns once
+  // gRPC no longer refers to it.
   absl::StatusOr<GlobalDataHandle> TransferLiteralToServer(const Literal& literal) override;
-  // Always streamed: the size is unknown until the server answers.
+  // Always streamed: the size is unknown until the server answers. Each
+  // chunk is copied from gRPC's receive buffer straight into the result.
   absl::StatusOr<Literal> TransferLiteralToClient(const GlobalDataHandle& handle,
                                                   const Shape* shape_with_layout) override;
 
@@ -79,6 +83,8 @@ class GrpcStub : public ServiceInterface {
   void RequeueReleases(const std::vector<int64_t>& handles);
 
   std::unique_ptr<XlaService::Stub> stub_;
+  // The streamed transfers, with raw messages (xla/literal_chunk_wire.h).
+  std::unique_ptr<grpc::GenericStub> raw_stub_;
   std::string auth_token_;
   absl::Duration call_timeout_;
   std::string session_id_;

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "xla/chunked_transfer.h"
+#include "xla/literal_chunk_wire.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -211,23 +212,6 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
   return reactor;
 }
 
-template <typename Body>
-grpc::Status GrpcService::Handle(const char* method, grpc::ServerContext* context, int64_t request_bytes,
-                                 Body&& body) {
-  auto start = std::chrono::steady_clock::now();
-  std::string session_text = "-";
-  int64_t response_bytes = 0;
-  absl::Status status = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(SessionId session, SessionOf(*context));
-    session_text = absl::StrCat(session);
-    return body(session, &response_bytes);
-  }();
-  const double ms = MillisecondsSince(start);
-  LogRequest(method, session_text, request_bytes + response_bytes, ms, status);
-  metrics_.RecordCall(method, status.code(), ms / 1000, request_bytes + response_bytes);
-  return ToGrpcStatus(status);
-}
-
 grpc::ServerUnaryReactor* GrpcService::OpenSession(grpc::CallbackServerContext* context,
                                                    const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
   return Unary<OpenSessionRequest, OpenSessionResponse>(
@@ -298,81 +282,209 @@ UNARY_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 #undef UNARY_METHOD
 #undef SESSION_METHOD
 
-grpc::Status GrpcService::TransferToServerStream(grpc::ServerContext* context,
-                                                 grpc::ServerReader<LiteralChunk>* reader,
-                                                 TransferToServerResponse* response) {
+// A streamed call's log line and counters, written when it finishes.
+struct GrpcService::StreamRecord {
+  const char* method;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::string session_text = "-";
   int64_t bytes = 0;
-  return Handle("TransferToServerStream", context, 0, [&](SessionId s, int64_t*) -> absl::Status {
-    LiteralChunk chunk;
-    if (!reader->Read(&chunk)) return InvalidArgument("TransferToServerStream: no chunks were sent");
-    if (!chunk.has_shape()) return InvalidArgument("TransferToServerStream: the first chunk must carry the shape");
-    ASSIGN_OR_RETURN(Shape shape, ShapeUtil::FromProto(chunk.shape()));
-    // The quota is checked on the declared shape before anything is allocated.
-    AllocationTracker::Reservation reservation;
-    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> buffer, service_->AllocateForTransfer(s, shape, &reservation));
-    std::vector<LeafBytes> leaves;
-    for (DeviceBuffer* leaf : buffer->MutableLeaves()) {
-      leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(),
-                        leaf->shape().element_type() == PRED});
-    }
-    LeafWriter writer(std::move(leaves));
-    int64_t chunks = 0;
-    do {
-      if (chunks++ > 0 && chunk.has_shape()) return InvalidArgument("TransferToServerStream: a later chunk carries a shape");
-      if (static_cast<int64_t>(chunk.ByteSizeLong()) > options_.max_request_bytes) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "TransferToServerStream: chunk ", chunks, " is ", chunk.ByteSizeLong(),
-            " bytes; this daemon accepts chunks of at most ", options_.max_request_bytes, " (--max_request_bytes)"));
-      }
-      RETURN_IF_ERROR(writer.Append(chunk.data()));
-      bytes += chunk.data().size();
-    } while (reader->Read(&chunk));
-    // The stream also ends when the client goes away mid-upload: that is a
-    // cancel, not a short upload.
-    if (context->IsCancelled()) {
-      return absl::CancelledError(absl::StrCat("TransferToServerStream: the client cancelled the upload after ",
-                                               bytes, " bytes"));
-    }
-    RETURN_IF_ERROR(writer.Finish());
-    ASSIGN_OR_RETURN(*response->mutable_data(), service_->RegisterBuffer(s, std::move(buffer), "transfer"));
-    return absl::OkStatus();
-  });
+};
+
+void GrpcService::FinishStream(const StreamRecord& record, const absl::Status& status) {
+  const double ms = MillisecondsSince(record.start);
+  LogRequest(record.method, record.session_text, record.bytes, ms, status);
+  metrics_.RecordCall(record.method, status.code(), ms / 1000, record.bytes);
 }
 
-grpc::Status GrpcService::TransferToClientStream(grpc::ServerContext* context, const TransferToClientRequest* request,
-                                                 grpc::ServerWriter<LiteralChunk>* writer) {
-  std::shared_ptr<const DeviceBuffer> buffer;  // kept alive while streaming
-  return Handle("TransferToClientStream", context, request->ByteSizeLong(),
-                [&](SessionId s, int64_t* out_bytes) -> absl::Status {
+// An upload: the first chunk carries the shape, which is checked against
+// the session's quota and allocated before any data arrives; every later
+// chunk's bytes are copied from gRPC's receive buffer straight into the
+// device buffer. Runs on gRPC's callback threads (it only copies memory).
+class GrpcService::UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
+ public:
+  UploadReactor(GrpcService* owner, grpc::CallbackServerContext* context, grpc::ByteBuffer* response)
+      : owner_(owner), context_(context), response_(response) {
+    record_.method = "TransferToServerStream";
+    absl::StatusOr<SessionId> session = owner_->SessionOf(*context);
+    if (!session.ok()) {
+      Done(session.status());
+      return;
+    }
+    session_ = *session;
+    record_.session_text = absl::StrCat(session_);
+    StartRead(&incoming_);
+  }
+
+  void OnReadDone(bool ok) override {
+    absl::Status status = ok ? Consume() : EndOfStream();
+    if (!ok || !status.ok()) {
+      Done(status);
+      return;
+    }
+    StartRead(&incoming_);
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  absl::Status Consume() {
+    ++chunks_;
+    const int64_t size = incoming_.Length();
+    if (size > owner_->options_.max_request_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "TransferToServerStream: chunk ", chunks_, " is ", size, " bytes; this daemon accepts chunks of at most ",
+          owner_->options_.max_request_bytes, " (--max_request_bytes)"));
+    }
+    LiteralChunk parsed;
+    ASSIGN_OR_RETURN(bool general, ReadChunk(incoming_, [this](absl::string_view bytes) { return Append(bytes); },
+                                             &parsed));
+    if (!general) return absl::OkStatus();
+    if (parsed.has_shape()) {
+      if (writer_.has_value()) return InvalidArgument("TransferToServerStream: a later chunk carries a shape");
+      ASSIGN_OR_RETURN(Shape shape, ShapeUtil::FromProto(parsed.shape()));
+      // The quota is checked on the declared shape before anything is
+      // allocated.
+      ASSIGN_OR_RETURN(buffer_, owner_->service_->AllocateForTransfer(session_, shape, &reservation_));
+      std::vector<LeafBytes> leaves;
+      for (DeviceBuffer* leaf : buffer_->MutableLeaves()) {
+        leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(),
+                          leaf->shape().element_type() == PRED});
+      }
+      writer_.emplace(std::move(leaves));
+    }
+    return Append(parsed.data());
+  }
+
+  absl::Status Append(absl::string_view bytes) {
+    if (!writer_.has_value()) return InvalidArgument("TransferToServerStream: the first chunk must carry the shape");
+    record_.bytes += bytes.size();
+    return writer_->Append(bytes);
+  }
+
+  absl::Status EndOfStream() {
+    // The stream also ends when the client goes away mid-upload: that is a
+    // cancel, not a short upload.
+    if (context_->IsCancelled()) {
+      return absl::CancelledError(absl::StrCat("TransferToServerStream: the client cancelled the upload after ",
+                                               record_.bytes, " bytes"));
+    }
+    if (!writer_.has_value()) return InvalidArgument("TransferToServerStream: no chunks were sent");
+    RETURN_IF_ERROR(writer_->Finish());
+    TransferToServerResponse response;
+    ASSIGN_OR_RETURN(*response.mutable_data(), owner_->service_->RegisterBuffer(session_, std::move(buffer_), "transfer"));
+    reservation_.Release();
+    bool own_buffer = false;
+    grpc::Status serialized = grpc::SerializationTraits<TransferToServerResponse>::Serialize(response, response_, &own_buffer);
+    if (!serialized.ok()) return Internal("TransferToServerStream: serializing the response: %s", serialized.error_message());
+    return absl::OkStatus();
+  }
+
+  void Done(const absl::Status& status) {
+    owner_->FinishStream(record_, status);
+    Finish(ToGrpcStatus(status));
+  }
+
+  GrpcService* const owner_;
+  grpc::CallbackServerContext* const context_;
+  grpc::ByteBuffer* const response_;
+  StreamRecord record_;
+  SessionId session_ = kNoSessionKey;
+  grpc::ByteBuffer incoming_;
+  int64_t chunks_ = 0;
+  AllocationTracker::Reservation reservation_;
+  std::shared_ptr<DeviceBuffer> buffer_;
+  std::optional<LeafWriter> writer_;
+};
+
+// A download: the shape, then the value's bytes in chunks that refer to the
+// device buffer (or to the relaid copy) instead of copying it; each chunk
+// holds the memory it refers to until gRPC has sent it.
+class GrpcService::DownloadReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  DownloadReactor(GrpcService* owner, grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw_request)
+      : owner_(owner) {
+    record_.method = "TransferToClientStream";
+    record_.bytes = raw_request->Length();
+    absl::Status status = Start(*context, *raw_request);
+    if (!status.ok()) {
+      Done(status);
+      return;
+    }
+    StartWrite(&outgoing_);
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Done(absl::CancelledError("TransferToClientStream: the client went away"));
+      return;
+    }
+    if (next_piece_ == pieces_.size()) {
+      Done(absl::OkStatus());
+      return;
+    }
+    const absl::string_view piece = pieces_[next_piece_++];
+    record_.bytes += piece.size();
+    outgoing_ = DataChunkReferencing(piece, source_);
+    StartWrite(&outgoing_);
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  absl::Status Start(const grpc::CallbackServerContext& context, const grpc::ByteBuffer& raw_request) {
+    ASSIGN_OR_RETURN(SessionId session, owner_->SessionOf(context));
+    record_.session_text = absl::StrCat(session);
+    TransferToClientRequest request;
+    RETURN_IF_ERROR(ParseRequest(record_.method, raw_request, &request));
     // Without a requested layout the device buffers stream as they are;
     // otherwise a relaid copy is made first.
-    std::optional<Literal> relaid;
     std::vector<LeafBytes> leaves;
-    Shape shape;
-    if (request->has_shape_with_layout()) {
-      ASSIGN_OR_RETURN(Shape requested, ShapeUtil::FromProto(request->shape_with_layout()));
-      ASSIGN_OR_RETURN(relaid, service_->TransferLiteralToClient(s, request->data(), &requested));
-      leaves = LiteralLeaves(*relaid);
-      shape = relaid->shape();
+    LiteralChunk first;
+    if (request.has_shape_with_layout()) {
+      ASSIGN_OR_RETURN(Shape requested, ShapeUtil::FromProto(request.shape_with_layout()));
+      ASSIGN_OR_RETURN(Literal relaid, owner_->service_->TransferLiteralToClient(session, request.data(), &requested));
+      auto owned = std::make_shared<Literal>(std::move(relaid));
+      leaves = LiteralLeaves(*owned);
+      *first.mutable_shape() = owned->shape().ToProto();
+      source_ = std::move(owned);
     } else {
-      ASSIGN_OR_RETURN(buffer, service_->ResolveBuffer(s, request->data()));
+      ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, owner_->service_->ResolveBuffer(session, request.data()));
       // Read only; LeafBytes is shared with the receiving side.
       for (DeviceBuffer* leaf : const_cast<DeviceBuffer&>(*buffer).MutableLeaves()) {
         leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(), false});
       }
-      shape = buffer->shape();
+      *first.mutable_shape() = buffer->shape().ToProto();
+      source_ = std::move(buffer);
     }
-    LiteralChunk first;
-    *first.mutable_shape() = shape.ToProto();
-    if (!writer->Write(first)) return absl::CancelledError("client went away");
-    return ForEachChunk(leaves, kChunkBytes, [&](absl::string_view piece) -> absl::Status {
-      LiteralChunk chunk;
-      chunk.set_data(piece.data(), piece.size());
-      *out_bytes += piece.size();
-      if (!writer->Write(chunk)) return absl::CancelledError("client went away");
+    RETURN_IF_ERROR(ForEachChunk(leaves, kChunkBytes, [&](absl::string_view piece) {
+      pieces_.push_back(piece);
       return absl::OkStatus();
-    });
-  });
+    }));
+    ASSIGN_OR_RETURN(outgoing_, SerializeChunk(first));
+    return absl::OkStatus();
+  }
+
+  void Done(const absl::Status& status) {
+    owner_->FinishStream(record_, status);
+    Finish(ToGrpcStatus(status));
+  }
+
+  GrpcService* const owner_;
+  StreamRecord record_;
+  std::shared_ptr<const void> source_;  // the bytes the chunks refer to
+  std::vector<absl::string_view> pieces_;
+  size_t next_piece_ = 0;
+  grpc::ByteBuffer outgoing_;
+};
+
+grpc::ServerReadReactor<grpc::ByteBuffer>* GrpcService::TransferToServerStream(grpc::CallbackServerContext* context,
+                                                                              grpc::ByteBuffer* response) {
+  return new UploadReactor(this, context, response);
+}
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* GrpcService::TransferToClientStream(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  return new DownloadReactor(this, context, request);
 }
 
 }  // namespace xla

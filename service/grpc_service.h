@@ -10,8 +10,10 @@
 //   - the work runs on the RequestQueue's workers (--threads): calls beyond
 //     them wait in its bounded queue with fair turns between sessions,
 //     instead of gRPC rejecting them when its thread pool is exhausted.
-// The two streaming transfers stay synchronous (they read or write the
-// network while they work). Every call is logged as one line (method,
+// The two streamed transfers are raw callback reactors too: an upload's
+// chunks are copied from gRPC's receive buffers straight into the device
+// buffer, and a download's chunks refer to the device buffer, so neither
+// copies the array through a protobuf string (xla/literal_chunk_wire.h). Every call is logged as one line (method,
 // session, bytes, milliseconds, status), rejections included; so is a call
 // of a method the daemon does not have (UnknownMethods(), registered as the
 // server's generic service). The size limit of a request body (and of each
@@ -50,7 +52,9 @@ using GrpcServiceBase = XlaService::WithRawCallbackMethod_OpenSession<
                                             XlaService::WithRawCallbackMethod_CreateChannelHandle<
                                                 XlaService::WithRawCallbackMethod_ResetDevice<
                                                     XlaService::WithRawCallbackMethod_GetServiceInfo<
-                                                        XlaService::Service>>>>>>>>>>>>>>>>>>>>>>;
+                                                        XlaService::WithRawCallbackMethod_TransferToServerStream<
+                                                            XlaService::WithRawCallbackMethod_TransferToClientStream<
+                                                                XlaService::Service>>>>>>>>>>>>>>>>>>>>>>>>;
 
 struct GrpcServiceOptions {
   std::string auth_token;  // empty: no authentication
@@ -93,10 +97,10 @@ class GrpcService final : public GrpcServiceBase {
   XLA_RAW_UNARY(GetServiceInfo)
 #undef XLA_RAW_UNARY
 
-  grpc::Status TransferToServerStream(grpc::ServerContext* context, grpc::ServerReader<LiteralChunk>* reader,
-                                      TransferToServerResponse* response) override;
-  grpc::Status TransferToClientStream(grpc::ServerContext* context, const TransferToClientRequest* request,
-                                      grpc::ServerWriter<LiteralChunk>* writer) override;
+  grpc::ServerReadReactor<grpc::ByteBuffer>* TransferToServerStream(grpc::CallbackServerContext* context,
+                                                                    grpc::ByteBuffer* response) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* TransferToClientStream(grpc::CallbackServerContext* context,
+                                                                     const grpc::ByteBuffer* request) override;
 
   // Answers calls of methods no service registered: UNIMPLEMENTED naming
   // the method, logged and counted (under method "unknown") like any call.
@@ -121,9 +125,11 @@ class GrpcService final : public GrpcServiceBase {
   template <typename Request, typename Response, typename Body>
   grpc::ServerUnaryReactor* Unary(const char* method, bool sessionless, grpc::CallbackServerContext* context,
                                   const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response, Body body);
-  // Runs `body` for a session-bound synchronous (streaming) call and logs it.
-  template <typename Body>
-  grpc::Status Handle(const char* method, grpc::ServerContext* context, int64_t request_bytes, Body&& body);
+  // The two streamed transfers (grpc_service.cc), and their common log line.
+  class UploadReactor;
+  class DownloadReactor;
+  struct StreamRecord;
+  void FinishStream(const StreamRecord& record, const absl::Status& status);
 
   std::shared_ptr<xla::Service> service_;
   const GrpcServiceOptions options_;

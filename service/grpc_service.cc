@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <type_traits>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
@@ -20,6 +21,9 @@ namespace xla {
 namespace {
 
 constexpr int64_t kChunkBytes = 1 << 20;
+// Runs this short go on gRPC's thread (when the queue is idle) rather than
+// a worker's: the hand-off would cost about as much as the run.
+constexpr absl::Duration kShortRun = absl::Microseconds(100);
 
 absl::StatusOr<std::string> Metadata(const grpc::ServerContextBase& context, absl::string_view key) {
   const auto& md = context.client_metadata();
@@ -153,11 +157,11 @@ absl::Status GrpcService::ReleaseCarriedHandles(SessionId session, const grpc::S
   return absl::OkStatus();
 }
 
-template <typename Request, typename Response, typename Body>
+template <typename Request, typename Response, typename Body, typename IsShort>
 grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionless,
                                              grpc::CallbackServerContext* context,
                                              const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response,
-                                             Body body) {
+                                             Body body, IsShort is_short) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const auto start = std::chrono::steady_clock::now();
   const int64_t request_bytes = raw_request->Length();
@@ -187,14 +191,16 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
     return reactor;
   }
   const std::string session_text = sessionless ? "-" : absl::StrCat(session);
-  absl::Status queued = queue_.Submit(session, [=]() {
+  // `preparsed`: the request, when it was parsed already (else null).
+  auto run = [=](const Request* preparsed) {
     if (context->IsCancelled()) {
       finish(session_text, 0, absl::CancelledError("the client went away while the call waited for a worker"));
       return;
     }
-    Request request;
+    Request parsed_here;
     absl::Status status = sessionless ? absl::OkStatus() : ReleaseCarriedHandles(session, *context);
-    if (status.ok()) status = ParseRequest(method, *raw_request, &request);
+    if (status.ok() && preparsed == nullptr) status = ParseRequest(method, *raw_request, &parsed_here);
+    const Request& request = preparsed != nullptr ? *preparsed : parsed_here;
     int64_t response_bytes = 0;
     if (status.ok()) {
       Response response;
@@ -207,7 +213,18 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
       }
     }
     finish(session_text, response_bytes, status);
-  });
+  };
+  if constexpr (!std::is_same_v<IsShort, std::nullptr_t>) {
+    // A call known to be short runs here, on gRPC's thread, when the queue
+    // is idle; a request that does not parse goes the usual way and gets
+    // its error there.
+    Request request;
+    if (ParseRequest(method, *raw_request, &request).ok() && is_short(session, request) &&
+        queue_.RunHereIfIdle([&] { run(&request); })) {
+      return reactor;
+    }
+  }
+  absl::Status queued = queue_.Submit(session, [=]() { run(nullptr); });
   if (!queued.ok()) finish(session_text, 0, queued);
   return reactor;
 }
@@ -259,7 +276,6 @@ grpc::ServerUnaryReactor* GrpcService::CloseSession(grpc::CallbackServerContext*
 // request's deadline and cancel.
 #define RUNNING_METHOD(NAME, REQUEST, RESPONSE) \
   SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, r, out, RequestControlOf(call)))
-RUNNING_METHOD(Execute, ExecuteRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteParallel, ExecuteParallelRequest, ExecuteParallelResponse)
 RUNNING_METHOD(WaitForExecution, WaitForExecutionRequest, WaitForExecutionResponse)
@@ -281,6 +297,19 @@ UNARY_METHOD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandl
 UNARY_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 #undef UNARY_METHOD
 #undef SESSION_METHOD
+
+// An Execute whose last run was short runs without a worker hand-off.
+grpc::ServerUnaryReactor* GrpcService::Execute(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                               grpc::ByteBuffer* response) {
+  return Unary<ExecuteRequest, ExecuteResponse>(
+      "Execute", /*sessionless=*/false, context, request, response,
+      [this](SessionId s, const ExecuteRequest& r, ExecuteResponse* out, grpc::ServerContextBase* call) {
+        return service_->Execute(s, r, out, RequestControlOf(call));
+      },
+      [this](SessionId s, const ExecuteRequest& r) {
+        return service_->LastRunTookAtMost(s, r.handle(), kShortRun);
+      });
+}
 
 // A streamed call's log line and counters, written when it finishes.
 struct GrpcService::StreamRecord {

@@ -9,7 +9,10 @@
 //     UTF-8) is INVALID_ARGUMENT with a message naming the method;
 //   - the work runs on the RequestQueue's workers (--threads): calls beyond
 //     them wait in its bounded queue with fair turns between sessions,
-//     instead of gRPC rejecting them when its thread pool is exhausted.
+//     instead of gRPC rejecting them when its thread pool is exhausted. The
+//     one exception is an Execute whose last run took at most 100 us: when
+//     nothing waits, it runs on gRPC's thread, since handing it to a worker
+//     (two thread wake-ups) would cost as much as the run.
 // The two streamed transfers are raw callback reactors too: an upload's
 // chunks are copied from gRPC's receive buffers straight into the device
 // buffer, and a download's chunks refer to the device buffer, so neither
@@ -121,10 +124,14 @@ class GrpcService final : public GrpcServiceBase {
   absl::Status ReleaseCarriedHandles(SessionId session, const grpc::ServerContextBase& context);
   // A raw unary call: checks auth (and the session unless `sessionless`)
   // on gRPC's thread, then queues the parse of `Request`, `body` and the
-  // serialization of `Response` for a worker, and logs the call.
-  template <typename Request, typename Response, typename Body>
+  // serialization of `Response` for a worker, and logs the call. With
+  // `is_short` (SessionId, const Request&) -> bool, the request is parsed on
+  // gRPC's thread, and one it calls short runs there when the queue is
+  // idle (RequestQueue::RunHereIfIdle).
+  template <typename Request, typename Response, typename Body, typename IsShort = std::nullptr_t>
   grpc::ServerUnaryReactor* Unary(const char* method, bool sessionless, grpc::CallbackServerContext* context,
-                                  const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response, Body body);
+                                  const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response, Body body,
+                                  IsShort is_short = nullptr);
   // The two streamed transfers (grpc_service.cc), and their common log line.
   class UploadReactor;
   class DownloadReactor;

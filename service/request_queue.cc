@@ -34,6 +34,18 @@ absl::Status RequestQueue::Submit(int64_t key, std::function<void()> task) {
   return absl::OkStatus();
 }
 
+bool RequestQueue::RunHereIfIdle(absl::FunctionRef<void()> task) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (queued_ > 0 || running_ >= static_cast<int64_t>(threads_.size()) || stopping_) return false;
+    ++running_;
+  }
+  task();
+  absl::MutexLock lock(&mu_);
+  --running_;
+  return true;
+}
+
 int64_t RequestQueue::queued() const {
   absl::MutexLock lock(&mu_);
   return queued_;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 
@@ -32,6 +33,12 @@ class RequestQueue {
   // Queues `task` for the session `key` (any number; calls without a
   // session share one key). RESOURCE_EXHAUSTED when max_queued tasks wait.
   absl::Status Submit(int64_t key, std::function<void()> task);
+
+  // Runs `task` on the calling thread, counted as running, when nothing
+  // waits and a worker is free (so no session's turn is taken); false, and
+  // `task` not run, otherwise. For requests known to be short: handing one
+  // to a worker costs two thread wake-ups, about 40 us on a 2-vCPU VM.
+  bool RunHereIfIdle(absl::FunctionRef<void()> task);
 
   int workers() const { return static_cast<int>(threads_.size()); }
   int64_t max_queued() const { return max_queued_; }

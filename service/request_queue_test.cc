@@ -3,6 +3,7 @@
 #include "service/request_queue.h"
 
 #include <atomic>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,44 @@ TEST(RequestQueueTest, AFullQueueRejectsWithItsLimitsAndEveryQueuedTaskRuns) {
     release.Notify();
   }  // the destructor runs what is queued, then joins
   EXPECT_EQ(ran.load(), 5);
+}
+
+}  // namespace
+}  // namespace xla
+
+namespace xla {
+namespace {
+
+TEST(RequestQueueTest, RunHereIfIdleRunsOnTheCallersThreadOnlyWhenNothingWaitsAndAWorkerIsFree) {
+  RequestQueue queue(/*workers=*/1, /*max_queued=*/10);
+  // Idle: runs here, counted as running while it does.
+  std::thread::id ran_on;
+  int64_t running_inside = -1;
+  EXPECT_TRUE(queue.RunHereIfIdle([&] {
+    ran_on = std::this_thread::get_id();
+    running_inside = queue.running();
+  }));
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  EXPECT_EQ(running_inside, 1);
+  EXPECT_EQ(queue.running(), 0);
+
+  // The one worker busy: not run.
+  absl::Notification release;
+  absl::Notification started;
+  ASSERT_TRUE(queue.Submit(0, [&] {
+    started.Notify();
+    release.WaitForNotification();
+  }).ok());
+  started.WaitForNotification();
+  bool ran = false;
+  EXPECT_FALSE(queue.RunHereIfIdle([&] { ran = true; }));
+  // A task waiting (its session's turn comes first): not run either.
+  absl::Notification second_done;
+  ASSERT_TRUE(queue.Submit(1, [&] { second_done.Notify(); }).ok());
+  EXPECT_FALSE(queue.RunHereIfIdle([&] { ran = true; }));
+  EXPECT_FALSE(ran);
+  release.Notify();
+  second_done.WaitForNotification();
 }
 
 }  // namespace

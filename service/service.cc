@@ -627,15 +627,27 @@ absl::Status Service::Compile(SessionId session, const CompileRequest& arg, Comp
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(SessionId session,
-                                                                      const ExecutionHandle& handle) const {
+absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(
+    SessionId session, const ExecutionHandle& handle, std::shared_ptr<std::atomic<int64_t>>* last_run_ns) const {
   absl::MutexLock lock(&mutex_);
   auto it = executables_.find(handle.handle());
   if (it == executables_.end() || it->second.session != session) {
     return NotFound("no executable with handle %d in this session (unknown, released, or another session's)",
                     handle.handle());
   }
+  if (last_run_ns != nullptr) *last_run_ns = it->second.last_run_ns;
   return it->second.executable;
+}
+
+bool Service::LastRunTookAtMost(SessionId session, const ExecutionHandle& handle, absl::Duration bound) const {
+  absl::MutexLock lock(&mutex_);
+  auto it = executables_.find(handle.handle());
+  if (it == executables_.end() || it->second.session != session) return false;
+  // A run that may wait for an infeed, an outfeed or a peer can block however
+  // short its last run was.
+  if (it->second.executable->uses_replica_context()) return false;
+  const int64_t last = it->second.last_run_ns->load(std::memory_order_relaxed);
+  return last >= 0 && last <= absl::ToInt64Nanoseconds(bound);
 }
 
 absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
@@ -739,10 +751,15 @@ absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t de
 
 absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, ExecuteResponse* result,
                               const RequestControl& request) {
-  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle()));
+  std::shared_ptr<std::atomic<int64_t>> last_run_ns;
+  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle(), &last_run_ns));
   result->mutable_profile()->set_compilation_cache_hit(true);
-  return Run(session, std::move(executable), arg.arguments(), /*device=*/0, arg.transfer_result(),
-             /*output_layout=*/nullptr, result, request);
+  const auto start = std::chrono::steady_clock::now();
+  absl::Status status = Run(session, std::move(executable), arg.arguments(), /*device=*/0, arg.transfer_result(),
+                            /*output_layout=*/nullptr, result, request);
+  // Failed runs too: a run stopped at its deadline was not short.
+  last_run_ns->store(NanosSince(start), std::memory_order_relaxed);
+  return status;
 }
 
 absl::Status Service::ExecuteAsync(SessionId session, const ExecuteAsyncRequest& arg, ExecuteAsyncResponse* result) {

@@ -128,6 +128,11 @@ class Service {
                        const RequestControl& request = {});
   absl::Status Execute(SessionId s, const ExecuteRequest& arg, ExecuteResponse* result,
                        const RequestControl& request = {});
+  // Whether the last Execute of `handle` (in session `s`) took at most
+  // `bound`: a hint for running the next one without a thread hand-off.
+  // False when it never ran, is not the session's, or may wait for a feed
+  // or a peer (Executable::uses_replica_context).
+  bool LastRunTookAtMost(SessionId s, const ExecutionHandle& handle, absl::Duration bound) const;
   absl::Status ExecuteGraph(SessionId s, const ExecuteGraphRequest& arg, ExecuteResponse* result,
                             const RequestControl& request = {});
   absl::Status ExecuteParallel(SessionId s, const ExecuteParallelRequest& arg, ExecuteParallelResponse* result,
@@ -204,6 +209,9 @@ class Service {
     SessionId session;
     std::shared_ptr<Executable> executable;
     AllocationTracker::Reservation charge;  // the executable's size, against the session's quota
+    // Its last Execute's compute time (-1: none yet); shared so that a run
+    // records it without the service's lock.
+    std::shared_ptr<std::atomic<int64_t>> last_run_ns = std::make_shared<std::atomic<int64_t>>(-1);
   };
 
   // Proto -> verified HloModule.
@@ -248,7 +256,9 @@ class Service {
   absl::Status ApplyOutputLayout(const ExecutionOptions& options, HloModule* module);
   // A request's debug options with the service's limits applied.
   absl::StatusOr<DebugOptions> EffectiveDebugOptions(const DebugOptions& requested) const;
-  absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(SessionId s, const ExecutionHandle& handle) const;
+  // With `last_run_ns`, also the entry's record of its last run time.
+  absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(
+      SessionId s, const ExecutionHandle& handle, std::shared_ptr<std::atomic<int64_t>>* last_run_ns = nullptr) const;
   // Argument handles -> buffers checked against (and relaid into) the
   // parameters of `executable`, plus the quota the run takes.
   absl::StatusOr<PreparedRun> PrepareRun(SessionId s, std::shared_ptr<Executable> executable,

@@ -14,15 +14,21 @@
 namespace xla {
 namespace {
 
-TEST(RequestQueueTest, SessionsTakeTurns) {
-  RequestQueue queue(/*workers=*/1, /*max_queued=*/100);
-  absl::Notification release;
+// Submits (for session 0) a task that holds its worker until `release` is
+// notified; returns once the task runs.
+void OccupyAWorker(RequestQueue& queue, absl::Notification& release) {
   absl::Notification started;
   ASSERT_TRUE(queue.Submit(0, [&] {
     started.Notify();
     release.WaitForNotification();
   }).ok());
   started.WaitForNotification();
+}
+
+TEST(RequestQueueTest, SessionsTakeTurns) {
+  RequestQueue queue(/*workers=*/1, /*max_queued=*/100);
+  absl::Notification release;
+  OccupyAWorker(queue, release);
   // Session 1 queues five tasks, then session 2 one: session 2's runs
   // second, not sixth.
   absl::Mutex mu;
@@ -72,11 +78,6 @@ TEST(RequestQueueTest, AFullQueueRejectsWithItsLimitsAndEveryQueuedTaskRuns) {
   EXPECT_EQ(ran.load(), 5);
 }
 
-}  // namespace
-}  // namespace xla
-
-namespace xla {
-namespace {
 
 TEST(RequestQueueTest, RunHereIfIdleRunsOnTheCallersThreadOnlyWhenNothingWaitsAndAWorkerIsFree) {
   RequestQueue queue(/*workers=*/1, /*max_queued=*/10);
@@ -93,12 +94,7 @@ TEST(RequestQueueTest, RunHereIfIdleRunsOnTheCallersThreadOnlyWhenNothingWaitsAn
 
   // The one worker busy: not run.
   absl::Notification release;
-  absl::Notification started;
-  ASSERT_TRUE(queue.Submit(0, [&] {
-    started.Notify();
-    release.WaitForNotification();
-  }).ok());
-  started.WaitForNotification();
+  OccupyAWorker(queue, release);
   bool ran = false;
   EXPECT_FALSE(queue.RunHereIfIdle([&] { ran = true; }));
   // A task waiting (its session's turn comes first): not run either.

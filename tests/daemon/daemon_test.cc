@@ -173,6 +173,64 @@ TEST_F(DaemonTest, OversizedBodiesNameTheLimitAndAreLogged) {
   ExpectServing();
 }
 
+// Uploads that break the stream's rules, sent as plain LiteralChunk
+// messages (as any client's protobuf writes them): each is INVALID_ARGUMENT
+// naming the rule, nothing stays allocated, and the daemon keeps serving.
+TEST_F(DaemonTest, BadUploadStreamsAreInvalidArgumentAndLeaveNothingBehind) {
+  GrpcStub stub(grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials()), "");
+  ASSERT_TRUE(stub.OpenSession("bad uploads").ok());
+  auto raw = XlaService::NewStub(grpc::CreateChannel(daemon_->target(), grpc::InsecureChannelCredentials()));
+  const int64_t start = Info().bytes_in_use();
+  auto upload = [&](const Shape* shape, const std::vector<std::string>& data, const Shape* later_shape) {
+    grpc::ClientContext context;
+    context.AddMetadata("xla-session", stub.session_id());
+    TransferToServerResponse response;
+    auto writer = raw->TransferToServerStream(&context, &response);
+    if (shape != nullptr) {
+      LiteralChunk first;
+      *first.mutable_shape() = shape->ToProto();
+      writer->Write(first);
+    }
+    for (const std::string& bytes : data) {
+      LiteralChunk chunk;
+      chunk.set_data(bytes);
+      writer->Write(chunk);
+    }
+    if (later_shape != nullptr) {
+      LiteralChunk late;
+      *late.mutable_shape() = later_shape->ToProto();
+      writer->Write(late);
+    }
+    writer->WritesDone();
+    return writer->Finish();
+  };
+  const Shape u8x4 = ShapeUtil::MakeShape(U8, {4});
+  const Shape pred2 = ShapeUtil::MakeShape(PRED, {2});
+  struct Case {
+    const Shape* shape;
+    std::vector<std::string> data;
+    const Shape* later_shape;
+    const char* message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {nullptr, {"abcd"}, nullptr, "the first chunk must carry the shape"},
+           {&u8x4, {"ab", "cdef"}, nullptr, "more data than its shape holds"},
+           {&u8x4, {"abc"}, nullptr, "transfer ended after 3 bytes but its shape holds 4"},
+           {&pred2, {std::string("\x01\x02", 2)}, nullptr, "pred element has byte value 2"},
+           {&u8x4, {"ab"}, &u8x4, "a later chunk carries a shape"},
+       }) {
+    const grpc::Status status = upload(c.shape, c.data, c.later_shape);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.message << ": " << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr(c.message));
+  }
+  // A good upload on the same stub still works and reads back.
+  const grpc::Status good = upload(&u8x4, {"ab", "cd"}, nullptr);
+  EXPECT_TRUE(good.ok()) << good.error_message();
+  EXPECT_TRUE(stub.CloseSession().ok());
+  EXPECT_EQ(Info().bytes_in_use(), start);
+  ExpectServing();
+}
+
 TEST_F(DaemonTest, BadRequestsGetClearErrorsAndTheDaemonKeepsServing) {
   auto client = Connect();
   GrpcStub* stub = static_cast<GrpcStub*>(client->service());

@@ -434,12 +434,16 @@ class GrpcService::DownloadReactor final : public grpc::ServerWriteReactor<grpc:
       : owner_(owner) {
     record_.method = "TransferToClientStream";
     record_.bytes = raw_request->Length();
-    absl::Status status = Start(*context, *raw_request);
-    if (!status.ok()) {
-      Done(status);
+    absl::Status status = Admit(*context, *raw_request);
+    if (status.ok() && request_.has_shape_with_layout()) {
+      // A relaid copy is a pass over the whole value: it is made on a worker,
+      // not on gRPC's thread. The reactor lives until Done's Finish.
+      status = owner_->queue_.Submit(session_, [this] { StartOrFail(); });
+    } else if (status.ok()) {
+      StartOrFail();
       return;
     }
-    StartWrite(&outgoing_);
+    if (!status.ok()) Done(status);
   }
 
   void OnWriteDone(bool ok) override {
@@ -460,24 +464,36 @@ class GrpcService::DownloadReactor final : public grpc::ServerWriteReactor<grpc:
   void OnDone() override { delete this; }
 
  private:
-  absl::Status Start(const grpc::CallbackServerContext& context, const grpc::ByteBuffer& raw_request) {
-    ASSIGN_OR_RETURN(SessionId session, owner_->SessionOf(context));
-    record_.session_text = absl::StrCat(session);
-    TransferToClientRequest request;
-    RETURN_IF_ERROR(ParseRequest(record_.method, raw_request, &request));
-    // Without a requested layout the device buffers stream as they are;
-    // otherwise a relaid copy is made first.
+  // The caller's session and request.
+  absl::Status Admit(const grpc::CallbackServerContext& context, const grpc::ByteBuffer& raw_request) {
+    ASSIGN_OR_RETURN(session_, owner_->SessionOf(context));
+    record_.session_text = absl::StrCat(session_);
+    return ParseRequest(record_.method, raw_request, &request_);
+  }
+
+  void StartOrFail() {
+    absl::Status status = Prepare();
+    if (status.ok()) {
+      StartWrite(&outgoing_);
+    } else {
+      Done(status);
+    }
+  }
+
+  // The bytes to send, as pieces of the device buffer or of its relaid copy,
+  // and the first message (the shape).
+  absl::Status Prepare() {
     std::vector<LeafBytes> leaves;
     LiteralChunk first;
-    if (request.has_shape_with_layout()) {
-      ASSIGN_OR_RETURN(Shape requested, ShapeUtil::FromProto(request.shape_with_layout()));
-      ASSIGN_OR_RETURN(Literal relaid, owner_->service_->TransferLiteralToClient(session, request.data(), &requested));
+    if (request_.has_shape_with_layout()) {
+      ASSIGN_OR_RETURN(Shape requested, ShapeUtil::FromProto(request_.shape_with_layout()));
+      ASSIGN_OR_RETURN(Literal relaid, owner_->service_->TransferLiteralToClient(session_, request_.data(), &requested));
       auto owned = std::make_shared<Literal>(std::move(relaid));
       leaves = LiteralLeaves(*owned);
       *first.mutable_shape() = owned->shape().ToProto();
       source_ = std::move(owned);
     } else {
-      ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, owner_->service_->ResolveBuffer(session, request.data()));
+      ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, owner_->service_->ResolveBuffer(session_, request_.data()));
       // Read only; LeafBytes is shared with the receiving side.
       for (DeviceBuffer* leaf : const_cast<DeviceBuffer&>(*buffer).MutableLeaves()) {
         leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(), false});
@@ -500,6 +516,8 @@ class GrpcService::DownloadReactor final : public grpc::ServerWriteReactor<grpc:
 
   GrpcService* const owner_;
   StreamRecord record_;
+  SessionId session_ = kNoSessionKey;
+  TransferToClientRequest request_;
   std::shared_ptr<const void> source_;  // the bytes the chunks refer to
   std::vector<absl::string_view> pieces_;
   size_t next_piece_ = 0;

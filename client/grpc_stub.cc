@@ -202,7 +202,7 @@ absl::StatusOr<GlobalDataHandle> GrpcStub::TransferLiteralToServer(const Literal
   }
   LiteralChunk first;
   *first.mutable_shape() = literal.shape().ToProto();
-  ASSIGN_OR_RETURN(grpc::ByteBuffer head, SerializeChunk(first));
+  ASSIGN_OR_RETURN(grpc::ByteBuffer head, SerializeToByteBuffer(first));
   // Every chunk holds a copy of `owner`; the last one dropped (by gRPC,
   // once it has sent the bytes) signals `released`.
   absl::Notification released;
@@ -231,8 +231,7 @@ absl::StatusOr<GlobalDataHandle> GrpcStub::TransferLiteralToServer(const Literal
   owner.reset();
   released.WaitForNotification();
   RETURN_IF_ERROR(FromGrpcStatus(status));
-  if (!answered ||
-      !grpc::SerializationTraits<TransferToServerResponse>::Deserialize(&raw_response, &response).ok()) {
+  if (!answered || !ParseFromByteBuffer(raw_response, &response)) {
     return absl::InternalError("TransferToServerStream: the server's answer is not a TransferToServerResponse");
   }
   return response.data();
@@ -243,11 +242,7 @@ absl::StatusOr<Literal> GrpcStub::TransferLiteralToClient(const GlobalDataHandle
   TransferToClientRequest arg;
   *arg.mutable_data() = handle;
   if (shape_with_layout != nullptr) *arg.mutable_shape_with_layout() = shape_with_layout->ToProto();
-  grpc::ByteBuffer request;
-  bool own_buffer = false;
-  if (!grpc::SerializationTraits<TransferToClientRequest>::Serialize(arg, &request, &own_buffer).ok()) {
-    return absl::InternalError("TransferToClientStream: serializing the request failed");
-  }
+  ASSIGN_OR_RETURN(grpc::ByteBuffer request, SerializeToByteBuffer(arg));
   grpc::ClientContext context;
   PrepareContext(&context);
   RawStream stream(raw_stub_.get(), &context, MethodPath("TransferToClientStream"));

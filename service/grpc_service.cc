@@ -11,7 +11,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
-#include "grpcpp/support/proto_buffer_reader.h"
 #include "xla/chunked_transfer.h"
 #include "xla/literal_chunk_wire.h"
 #include "xla/shape_util.h"
@@ -66,14 +65,22 @@ RequestControl RequestControlOf(grpc::ServerContextBase* context) {
 // Parses a raw request body; INVALID_ARGUMENT naming the method otherwise.
 template <typename Request>
 absl::Status ParseRequest(const char* method, const grpc::ByteBuffer& raw, Request* request) {
-  grpc::ByteBuffer body(raw);  // shares the slices
-  grpc::ProtoBufferReader reader(&body);
-  if (!reader.status().ok() || !request->ParseFromZeroCopyStream(&reader)) {
+  if (!ParseFromByteBuffer(raw, request)) {
     return InvalidArgument(
         "%s: the request body (%d bytes) is not a valid %s (malformed bytes, or a string field that is not UTF-8)",
         method, raw.Length(), Request::descriptor()->full_name());
   }
   return absl::OkStatus();
+}
+
+// A device buffer's array leaves, for LeafWriter and ForEachChunk.
+std::vector<LeafBytes> DeviceLeaves(DeviceBuffer& buffer) {
+  std::vector<LeafBytes> leaves;
+  for (DeviceBuffer* leaf : buffer.MutableLeaves()) {
+    leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(),
+                      leaf->shape().element_type() == PRED});
+  }
+  return leaves;
 }
 
 // Calls without a session share one turn of the request queue.
@@ -206,9 +213,9 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
       Response response;
       status = body(session, request, &response, context);
       if (status.ok()) {
-        bool own_buffer = false;
-        grpc::Status serialized = grpc::SerializationTraits<Response>::Serialize(response, raw_response, &own_buffer);
-        if (!serialized.ok()) status = Internal("%s: serializing the response: %s", method, serialized.error_message());
+        absl::StatusOr<grpc::ByteBuffer> serialized = SerializeToByteBuffer(response);
+        status = serialized.status();
+        if (status.ok()) *raw_response = *std::move(serialized);
         response_bytes = raw_response->Length();
       }
     }
@@ -374,12 +381,7 @@ class GrpcService::UploadReactor final : public grpc::ServerReadReactor<grpc::By
       // The quota is checked on the declared shape before anything is
       // allocated.
       ASSIGN_OR_RETURN(buffer_, owner_->service_->AllocateForTransfer(session_, shape, &reservation_));
-      std::vector<LeafBytes> leaves;
-      for (DeviceBuffer* leaf : buffer_->MutableLeaves()) {
-        leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(),
-                          leaf->shape().element_type() == PRED});
-      }
-      writer_.emplace(std::move(leaves));
+      writer_.emplace(DeviceLeaves(*buffer_));
     }
     return Append(parsed.data());
   }
@@ -402,9 +404,7 @@ class GrpcService::UploadReactor final : public grpc::ServerReadReactor<grpc::By
     TransferToServerResponse response;
     ASSIGN_OR_RETURN(*response.mutable_data(), owner_->service_->RegisterBuffer(session_, std::move(buffer_), "transfer"));
     reservation_.Release();
-    bool own_buffer = false;
-    grpc::Status serialized = grpc::SerializationTraits<TransferToServerResponse>::Serialize(response, response_, &own_buffer);
-    if (!serialized.ok()) return Internal("TransferToServerStream: serializing the response: %s", serialized.error_message());
+    ASSIGN_OR_RETURN(*response_, SerializeToByteBuffer(response));
     return absl::OkStatus();
   }
 
@@ -495,9 +495,7 @@ class GrpcService::DownloadReactor final : public grpc::ServerWriteReactor<grpc:
     } else {
       ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, owner_->service_->ResolveBuffer(session_, request_.data()));
       // Read only; LeafBytes is shared with the receiving side.
-      for (DeviceBuffer* leaf : const_cast<DeviceBuffer&>(*buffer).MutableLeaves()) {
-        leaves.push_back({static_cast<uint8_t*>(leaf->mutable_data()), leaf->size_bytes(), false});
-      }
+      leaves = DeviceLeaves(const_cast<DeviceBuffer&>(*buffer));
       *first.mutable_shape() = buffer->shape().ToProto();
       source_ = std::move(buffer);
     }
@@ -505,7 +503,7 @@ class GrpcService::DownloadReactor final : public grpc::ServerWriteReactor<grpc:
       pieces_.push_back(piece);
       return absl::OkStatus();
     }));
-    ASSIGN_OR_RETURN(outgoing_, SerializeChunk(first));
+    ASSIGN_OR_RETURN(outgoing_, SerializeToByteBuffer(first));
     return absl::OkStatus();
   }
 

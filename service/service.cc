@@ -640,13 +640,12 @@ absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(
 }
 
 bool Service::LastRunTookAtMost(SessionId session, const ExecutionHandle& handle, absl::Duration bound) const {
-  absl::MutexLock lock(&mutex_);
-  auto it = executables_.find(handle.handle());
-  if (it == executables_.end() || it->second.session != session) return false;
+  std::shared_ptr<std::atomic<int64_t>> last_run_ns;
+  absl::StatusOr<std::shared_ptr<Executable>> executable = ResolveExecutable(session, handle, &last_run_ns);
   // A run that may wait for an infeed, an outfeed or a peer can block however
   // short its last run was.
-  if (it->second.executable->uses_replica_context()) return false;
-  const int64_t last = it->second.last_run_ns->load(std::memory_order_relaxed);
+  if (!executable.ok() || (*executable)->uses_replica_context()) return false;
+  const int64_t last = last_run_ns->load(std::memory_order_relaxed);
   return last >= 0 && last <= absl::ToInt64Nanoseconds(bound);
 }
 

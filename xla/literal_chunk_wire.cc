@@ -4,8 +4,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "grpcpp/support/proto_buffer_reader.h"
-#include "grpcpp/impl/codegen/proto_utils.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -60,14 +58,6 @@ grpc::ByteBuffer DataChunkReferencing(absl::string_view bytes, std::shared_ptr<c
   return grpc::ByteBuffer(slices, 2);
 }
 
-absl::StatusOr<grpc::ByteBuffer> SerializeChunk(const LiteralChunk& chunk) {
-  grpc::ByteBuffer raw;
-  bool own_buffer = false;
-  grpc::Status status = grpc::SerializationTraits<LiteralChunk>::Serialize(chunk, &raw, &own_buffer);
-  if (!status.ok()) return Internal("serializing a transfer chunk: %s", status.error_message());
-  return raw;
-}
-
 absl::StatusOr<bool> ReadChunk(const grpc::ByteBuffer& raw,
                                absl::FunctionRef<absl::Status(absl::string_view)> append, LiteralChunk* parsed) {
   std::vector<grpc::Slice> slices;
@@ -96,9 +86,7 @@ absl::StatusOr<bool> ReadChunk(const grpc::ByteBuffer& raw,
     }
     return false;
   }
-  grpc::ByteBuffer body(raw);  // shares the slices
-  grpc::ProtoBufferReader reader(&body);
-  if (!reader.status().ok() || !parsed->ParseFromZeroCopyStream(&reader)) {
+  if (!ParseFromByteBuffer(raw, parsed)) {
     return InvalidArgument("a transfer chunk (%d bytes) is not a valid xla.LiteralChunk", raw.Length());
   }
   return true;

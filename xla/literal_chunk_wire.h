@@ -17,7 +17,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/str_cat.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/support/byte_buffer.h"
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "proto/xla_service.pb.h"
 
 namespace xla {
@@ -26,9 +29,27 @@ namespace xla {
 // copies: `owner` is held until gRPC drops its last reference to them.
 grpc::ByteBuffer DataChunkReferencing(absl::string_view bytes, std::shared_ptr<const void> owner);
 
-// The LiteralChunk `chunk`, serialized (for the first chunk, which carries
-// the shape).
-absl::StatusOr<grpc::ByteBuffer> SerializeChunk(const LiteralChunk& chunk);
+// Any message (a chunk with a shape, a request, a response) to and from a
+// raw buffer, for the paths that send raw messages.
+template <typename Message>
+absl::StatusOr<grpc::ByteBuffer> SerializeToByteBuffer(const Message& message) {
+  grpc::ByteBuffer raw;
+  bool own_buffer = false;
+  grpc::Status status = grpc::SerializationTraits<Message>::Serialize(message, &raw, &own_buffer);
+  if (!status.ok()) {
+    return absl::InternalError(absl::StrCat("serializing a ", Message::descriptor()->full_name(), ": ",
+                                            status.error_message()));
+  }
+  return raw;
+}
+// False when `raw` is not a valid `Message` (malformed bytes, or a string
+// field that is not UTF-8).
+template <typename Message>
+bool ParseFromByteBuffer(const grpc::ByteBuffer& raw, Message* message) {
+  grpc::ByteBuffer body(raw);  // shares the slices
+  grpc::ProtoBufferReader reader(&body);
+  return reader.status().ok() && message->ParseFromZeroCopyStream(&reader);
+}
 
 // Reads a received chunk. A chunk that holds only data (what this project's
 // senders write) passes its bytes to `append`, slice by slice, straight from

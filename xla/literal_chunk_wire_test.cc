@@ -148,10 +148,15 @@ TEST(LiteralChunkWireTest, AnAppendErrorIsReturned) {
   EXPECT_EQ(general.status(), absl::InvalidArgumentError("full"));
 }
 
-TEST(LiteralChunkWireTest, SerializeChunkMatchesProtobuf) {
+TEST(LiteralChunkWireTest, MessagesRoundTripThroughByteBuffers) {
   LiteralChunk chunk;
   *chunk.mutable_shape() = ShapeUtil::MakeTupleShape({ShapeUtil::MakeShape(PRED, {7})}).ToProto();
-  EXPECT_EQ(Flatten(SerializeChunk(chunk).value()), chunk.SerializeAsString());
+  grpc::ByteBuffer raw = SerializeToByteBuffer(chunk).value();
+  EXPECT_EQ(Flatten(raw), chunk.SerializeAsString());
+  LiteralChunk back;
+  ASSERT_TRUE(ParseFromByteBuffer(InSlices(Flatten(raw), 3), &back));
+  EXPECT_EQ(back.SerializeAsString(), chunk.SerializeAsString());
+  EXPECT_FALSE(ParseFromByteBuffer(InSlices(std::string("\x0f\x01", 2), 1), &back));
 }
 
 }  // namespace

@@ -16,8 +16,10 @@
 // The two streamed transfers are raw callback reactors too: an upload's
 // chunks are copied from gRPC's receive buffers straight into the device
 // buffer, and a download's chunks refer to the device buffer, so neither
-// copies the array through a protobuf string (xla/literal_chunk_wire.h). Every call is logged as one line (method,
-// session, bytes, milliseconds, status), rejections included; so is a call
+// copies the array through a protobuf string (xla/literal_chunk_wire.h); a
+// download in another layout makes its relaid copy on a worker first. Every
+// call is logged as one line (method, session, bytes, milliseconds,
+// status), rejections included; so is a call
 // of a method the daemon does not have (UnknownMethods(), registered as the
 // server's generic service). The size limit of a request body (and of each
 // chunk of a streamed upload) is the daemon's, max_request_bytes, not

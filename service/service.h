@@ -209,8 +209,8 @@ class Service {
     SessionId session;
     std::shared_ptr<Executable> executable;
     AllocationTracker::Reservation charge;  // the executable's size, against the session's quota
-    // Its last Execute's compute time (-1: none yet); shared so that a run
-    // records it without the service's lock.
+    // How long its last Execute took, failed or not (-1: none yet); shared
+    // so that a run records it without the service's lock.
     std::shared_ptr<std::atomic<int64_t>> last_run_ns = std::make_shared<std::atomic<int64_t>>(-1);
   };
 

@@ -52,7 +52,8 @@ ABSL_FLAG(std::string, xla_cache_dir, "",
           "from it instead of compiled, and new ones are saved there. Empty: none.");
 ABSL_FLAG(std::string, xla_dump_to, "",
           "Directory to dump the compilation into: HLO before/after each pass, buffer assignment, LLVM IR "
-          "before/after optimization, LLVM's time per pass (NAME.llvm-pass-timings.txt), assembly.");
+          "before/after optimization, LLVM's time per pass (NAME.llvm-pass-timings.txt), the compile's phases "
+          "(NAME.compile-phases.txt), assembly.");
 
 namespace xla {
 namespace {

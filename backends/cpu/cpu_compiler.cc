@@ -1,11 +1,13 @@
 #include "backends/cpu/cpu_compiler.h"
 
+#include <chrono>
 #include <climits>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -62,7 +64,14 @@ struct EmittedModule {
   std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls;
   // The large constants left out of the code (JIT compiles only).
   std::unique_ptr<ExternalConstants> constants;
+  // Where the compile's time went so far, for the dump.
+  double hlo_passes_ms = 0;
+  double emission_ms = 0;  // the JIT's setup, buffer assignment and IR emission
 };
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& options,
                                          const ExecutionControl* control, const std::string& entry_symbol,
@@ -81,8 +90,11 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
   // instructions, before every LLVM pass, and before code generation.
   auto check_stop = [control]() { return control == nullptr ? absl::OkStatus() : control->CheckStop(); };
   RETURN_IF_ERROR(check_stop());
+  auto start = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(RunCpuHloPasses(module, options, kVerifyEachCpuPass, check_stop));
   EmittedModule emitted;
+  emitted.hlo_passes_ms = MillisecondsSince(start);
+  start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(emitted.target, ResolveCpuTarget(options.xla_cpu_target()));
   ASSIGN_OR_RETURN(emitted.jit, CpuJit::Create(emitted.target));
   CpuJit& jit = *emitted.jit;
@@ -112,6 +124,7 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
                            absl::string_view(static_cast<const char*>(constant.literal->untyped_data()),
                                              constant.literal->size_bytes()));
   }
+  emitted.emission_ms = MillisecondsSince(start);
   if (!options.xla_dump_to().empty()) {
     std::string ir;
     llvm::raw_string_ostream os(ir);
@@ -149,9 +162,24 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
     request.assembly = &assembly;
     request.pass_timings = &pass_timings;
   }
+  auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::vector<std::string> objects,
                    emitted.jit->OptimizeToObjects(std::move(emitted.context), std::move(emitted.llvm_module), request));
+  const double llvm_ms = MillisecondsSince(start);
+  start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(void* entry, emitted.jit->AddObjects(objects, *emitted.constants, kEntryName, module->name()));
+  const double link_ms = MillisecondsSince(start);
+  if (dump) {
+    // The split of the LLVM time, part by part, ends each part's section of
+    // NAME.llvm-pass-timings.txt.
+    RETURN_IF_ERROR(DumpToFile(
+        options, module->name() + ".compile-phases.txt",
+        absl::StrFormat("HLO passes %.3f ms\nJIT setup, buffer assignment and IR emission %.3f ms\n"
+                        "LLVM (IR pipeline and code generation, %d part(s)) %.3f ms\nlinking %.3f ms\n"
+                        "(while dumping, which adds its own time)\n",
+                        emitted.hlo_passes_ms, emitted.emission_ms, static_cast<int>(objects.size()), llvm_ms,
+                        link_ms)));
+  }
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".s", assembly));
   // Where the LLVM part of the compile went, pass by pass.

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_replace.h"
@@ -117,6 +118,14 @@ TEST(CpuPipelineTest, DumpsHloAndIr) {
   const std::string timings = read(".llvm-pass-timings.txt");
   EXPECT_NE(timings.find("Total Execution Time"), std::string::npos) << timings;
   EXPECT_NE(timings.find("InstCombinePass"), std::string::npos) << timings;
+  EXPECT_NE(timings.find("; code generation of the object (no per-pass times) "), std::string::npos) << timings;
+  // The compile's phases, each with a time.
+  const std::string phases = read(".compile-phases.txt");
+  for (const char* phase : {"HLO passes ", "JIT setup, buffer assignment and IR emission ",
+                            "LLVM (IR pipeline and code generation, 1 part(s)) ", "linking "}) {
+    EXPECT_NE(phases.find(phase), std::string::npos) << phase << "\n" << phases;
+  }
+  EXPECT_TRUE(std::regex_search(phases, std::regex("linking [0-9]+\\.[0-9]{3} ms"))) << phases;
 }
 
 // A chain whose links are each read twice (so each is materialized), the

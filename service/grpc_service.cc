@@ -1,6 +1,7 @@
 #include "service/grpc_service.h"
 
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <optional>
 #include <type_traits>
@@ -52,13 +53,13 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
 // A request's own deadline and cancel, for the runs and compiles it starts:
 // gRPC marks the context cancelled when the client cancels, its deadline
 // passes or it disconnects, so the work stops instead of finishing for no
-// one.
-RequestControl RequestControlOf(grpc::ServerContextBase* context) {
+// one. `cancelled` asks the call (how depends on gRPC's API).
+RequestControl RequestControlOf(const grpc::ServerContextBase& context, std::function<bool()> cancelled) {
   RequestControl request;
-  if (context->deadline() != std::chrono::system_clock::time_point::max()) {
-    request.deadline = absl::FromChrono(context->deadline());
+  if (context.deadline() != std::chrono::system_clock::time_point::max()) {
+    request.deadline = absl::FromChrono(context.deadline());
   }
-  request.cancelled = [context] { return context->IsCancelled(); };
+  request.cancelled = std::move(cancelled);
   return request;
 }
 
@@ -119,7 +120,22 @@ GrpcService::GrpcService(std::shared_ptr<xla::Service> service, const GrpcServic
     : service_(std::move(service)),
       options_(options),
       queue_(options.workers, options.max_queued_requests),
-      unknown_methods_(std::make_unique<UnknownMethodService>(&metrics_)) {}
+      unknown_methods_(std::make_unique<UnknownMethodService>(&metrics_)),
+      execute_server_(
+          [this](grpc::ServerContext* context, grpc::ByteBuffer* request,
+                 grpc::ServerAsyncResponseWriter<grpc::ByteBuffer>* responder, grpc::ServerCompletionQueue* queue,
+                 void* tag) { RequestExecute(context, request, responder, queue, queue, tag); },
+          [this](AsyncUnaryCall* call) { ServeExecute(call); }) {}
+
+void GrpcService::RegisterWith(grpc::ServerBuilder* builder) {
+  builder->RegisterService(this);
+  builder->RegisterCallbackGenericService(UnknownMethods());
+  execute_server_.AddTo(builder);
+}
+
+// Two pollers: one short Execute running on a poller does not hold up the
+// next call's arrival.
+void GrpcService::Start() { execute_server_.Start(/*threads=*/2); }
 
 grpc::Status GrpcService::ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -164,21 +180,20 @@ absl::Status GrpcService::ReleaseCarriedHandles(SessionId session, const grpc::S
   return absl::OkStatus();
 }
 
-template <typename Request, typename Response, typename Body, typename IsShort>
-grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionless,
-                                             grpc::CallbackServerContext* context,
-                                             const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response,
-                                             Body body, IsShort is_short) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+template <typename Request, typename Response, typename Body, typename IsShort, typename Reply>
+void GrpcService::HandleUnary(const char* method, bool sessionless, const grpc::ServerContextBase* context,
+                              const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response,
+                              RequestControl control, Body body, IsShort is_short, Reply reply) {
   const auto start = std::chrono::steady_clock::now();
   const int64_t request_bytes = raw_request->Length();
   auto finish = [=](const std::string& session_text, int64_t response_bytes, const absl::Status& status) {
     const double ms = MillisecondsSince(start);
     LogRequest(method, session_text, request_bytes + response_bytes, ms, status);
     metrics_.RecordCall(method, status.code(), ms / 1000, request_bytes + response_bytes);
-    reactor->Finish(ToGrpcStatus(status));
+    reply(ToGrpcStatus(status));
   };
-  // On gRPC's thread, before the body is parsed: who is calling.
+  // On the thread that received the call, before the body is parsed: who
+  // is calling.
   SessionId session = kNoSessionKey;
   absl::Status admitted;
   if (sessionless) {
@@ -195,12 +210,12 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
   }
   if (!admitted.ok()) {
     finish("-", 0, admitted);
-    return reactor;
+    return;
   }
   const std::string session_text = sessionless ? "-" : absl::StrCat(session);
   // `preparsed`: the request, when it was parsed already (else null).
   auto run = [=](const Request* preparsed) {
-    if (context->IsCancelled()) {
+    if (control.cancelled && control.cancelled()) {
       finish(session_text, 0, absl::CancelledError("the client went away while the call waited for a worker"));
       return;
     }
@@ -211,7 +226,7 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
     int64_t response_bytes = 0;
     if (status.ok()) {
       Response response;
-      status = body(session, request, &response, context);
+      status = body(session, request, &response, control);
       if (status.ok()) {
         absl::StatusOr<grpc::ByteBuffer> serialized = SerializeToByteBuffer(response);
         status = serialized.status();
@@ -222,17 +237,28 @@ grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionles
     finish(session_text, response_bytes, status);
   };
   if constexpr (!std::is_same_v<IsShort, std::nullptr_t>) {
-    // A call known to be short runs here, on gRPC's thread, when the queue
-    // is idle; a request that does not parse goes the usual way and gets
-    // its error there.
+    // A call known to be short runs here, on the receiving thread, when
+    // the queue is idle; a request that does not parse goes the usual way
+    // and gets its error there.
     Request request;
     if (ParseRequest(method, *raw_request, &request).ok() && is_short(session, request) &&
         queue_.RunHereIfIdle([&] { run(&request); })) {
-      return reactor;
+      return;
     }
   }
   absl::Status queued = queue_.Submit(session, [=]() { run(nullptr); });
   if (!queued.ok()) finish(session_text, 0, queued);
+}
+
+template <typename Request, typename Response, typename Body>
+grpc::ServerUnaryReactor* GrpcService::Unary(const char* method, bool sessionless,
+                                             grpc::CallbackServerContext* context,
+                                             const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response,
+                                             Body body) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  HandleUnary<Request, Response>(method, sessionless, context, raw_request, raw_response,
+                                 RequestControlOf(*context, [context] { return context->IsCancelled(); }), body,
+                                 nullptr, [reactor](const grpc::Status& status) { reactor->Finish(status); });
   return reactor;
 }
 
@@ -240,7 +266,7 @@ grpc::ServerUnaryReactor* GrpcService::OpenSession(grpc::CallbackServerContext* 
                                                    const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
   return Unary<OpenSessionRequest, OpenSessionResponse>(
       "OpenSession", /*sessionless=*/true, context, request, response,
-      [this](SessionId, const OpenSessionRequest& r, OpenSessionResponse* out, grpc::ServerContextBase*) {
+      [this](SessionId, const OpenSessionRequest& r, OpenSessionResponse* out, const RequestControl&) {
         SessionId id = service_->OpenSession(r.client_name());
         out->set_session_id(service_->SessionToken(id));  // the log shows the number, never the token
         out->set_idle_timeout_seconds(absl::ToInt64Seconds(options_.idle_timeout));
@@ -252,7 +278,7 @@ grpc::ServerUnaryReactor* GrpcService::GetServiceInfo(grpc::CallbackServerContex
                                                       const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
   return Unary<GetServiceInfoRequest, GetServiceInfoResponse>(
       "GetServiceInfo", /*sessionless=*/true, context, request, response,
-      [this](SessionId, const GetServiceInfoRequest& r, GetServiceInfoResponse* out, grpc::ServerContextBase*) {
+      [this](SessionId, const GetServiceInfoRequest& r, GetServiceInfoResponse* out, const RequestControl&) {
         return service_->GetServiceInfo(r, out);
       });
 }
@@ -261,7 +287,7 @@ grpc::ServerUnaryReactor* GrpcService::CloseSession(grpc::CallbackServerContext*
                                                     const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
   return Unary<CloseSessionRequest, CloseSessionResponse>(
       "CloseSession", /*sessionless=*/false, context, request, response,
-      [this](SessionId s, const CloseSessionRequest&, CloseSessionResponse*, grpc::ServerContextBase*) {
+      [this](SessionId s, const CloseSessionRequest&, CloseSessionResponse*, const RequestControl&) {
         return service_->CloseSession(s);
       });
 }
@@ -273,8 +299,8 @@ grpc::ServerUnaryReactor* GrpcService::CloseSession(grpc::CallbackServerContext*
                                               const grpc::ByteBuffer* request, grpc::ByteBuffer* response) { \
     return Unary<REQUEST, RESPONSE>(                                                                         \
         #NAME, /*sessionless=*/false, context, request, response,                                           \
-        [this](SessionId s, const REQUEST& r, RESPONSE* out, grpc::ServerContextBase* call) {              \
-          (void)call;                                                                                        \
+        [this](SessionId s, const REQUEST& r, RESPONSE* out, const RequestControl& control) {              \
+          (void)control;                                                                                     \
           return service_->NAME ARGS;                                                                        \
         });                                                                                                  \
   }
@@ -282,7 +308,7 @@ grpc::ServerUnaryReactor* GrpcService::CloseSession(grpc::CallbackServerContext*
 // Methods that run or compile a computation (or wait for one) also pass the
 // request's deadline and cancel.
 #define RUNNING_METHOD(NAME, REQUEST, RESPONSE) \
-  SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, r, out, RequestControlOf(call)))
+  SESSION_METHOD(NAME, REQUEST, RESPONSE, (s, r, out, control))
 RUNNING_METHOD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
 RUNNING_METHOD(ExecuteParallel, ExecuteParallelRequest, ExecuteParallelResponse)
 RUNNING_METHOD(WaitForExecution, WaitForExecutionRequest, WaitForExecutionResponse)
@@ -305,17 +331,17 @@ UNARY_METHOD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 #undef UNARY_METHOD
 #undef SESSION_METHOD
 
-// An Execute whose last run was short runs without a worker hand-off.
-grpc::ServerUnaryReactor* GrpcService::Execute(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
-                                               grpc::ByteBuffer* response) {
-  return Unary<ExecuteRequest, ExecuteResponse>(
-      "Execute", /*sessionless=*/false, context, request, response,
-      [this](SessionId s, const ExecuteRequest& r, ExecuteResponse* out, grpc::ServerContextBase* call) {
-        return service_->Execute(s, r, out, RequestControlOf(call));
+// Execute is served from the completion queue (AsyncUnaryServer), and one
+// whose last run was short runs on the thread that received it.
+void GrpcService::ServeExecute(AsyncUnaryCall* call) {
+  HandleUnary<ExecuteRequest, ExecuteResponse>(
+      "Execute", /*sessionless=*/false, call->context(), &call->request(), call->response(),
+      RequestControlOf(*call->context(), [call] { return call->cancelled(); }),
+      [this](SessionId s, const ExecuteRequest& r, ExecuteResponse* out, const RequestControl& control) {
+        return service_->Execute(s, r, out, control);
       },
-      [this](SessionId s, const ExecuteRequest& r) {
-        return service_->LastRunTookAtMost(s, r.handle(), kShortRun);
-      });
+      [this](SessionId s, const ExecuteRequest& r) { return service_->LastRunTookAtMost(s, r.handle(), kShortRun); },
+      [call](const grpc::Status& status) { call->Finish(status); });
 }
 
 // A streamed call's log line and counters, written when it finishes.

@@ -1,7 +1,7 @@
 // GrpcService: serves a Service over gRPC (proto/xla_service.proto).
 //
-// The unary methods use gRPC's callback API with raw (ByteBuffer) messages,
-// so that the daemon, not gRPC, decides what happens to a call:
+// The unary methods use raw (ByteBuffer) messages, so that the daemon, not
+// gRPC, decides what happens to a call:
 //   - the auth token (when one is configured) and the session (metadata
 //     "xla-session") are checked before the body is parsed, so an
 //     unauthenticated caller cannot make the daemon parse anything;
@@ -11,8 +11,13 @@
 //     them wait in its bounded queue with fair turns between sessions,
 //     instead of gRPC rejecting them when its thread pool is exhausted. The
 //     one exception is an Execute whose last run took at most 100 us: when
-//     nothing waits, it runs on gRPC's thread, since handing it to a worker
-//     (two thread wake-ups) would cost as much as the run.
+//     nothing waits, it runs on the thread that received it, since handing
+//     it to a worker (two thread wake-ups) would cost as much as the run.
+// Execute, the call whose round trip matters most, is served from a
+// completion queue that two threads of this service poll
+// (AsyncUnaryServer): gRPC's callback API, which serves the other unary
+// methods, hands every call from the thread that read it to a callback
+// thread, one more wake-up per call.
 // The two streamed transfers are raw callback reactors too: an upload's
 // chunks are copied from gRPC's receive buffers straight into the device
 // buffer, and a download's chunks refer to the device buffer, so neither
@@ -35,16 +40,18 @@
 
 #include "grpcpp/generic/async_generic_service.h"
 #include "proto/xla_service.grpc.pb.h"
+#include "service/async_unary_server.h"
 #include "service/metrics.h"
 #include "service/request_queue.h"
 #include "service/service.h"
 
 namespace xla {
 
-// The generated service with every unary method raw and callback-based.
+// The generated service with every unary method raw: Execute served from a
+// completion queue (AsyncUnaryServer), the others callback-based.
 using GrpcServiceBase = XlaService::WithRawCallbackMethod_OpenSession<
     XlaService::WithRawCallbackMethod_CloseSession<XlaService::WithRawCallbackMethod_Compile<
-        XlaService::WithRawCallbackMethod_Execute<XlaService::WithRawCallbackMethod_ExecuteGraph<
+        XlaService::WithRawMethod_Execute<XlaService::WithRawCallbackMethod_ExecuteGraph<
             XlaService::WithRawCallbackMethod_ExecuteParallel<XlaService::WithRawCallbackMethod_ExecuteAsync<
                 XlaService::WithRawCallbackMethod_WaitForExecution<XlaService::WithRawCallbackMethod_UnregisterExecutable<
                 XlaService::WithRawCallbackMethod_TransferToServer<XlaService::WithRawCallbackMethod_TransferToClient<
@@ -75,13 +82,19 @@ class GrpcService final : public GrpcServiceBase {
  public:
   GrpcService(std::shared_ptr<xla::Service> service, const GrpcServiceOptions& options);
 
+  // How a server serves this: RegisterWith(&builder) before BuildAndStart
+  // (the service, its unknown-method answers and Execute's completion
+  // queue), Start() after it. The server is shut down before this is
+  // destroyed (the destructor waits for the Executes in flight).
+  void RegisterWith(grpc::ServerBuilder* builder);
+  void Start();
+
 #define XLA_RAW_UNARY(NAME)                                                                          \
   grpc::ServerUnaryReactor* NAME(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request, \
                                  grpc::ByteBuffer* response) override;
   XLA_RAW_UNARY(OpenSession)
   XLA_RAW_UNARY(CloseSession)
   XLA_RAW_UNARY(Compile)
-  XLA_RAW_UNARY(Execute)
   XLA_RAW_UNARY(ExecuteGraph)
   XLA_RAW_UNARY(ExecuteParallel)
   XLA_RAW_UNARY(ExecuteAsync)
@@ -125,15 +138,23 @@ class GrpcService final : public GrpcServiceBase {
   // carried as metadata 'xla-release' (client/grpc_stub.h).
   absl::Status ReleaseCarriedHandles(SessionId session, const grpc::ServerContextBase& context);
   // A raw unary call: checks auth (and the session unless `sessionless`)
-  // on gRPC's thread, then queues the parse of `Request`, `body` and the
-  // serialization of `Response` for a worker, and logs the call. With
-  // `is_short` (SessionId, const Request&) -> bool, the request is parsed on
-  // gRPC's thread, and one it calls short runs there when the queue is
-  // idle (RequestQueue::RunHereIfIdle).
-  template <typename Request, typename Response, typename Body, typename IsShort = std::nullptr_t>
+  // on the thread that received it, then queues the parse of `Request`,
+  // `body` (SessionId, const Request&, Response*, const RequestControl&)
+  // and the serialization of `Response` for a worker, logs the call and
+  // passes its status to `reply`. With `is_short` (SessionId, const
+  // Request&) -> bool, the request is parsed on the receiving thread, and
+  // one it calls short runs there when the queue is idle
+  // (RequestQueue::RunHereIfIdle); `is_short` nullptr: never.
+  template <typename Request, typename Response, typename Body, typename IsShort, typename Reply>
+  void HandleUnary(const char* method, bool sessionless, const grpc::ServerContextBase* context,
+                   const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response, RequestControl control,
+                   Body body, IsShort is_short, Reply reply);
+  // HandleUnary for a callback-API call.
+  template <typename Request, typename Response, typename Body>
   grpc::ServerUnaryReactor* Unary(const char* method, bool sessionless, grpc::CallbackServerContext* context,
-                                  const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response, Body body,
-                                  IsShort is_short = nullptr);
+                                  const grpc::ByteBuffer* raw_request, grpc::ByteBuffer* raw_response, Body body);
+  // HandleUnary for an Execute from the completion queue.
+  void ServeExecute(AsyncUnaryCall* call);
   // The two streamed transfers (grpc_service.cc), and their common log line.
   class UploadReactor;
   class DownloadReactor;
@@ -145,6 +166,9 @@ class GrpcService final : public GrpcServiceBase {
   RequestQueue queue_;
   mutable ServiceMetrics metrics_;
   std::unique_ptr<grpc::CallbackGenericService> unknown_methods_;
+  // After queue_: destroyed first, while the workers can still finish the
+  // Executes they hold.
+  AsyncUnaryServer execute_server_;
 };
 
 }  // namespace xla

@@ -190,8 +190,7 @@ int Main(const std::vector<std::string>& plugins) {
   int port = 0;
   builder.AddListeningPort(absl::StrCat(absl::GetFlag(FLAGS_address), ":", absl::GetFlag(FLAGS_port)), credentials,
                            &port);
-  builder.RegisterService(&grpc_service);
-  builder.RegisterCallbackGenericService(grpc_service.UnknownMethods());
+  grpc_service.RegisterWith(&builder);
   // The daemon applies --max_request_bytes itself, where it can log the
   // rejection (grpc_service.h); gRPC's own limit would refuse silently.
   builder.SetMaxReceiveMessageSize(-1);
@@ -206,6 +205,7 @@ int Main(const std::vector<std::string>& plugins) {
   if (server == nullptr || port == 0) {
     return Fail(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_address), ":", absl::GetFlag(FLAGS_port)));
   }
+  grpc_service.Start();
   // Prometheus scrapes plain HTTP: a small server of its own.
   std::unique_ptr<httplib::Server> metrics;
   std::thread metrics_thread;

@@ -239,6 +239,40 @@ TEST(DaemonStopTest, AnOutfeedWaitEndsWhenItsClientCancels) {
   ExpectServing(*client);
 }
 
+// Execute is served from a completion queue (service/async_unary_server.h),
+// where a cancel is learnt from gRPC's done notification: the run stops
+// when its client cancels.
+TEST(DaemonStopTest, ARunStopsWhenItsClientCancels) {
+  auto daemon = DaemonProcess::Start({"--max_run_seconds=300"}).value();
+  auto client = GrpcClient::Connect(daemon->target()).value();
+  auto executable = client->CompileHloText(kBigReduceWindow);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto arg = client->TransferToServer(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
+  ASSERT_TRUE(arg.ok()) << arg.status();
+  auto stub = XlaService::NewStub(grpc::CreateChannel(daemon->target(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.AddMetadata("xla-session", client->session_id());
+  ExecuteRequest request;
+  *request.mutable_handle() = *executable;
+  *request.add_arguments() = (*arg)->handle();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    context.TryCancel();
+  });
+  ExecuteResponse response;
+  grpc::Status status = stub->Execute(&context, request, &response);
+  canceller.join();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  std::string logged;
+  const double ms = LoggedMilliseconds(*daemon, "Execute", &logged);
+  EXPECT_GT(ms, 0) << daemon->Log();
+  EXPECT_LT(ms, 2000) << daemon->Log();
+  EXPECT_EQ(logged, "CANCELLED") << daemon->Log();
+  ExpectServing(*client);
+  // The run's reservation is released: nothing but the two buffers is held.
+  EXPECT_LT(client->GetServiceInfo().value().bytes_in_use(), (int64_t{2048} * 2048 * 4) + (1 << 20));
+}
+
 TEST(DaemonStopTest, SigtermEndsTheDaemonWithinFiveSecondsWhileWorkRuns) {
   auto daemon = DaemonProcess::Start({"--max_run_seconds=300", "--max_compile_seconds=300"}).value();
   auto client = GrpcClient::Connect(daemon->target()).value();

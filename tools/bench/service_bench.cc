@@ -79,10 +79,11 @@ int Main() {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&grpc_service);
+  grpc_service.RegisterWith(&builder);
   builder.RegisterService(&echo);
   builder.RegisterService(&callback_echo);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  grpc_service.Start();
   const std::string target = "127.0.0.1:" + std::to_string(port);
   // Keep the service's request log out of the figures.
   std::freopen("/dev/null", "w", stderr);

@@ -212,30 +212,39 @@ TEST(DaemonStopTest, ARequestedOutfeedWaitEndsAtMaxRunSeconds) {
   ExpectServing(*client);
 }
 
+// Calls `method` in `client`'s session through a stub of its own and
+// cancels it half a second in: the call ends CANCELLED, and the daemon logs
+// it so within 2 s (the work stopped, not ran to its bound).
+template <typename Request, typename Response>
+void ExpectCancelStops(const DaemonProcess& daemon, const GrpcClient& client, const std::string& method,
+                       grpc::Status (XlaService::Stub::*call)(grpc::ClientContext*, const Request&, Response*),
+                       const Request& request) {
+  auto stub = XlaService::NewStub(grpc::CreateChannel(daemon.target(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.AddMetadata("xla-session", client.session_id());
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    context.TryCancel();
+  });
+  Response response;
+  grpc::Status status = ((*stub).*call)(&context, request, &response);
+  canceller.join();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  std::string logged;
+  const double ms = LoggedMilliseconds(daemon, method, &logged);
+  EXPECT_GT(ms, 0) << daemon.Log();
+  EXPECT_LT(ms, 2000) << daemon.Log();
+  EXPECT_EQ(logged, "CANCELLED") << daemon.Log();
+}
+
 // A client that cancels its outfeed wait frees the worker at once, not at
 // the wait's bound (300 s here).
 TEST(DaemonStopTest, AnOutfeedWaitEndsWhenItsClientCancels) {
   auto daemon = DaemonProcess::Start({"--max_run_seconds=300"}).value();
   auto client = GrpcClient::Connect(daemon->target()).value();
-  auto channel = grpc::CreateChannel(daemon->target(), grpc::InsecureChannelCredentials());
-  auto stub = XlaService::NewStub(channel);
-  grpc::ClientContext context;
-  context.AddMetadata("xla-session", client->session_id());
   TransferFromOutfeedRequest request;
   request.set_timeout_ms(300000);
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    context.TryCancel();
-  });
-  TransferFromOutfeedResponse response;
-  grpc::Status status = stub->TransferFromOutfeed(&context, request, &response);
-  canceller.join();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
-  std::string logged;
-  const double ms = LoggedMilliseconds(*daemon, "TransferFromOutfeed", &logged);
-  EXPECT_GT(ms, 0) << daemon->Log();
-  EXPECT_LT(ms, 2000) << daemon->Log();
-  EXPECT_EQ(logged, "CANCELLED") << daemon->Log();
+  ExpectCancelStops(*daemon, *client, "TransferFromOutfeed", &XlaService::Stub::TransferFromOutfeed, request);
   ExpectServing(*client);
 }
 
@@ -249,25 +258,10 @@ TEST(DaemonStopTest, ARunStopsWhenItsClientCancels) {
   ASSERT_TRUE(executable.ok()) << executable.status();
   auto arg = client->TransferToServer(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
   ASSERT_TRUE(arg.ok()) << arg.status();
-  auto stub = XlaService::NewStub(grpc::CreateChannel(daemon->target(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.AddMetadata("xla-session", client->session_id());
   ExecuteRequest request;
   *request.mutable_handle() = *executable;
   *request.add_arguments() = (*arg)->handle();
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    context.TryCancel();
-  });
-  ExecuteResponse response;
-  grpc::Status status = stub->Execute(&context, request, &response);
-  canceller.join();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
-  std::string logged;
-  const double ms = LoggedMilliseconds(*daemon, "Execute", &logged);
-  EXPECT_GT(ms, 0) << daemon->Log();
-  EXPECT_LT(ms, 2000) << daemon->Log();
-  EXPECT_EQ(logged, "CANCELLED") << daemon->Log();
+  ExpectCancelStops(*daemon, *client, "Execute", &XlaService::Stub::Execute, request);
   ExpectServing(*client);
   // The run's reservation is released: nothing but the two buffers is held.
   EXPECT_LT(client->GetServiceInfo().value().bytes_in_use(), (int64_t{2048} * 2048 * 4) + (1 << 20));

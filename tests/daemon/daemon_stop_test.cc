@@ -138,16 +138,21 @@ grpc::Status CallWithDeadline(const DaemonProcess& daemon, const GrpcClient& cli
   return call(*stub, &context);
 }
 
+// A run of kBigReduceWindow compiled in `client`'s session; its argument
+// is held in *arg.
+ExecuteRequest BigWindowRun(GrpcClient& client, std::unique_ptr<GlobalData>* arg) {
+  ExecuteRequest request;
+  *request.mutable_handle() = client.CompileHloText(kBigReduceWindow).value();
+  *arg = client.TransferToServer(Literal(ShapeUtil::MakeShape(F32, {2048, 2048}))).value();
+  *request.add_arguments() = (*arg)->handle();
+  return request;
+}
+
 TEST(DaemonStopTest, ARunWithoutAWhileStopsWithinASecondOfItsClientsDeadline) {
   auto daemon = DaemonProcess::Start({"--max_run_seconds=300"}).value();
   auto client = GrpcClient::Connect(daemon->target()).value();
-  auto executable = client->CompileHloText(kBigReduceWindow);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  auto arg = client->TransferToServer(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
-  ASSERT_TRUE(arg.ok()) << arg.status();
-  ExecuteRequest request;
-  *request.mutable_handle() = *executable;
-  *request.add_arguments() = (*arg)->handle();
+  std::unique_ptr<GlobalData> arg;
+  const ExecuteRequest request = BigWindowRun(*client, &arg);
   grpc::Status status = CallWithDeadline(*daemon, *client, absl::Seconds(1), [&](auto& stub, auto* context) {
     ExecuteResponse response;
     return stub.Execute(context, request, &response);
@@ -254,13 +259,8 @@ TEST(DaemonStopTest, AnOutfeedWaitEndsWhenItsClientCancels) {
 TEST(DaemonStopTest, ARunStopsWhenItsClientCancels) {
   auto daemon = DaemonProcess::Start({"--max_run_seconds=300"}).value();
   auto client = GrpcClient::Connect(daemon->target()).value();
-  auto executable = client->CompileHloText(kBigReduceWindow);
-  ASSERT_TRUE(executable.ok()) << executable.status();
-  auto arg = client->TransferToServer(Literal(ShapeUtil::MakeShape(F32, {2048, 2048})));
-  ASSERT_TRUE(arg.ok()) << arg.status();
-  ExecuteRequest request;
-  *request.mutable_handle() = *executable;
-  *request.add_arguments() = (*arg)->handle();
+  std::unique_ptr<GlobalData> arg;
+  const ExecuteRequest request = BigWindowRun(*client, &arg);
   ExpectCancelStops(*daemon, *client, "Execute", &XlaService::Stub::Execute, request);
   ExpectServing(*client);
   // The run's reservation is released: nothing but the two buffers is held.

@@ -240,9 +240,13 @@ void GrpcService::HandleUnary(const char* method, bool sessionless, const grpc::
     // A call known to be short runs here, on the receiving thread, when
     // the queue is idle; a request that does not parse goes the usual way
     // and gets its error there.
-    Request request;
-    if (ParseRequest(method, *raw_request, &request).ok() && is_short(session, request) &&
-        queue_.RunHereIfIdle([&] { run(&request); })) {
+    // One that is not short, or finds the queue busy, takes the parsed
+    // request to its worker.
+    auto request = std::make_shared<Request>();
+    if (ParseRequest(method, *raw_request, request.get()).ok()) {
+      if (is_short(session, *request) && queue_.RunHereIfIdle([&] { run(request.get()); })) return;
+      absl::Status queued = queue_.Submit(session, [=]() { run(request.get()); });
+      if (!queued.ok()) finish(session_text, 0, queued);
       return;
     }
   }

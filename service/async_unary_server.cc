@@ -4,7 +4,7 @@ namespace xla {
 
 bool AsyncUnaryCall::cancelled() const {
   // IsCancelled is only safe once the done notification was delivered.
-  return done_.load(std::memory_order_acquire) && const_cast<grpc::ServerContext&>(context_).IsCancelled();
+  return done_.load(std::memory_order_acquire) && context_.IsCancelled();
 }
 
 void AsyncUnaryCall::Finish(const grpc::Status& status) {

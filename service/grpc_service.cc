@@ -1,8 +1,8 @@
 #include "service/grpc_service.h"
 
 #include <chrono>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <type_traits>
 
@@ -238,10 +238,9 @@ void GrpcService::HandleUnary(const char* method, bool sessionless, const grpc::
   };
   if constexpr (!std::is_same_v<IsShort, std::nullptr_t>) {
     // A call known to be short runs here, on the receiving thread, when
-    // the queue is idle; a request that does not parse goes the usual way
-    // and gets its error there.
-    // One that is not short, or finds the queue busy, takes the parsed
-    // request to its worker.
+    // the queue is idle; one that is not, or finds the queue busy, takes
+    // its parsed request to a worker. A request that does not parse goes
+    // the usual way and gets its error there.
     auto request = std::make_shared<Request>();
     if (ParseRequest(method, *raw_request, request.get()).ok()) {
       if (is_short(session, *request) && queue_.RunHereIfIdle([&] { run(request.get()); })) return;

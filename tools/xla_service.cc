@@ -194,8 +194,9 @@ int Main(const std::vector<std::string>& plugins) {
   // The daemon applies --max_request_bytes itself, where it can log the
   // rejection (grpc_service.h); gRPC's own limit would refuse silently.
   builder.SetMaxReceiveMessageSize(-1);
-  // gRPC's own threads serve the callbacks and the two streaming transfers;
-  // the unary methods' work runs on the request queue's workers. The bound
+  // gRPC's own threads serve the callbacks and the two streaming transfers,
+  // two of the service's own receive Execute (GrpcService::Start); the
+  // unary methods' work runs on the request queue's workers. The bound
   // only keeps a flood of streaming calls from making unbounded threads.
   grpc::ResourceQuota quota("xla_service");
   quota.SetMaxThreads(static_cast<int>(std::min<int64_t>(

@@ -15,7 +15,7 @@ void AsyncUnaryCall::Finish(const grpc::Status& status) {
 void AsyncUnaryServer::AddTo(grpc::ServerBuilder* builder) { queue_ = builder->AddCompletionQueue(); }
 
 void AsyncUnaryServer::ArmOneCall() {
-  auto* call = new AsyncUnaryCall(this);
+  auto* call = new AsyncUnaryCall();
   {
     absl::MutexLock lock(&mutex_);
     ++live_calls_;

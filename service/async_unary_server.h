@@ -26,8 +26,6 @@
 
 namespace xla {
 
-class AsyncUnaryServer;
-
 // One call, from the moment the client's request arrived until gRPC is done
 // with it; owned by the server.
 class AsyncUnaryCall {
@@ -51,9 +49,8 @@ class AsyncUnaryCall {
     AsyncUnaryCall* call;
     Event event;
   };
-  explicit AsyncUnaryCall(AsyncUnaryServer* server) : server_(server) {}
+  AsyncUnaryCall() = default;
 
-  AsyncUnaryServer* const server_;
   grpc::ServerContext context_;
   grpc::ByteBuffer request_;
   grpc::ByteBuffer response_;
@@ -92,7 +89,6 @@ class AsyncUnaryServer {
   void Stop();
 
  private:
-  friend class AsyncUnaryCall;
   void ArmOneCall();
   void Poll();
   void Release(AsyncUnaryCall* call);

@@ -23,11 +23,9 @@ namespace {
 class ExecuteOnly final : public XlaService::WithRawMethod_Execute<XlaService::Service> {};
 
 std::string Text(const grpc::ByteBuffer& buffer) {
-  std::vector<grpc::Slice> slices;
-  EXPECT_TRUE(buffer.Dump(&slices).ok());
-  std::string text;
-  for (const grpc::Slice& slice : slices) text.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-  return text;
+  grpc::Slice slice;
+  EXPECT_TRUE(buffer.DumpToSingleSlice(&slice).ok());
+  return std::string(reinterpret_cast<const char*>(slice.begin()), slice.size());
 }
 
 grpc::ByteBuffer Buffer(const std::string& text) {
@@ -74,6 +72,21 @@ class AsyncUnaryServerTest : public ::testing::Test {
     return status;
   }
 
+  // Serves with a handler that keeps every call; HeldCalls(n) waits for
+  // n of them and returns them.
+  void ServeHolding() {
+    Serve([this](AsyncUnaryCall* call) {
+      absl::MutexLock lock(&held_mutex_);
+      held_.push_back(call);
+    });
+  }
+  std::vector<AsyncUnaryCall*> HeldCalls(size_t n) {
+    auto enough = [this, n] { return held_.size() >= n; };  // called with the lock held
+    absl::MutexLock lock(&held_mutex_);
+    held_mutex_.Await(absl::Condition(&enough));
+    return held_;
+  }
+
   void TearDown() override {
     if (grpc_server_ != nullptr) grpc_server_->Shutdown();
     if (server_ != nullptr) server_->Stop();
@@ -83,6 +96,8 @@ class AsyncUnaryServerTest : public ::testing::Test {
   std::unique_ptr<AsyncUnaryServer> server_;
   std::unique_ptr<grpc::Server> grpc_server_;
   std::shared_ptr<grpc::Channel> channel_;
+  absl::Mutex held_mutex_;
+  std::vector<AsyncUnaryCall*> held_ ABSL_GUARDED_BY(held_mutex_);
 };
 
 TEST_F(AsyncUnaryServerTest, AnswersOnThePoller) {
@@ -98,12 +113,7 @@ TEST_F(AsyncUnaryServerTest, AnswersOnThePoller) {
 }
 
 TEST_F(AsyncUnaryServerTest, CallsKeptAndFinishedLaterFromOtherThreadsAllArrive) {
-  absl::Mutex mutex;
-  std::vector<AsyncUnaryCall*> held;
-  Serve([&](AsyncUnaryCall* call) {
-    absl::MutexLock lock(&mutex);
-    held.push_back(call);
-  });
+  ServeHolding();
   constexpr int kCalls = 32;
   std::vector<std::thread> clients;
   std::atomic<int> right{0};
@@ -115,10 +125,7 @@ TEST_F(AsyncUnaryServerTest, CallsKeptAndFinishedLaterFromOtherThreadsAllArrive)
     });
   }
   // Every call waits with the handler until all have arrived.
-  mutex.LockWhen(absl::Condition(
-      +[](std::vector<AsyncUnaryCall*>* calls) { return calls->size() == kCalls; }, &held));
-  std::vector<AsyncUnaryCall*> calls = held;
-  mutex.Unlock();
+  const std::vector<AsyncUnaryCall*> calls = HeldCalls(kCalls);
   std::vector<std::thread> finishers;
   for (int t = 0; t < 4; ++t) {
     finishers.emplace_back([&, t] {
@@ -134,21 +141,14 @@ TEST_F(AsyncUnaryServerTest, CallsKeptAndFinishedLaterFromOtherThreadsAllArrive)
 }
 
 TEST_F(AsyncUnaryServerTest, TheHandlerSeesTheClientsCancel) {
-  absl::Mutex mutex;
-  AsyncUnaryCall* held = nullptr;
-  Serve([&](AsyncUnaryCall* call) {
-    absl::MutexLock lock(&mutex);
-    held = call;
-  });
+  ServeHolding();
   grpc::ClientContext context;
   grpc::Status status;
   std::thread client([&] {
     std::string reply;
     status = Call("long", &reply, &context);
   });
-  mutex.LockWhen(absl::Condition(+[](AsyncUnaryCall** call) { return *call != nullptr; }, &held));
-  AsyncUnaryCall* call = held;
-  mutex.Unlock();
+  AsyncUnaryCall* call = HeldCalls(1)[0];
   EXPECT_FALSE(call->cancelled());
   context.TryCancel();
   const auto start = std::chrono::steady_clock::now();
@@ -162,12 +162,7 @@ TEST_F(AsyncUnaryServerTest, TheHandlerSeesTheClientsCancel) {
 }
 
 TEST_F(AsyncUnaryServerTest, StopWaitsForCallsTheHandlerStillHoldsAtShutdown) {
-  absl::Mutex mutex;
-  std::vector<AsyncUnaryCall*> held;
-  Serve([&](AsyncUnaryCall* call) {
-    absl::MutexLock lock(&mutex);
-    held.push_back(call);
-  });
+  ServeHolding();
   std::vector<std::thread> clients;
   std::atomic<int> finished{0};
   for (int i = 0; i < 3; ++i) {
@@ -177,9 +172,7 @@ TEST_F(AsyncUnaryServerTest, StopWaitsForCallsTheHandlerStillHoldsAtShutdown) {
       ++finished;
     });
   }
-  mutex.LockWhen(absl::Condition(+[](std::vector<AsyncUnaryCall*>* calls) { return calls->size() == 3; }, &held));
-  std::vector<AsyncUnaryCall*> calls = held;
-  mutex.Unlock();
+  const std::vector<AsyncUnaryCall*> calls = HeldCalls(3);
   // The server shuts down with the three calls unanswered (its deadline
   // cancels them); the handler finishes them only afterwards, and Stop
   // waits for that instead of closing the queue under them.

@@ -3,8 +3,8 @@
 #include "service/request_queue.h"
 
 #include <atomic>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -77,7 +77,6 @@ TEST(RequestQueueTest, AFullQueueRejectsWithItsLimitsAndEveryQueuedTaskRuns) {
   }  // the destructor runs what is queued, then joins
   EXPECT_EQ(ran.load(), 5);
 }
-
 
 TEST(RequestQueueTest, RunHereIfIdleRunsOnTheCallersThreadOnlyWhenNothingWaitsAndAWorkerIsFree) {
   RequestQueue queue(/*workers=*/1, /*max_queued=*/10);

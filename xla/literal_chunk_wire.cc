@@ -4,13 +4,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "google/protobuf/io/coded_stream.h"
 #include "xla/status_macros.h"
 
 namespace xla {
 namespace {
 
 // Field 2 (`data`), wire type 2 (length-delimited).
-constexpr uint8_t kDataTag = (LiteralChunk::kDataFieldNumber << 3) | 2;
+constexpr uint32_t kDataTag = (LiteralChunk::kDataFieldNumber << 3) | 2;
 // The tag and a 64-bit varint length.
 constexpr int kMaxHeaderBytes = 11;
 
@@ -22,31 +23,20 @@ void ReleaseSliceOwner(void* owner) { delete static_cast<SliceOwner*>(owner); }
 // The length of a data-only chunk, and its header's size, when `header`
 // (the chunk's first bytes) starts one.
 bool DecodeDataHeader(const uint8_t* header, int size, uint64_t* length, int* header_bytes) {
-  if (size < 2 || header[0] != kDataTag) return false;
-  uint64_t value = 0;
-  for (int i = 1; i < size && i < kMaxHeaderBytes; ++i) {
-    value |= static_cast<uint64_t>(header[i] & 0x7f) << (7 * (i - 1));
-    if ((header[i] & 0x80) == 0) {
-      *length = value;
-      *header_bytes = i + 1;
-      return true;
-    }
-  }
-  return false;
+  google::protobuf::io::CodedInputStream in(header, size);
+  if (in.ReadTag() != kDataTag || !in.ReadVarint64(length)) return false;
+  *header_bytes = in.CurrentPosition();
+  return true;
 }
 
 }  // namespace
 
 grpc::ByteBuffer DataChunkReferencing(absl::string_view bytes, std::shared_ptr<const void> owner) {
+  using google::protobuf::io::CodedOutputStream;
   uint8_t header[kMaxHeaderBytes];
-  int n = 0;
-  header[n++] = kDataTag;
-  uint64_t length = bytes.size();
-  while (length >= 0x80) {
-    header[n++] = static_cast<uint8_t>(length | 0x80);
-    length >>= 7;
-  }
-  header[n++] = static_cast<uint8_t>(length);
+  uint8_t* end = CodedOutputStream::WriteTagToArray(kDataTag, header);
+  end = CodedOutputStream::WriteVarint64ToArray(bytes.size(), end);
+  const int n = static_cast<int>(end - header);
   if (bytes.empty()) {
     grpc::Slice only(header, n);
     return grpc::ByteBuffer(&only, 1);

@@ -16,11 +16,9 @@ using ::testing::HasSubstr;
 
 // The bytes of a buffer, in one string.
 std::string Flatten(const grpc::ByteBuffer& raw) {
-  std::vector<grpc::Slice> slices;
-  EXPECT_TRUE(raw.Dump(&slices).ok());
-  std::string out;
-  for (const grpc::Slice& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  return out;
+  grpc::Slice slice;
+  EXPECT_TRUE(raw.DumpToSingleSlice(&slice).ok());
+  return std::string(reinterpret_cast<const char*>(slice.begin()), slice.size());
 }
 
 // `bytes` as a buffer of slices of `slice_size` bytes (a receiver sees

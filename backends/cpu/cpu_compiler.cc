@@ -1,6 +1,5 @@
 #include "backends/cpu/cpu_compiler.h"
 
-#include <chrono>
 #include <climits>
 #include <string>
 #include <vector>
@@ -11,6 +10,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/transforms/cpu_pipeline.h"
 #include "backends/cpu/runtime/cpu_thread_pool.h"
@@ -69,10 +70,6 @@ struct EmittedModule {
   double emission_ms = 0;  // the JIT's setup, buffer assignment and IR emission
 };
 
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& options,
                                          const ExecutionControl* control, const std::string& entry_symbol,
                                          bool external_constants) {
@@ -90,11 +87,11 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
   // instructions, before every LLVM pass, and before code generation.
   auto check_stop = [control]() { return control == nullptr ? absl::OkStatus() : control->CheckStop(); };
   RETURN_IF_ERROR(check_stop());
-  auto start = std::chrono::steady_clock::now();
+  absl::Time start = absl::Now();
   RETURN_IF_ERROR(RunCpuHloPasses(module, options, kVerifyEachCpuPass, check_stop));
   EmittedModule emitted;
-  emitted.hlo_passes_ms = MillisecondsSince(start);
-  start = std::chrono::steady_clock::now();
+  emitted.hlo_passes_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+  start = absl::Now();
   ASSIGN_OR_RETURN(emitted.target, ResolveCpuTarget(options.xla_cpu_target()));
   ASSIGN_OR_RETURN(emitted.jit, CpuJit::Create(emitted.target));
   CpuJit& jit = *emitted.jit;
@@ -124,7 +121,7 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
                            absl::string_view(static_cast<const char*>(constant.literal->untyped_data()),
                                              constant.literal->size_bytes()));
   }
-  emitted.emission_ms = MillisecondsSince(start);
+  emitted.emission_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
   if (!options.xla_dump_to().empty()) {
     std::string ir;
     llvm::raw_string_ostream os(ir);
@@ -162,13 +159,13 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
     request.assembly = &assembly;
     request.pass_timings = &pass_timings;
   }
-  auto start = std::chrono::steady_clock::now();
+  absl::Time start = absl::Now();
   ASSIGN_OR_RETURN(std::vector<std::string> objects,
                    emitted.jit->OptimizeToObjects(std::move(emitted.context), std::move(emitted.llvm_module), request));
-  const double llvm_ms = MillisecondsSince(start);
-  start = std::chrono::steady_clock::now();
+  const double llvm_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+  start = absl::Now();
   ASSIGN_OR_RETURN(void* entry, emitted.jit->AddObjects(objects, *emitted.constants, kEntryName, module->name()));
-  const double link_ms = MillisecondsSince(start);
+  const double link_ms = absl::ToDoubleMilliseconds(absl::Now() - start);
   if (dump) {
     // The split of the LLVM time, part by part, ends each part's section of
     // NAME.llvm-pass-timings.txt.

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstring>
 #include <algorithm>
-#include <chrono>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -12,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "backends/cpu/codegen/invariant_select_versioning.h"
 #include "backends/cpu/codegen/module_partition.h"
 #include "backends/cpu/codegen/perf_map.h"
@@ -341,9 +342,9 @@ absl::StatusOr<std::string> CpuJit::CompileOnePart(llvm::Module& module, llvm::T
                                                    const CodegenRequest& request, std::string* optimized_ir,
                                                    std::string* assembly, std::string* pass_timings) const {
   AddVectorMathVariants(module, vector_math_isa_);
-  const auto start = std::chrono::steady_clock::now();
+  const absl::Time start = absl::Now();
   RETURN_IF_ERROR(Optimize(module, machine, request.optimization_level, request.control, pass_timings));
-  const auto optimized = std::chrono::steady_clock::now();
+  const absl::Time optimized = absl::Now();
   MakeStreamingStoresNonTemporal(module);
   if (optimized_ir != nullptr) {
     llvm::raw_string_ostream os(*optimized_ir);
@@ -354,13 +355,13 @@ absl::StatusOr<std::string> CpuJit::CompileOnePart(llvm::Module& module, llvm::T
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
     ASSIGN_OR_RETURN(*assembly, EmitFile(*copy, machine, llvm::CodeGenFileType::AssemblyFile));
   }
-  const auto codegen_start = std::chrono::steady_clock::now();
+  const absl::Time codegen_start = absl::Now();
   absl::StatusOr<std::string> object = EmitFile(module, machine, llvm::CodeGenFileType::ObjectFile);
   if (pass_timings != nullptr) {
-    using Ms = std::chrono::duration<double, std::milli>;
     absl::StrAppendFormat(pass_timings,
                           "IR pipeline %.3f ms; code generation of the object (no per-pass times) %.3f ms\n",
-                          Ms(optimized - start).count(), Ms(std::chrono::steady_clock::now() - codegen_start).count());
+                          absl::ToDoubleMilliseconds(optimized - start),
+                          absl::ToDoubleMilliseconds(absl::Now() - codegen_start));
   }
   return object;
 }

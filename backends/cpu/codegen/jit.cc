@@ -71,7 +71,9 @@ void InitializeLlvmOnce() {
     llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
     auto set = [&](const char* name, const char* value) {
       auto it = options.find(name);
-      if (it != options.end()) it->second->addOccurrence(0, name, value);
+      // Position 1, as if first on a command line: some options (the post-RA
+      // scheduler's) count only when given a position.
+      if (it != options.end()) it->second->addOccurrence(1, name, value);
     };
     set("unroll-full-max-count", "16");
     set("unroll-max-iteration-count-to-analyze", "0");
@@ -81,6 +83,11 @@ void InitializeLlvmOnce() {
     // only from 64 iterations on, and shorter ones (a dot epilogue's 48 or
     // 16 columns of an Eigen block) ran all scalar.
     set("epilogue-vectorization-minimum-VF", "8");
+    // The post-register-allocation list scheduler reorders each block once
+    // more for the latencies of an in-order pipeline; out-of-order x86 cores
+    // reorder at run time anyway. It was 12-15% of code generation on the
+    // bench's chain modules (fully unrolled vector rows).
+    set("post-RA-scheduler", "false");
     // Loop strength reduction stays on although it took 38% of SSD-MobileNet's
     // code generation (the many addresses of interleaved depthwise windows),
     // and so does loop load elimination (17% of its optimization): without

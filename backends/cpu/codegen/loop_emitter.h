@@ -30,7 +30,7 @@ constexpr int64_t kMinVectorizedTripCount = 16;
 // Emits `for (i = 0; i < trip_count; ++i) body(i)` at the builder's insertion
 // point (i is i64); afterwards the builder is positioned after the loop.
 // Innermost loops whose body is long (kLongLoopBodyCost) carry an interleave
-// hint.
+// hint, and are not unrolled.
 absl::Status EmitForLoop(EmitContext& context, int64_t trip_count, const std::string& name,
                          const std::function<absl::Status(llvm::Value*)>& body);
 // The same for `for (i = begin; i < end; ++i)` with i64 bounds.

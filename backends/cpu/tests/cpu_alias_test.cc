@@ -122,6 +122,12 @@ TEST(CpuAliasTest, LongLoopBodiesAreInterleavedAndShortOnesAreNot) {
   const std::string gelu_ir = unoptimized(Gelu(), "gelu");
   ASSERT_FALSE(gelu_ir.empty());
   EXPECT_EQ(Count(gelu_ir, R"("llvm\.loop\.interleave\.count", i32 4\})"), 1) << gelu_ir;
+  // ... with the unroller told to leave it alone (the loop's ID lists both).
+  std::smatch interleave, unroll;
+  ASSERT_TRUE(std::regex_search(gelu_ir, interleave, std::regex(R"((![0-9]+) = !\{!"llvm\.loop\.interleave\.count")")));
+  ASSERT_TRUE(std::regex_search(gelu_ir, unroll, std::regex(R"((![0-9]+) = !\{!"llvm\.loop\.unroll\.disable"\})")));
+  EXPECT_NE(gelu_ir.find(absl::StrCat(", ", interleave[1].str(), ", ", unroll[1].str(), "}")), std::string::npos)
+      << gelu_ir;
   const std::string chain_ir = unoptimized(Chain(3, 8, 64), "chain");
   ASSERT_FALSE(chain_ir.empty());
   EXPECT_EQ(chain_ir.find("llvm.loop.interleave.count"), std::string::npos) << chain_ir;

@@ -34,10 +34,15 @@ absl::StatusOr<std::vector<T>> AllOrFirstFailure(std::vector<absl::StatusOr<T>> 
 
 absl::StatusOr<std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> ExecuteReplicatedOnDevicesEach(
     std::vector<DeviceProcessRun> processes, const ReplicatedRunOptions& options) {
-  const int64_t n = options.num_replicas * options.num_partitions;
+  const int64_t total = options.num_replicas * options.num_partitions;
+  const bool some = !options.process_indices.empty();
+  const int64_t n = some ? static_cast<int64_t>(options.process_indices.size()) : total;
   if (options.num_replicas < 1 || options.num_partitions < 1 || static_cast<int64_t>(processes.size()) != n) {
     return InvalidArgument("a run of %d replica(s) x %d partition(s) needs %d processes, got %d",
                            options.num_replicas, options.num_partitions, n, processes.size());
+  }
+  for (int64_t index : options.process_indices) {
+    if (index < 0 || index >= total) return InvalidArgument("process index %d is outside the run", index);
   }
   std::shared_ptr<collectives::Communicator> communicator =
       options.communicator != nullptr ? options.communicator
@@ -46,7 +51,8 @@ absl::StatusOr<std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> Execu
       options.channels != nullptr ? options.channels : std::make_shared<collectives::ChannelTable>();
   std::vector<std::unique_ptr<collectives::ReplicaContext>> contexts;
   for (int64_t i = 0; i < n; ++i) {
-    const collectives::ProcessId self{i / options.num_partitions, i % options.num_partitions};
+    const int64_t index = some ? options.process_indices[i] : i;
+    const collectives::ProcessId self{index / options.num_partitions, index % options.num_partitions};
     contexts.push_back(std::make_unique<collectives::ReplicaContext>(options.num_replicas, options.num_partitions,
                                                                      self, communicator, options.timeout));
     contexts.back()->set_channels(channels);

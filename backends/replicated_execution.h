@@ -43,6 +43,11 @@ struct ReplicatedRunOptions {
   std::shared_ptr<collectives::ChannelTable> channels;
   // Asked at loop checks whether the caller has gone away (may be empty).
   std::function<bool()> cancelled;
+  // The processes this call runs, by process index (replica *
+  // num_partitions + partition), when they are only some of the run's (the
+  // others run on other hosts, meeting through `communicator`); empty: all
+  // of them, in order. (Device runs only.)
+  std::vector<int64_t> process_indices;
 };
 
 struct ProcessRun {

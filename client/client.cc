@@ -304,8 +304,10 @@ absl::StatusOr<ChannelHandle> Client::CreateChannelHandle(ChannelHandle::Channel
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> Client::ExecuteParallel(
-    absl::Span<const ComputationInstance> computations, std::vector<ExecutionProfile>* profiles) {
+    absl::Span<const ComputationInstance> computations, std::vector<ExecutionProfile>* profiles,
+    const ClusterRun* cluster_run) {
   ExecuteParallelRequest request;
+  if (cluster_run != nullptr) *request.mutable_cluster_run() = *cluster_run;
   for (size_t i = 0; i < computations.size(); ++i) {
     const ComputationInstance& c = computations[i];
     if (c.computation == nullptr) return InvalidArgument("ExecuteParallel: computation %d is null", i);

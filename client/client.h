@@ -106,8 +106,11 @@ class Client {
   // result per computation. Either all are single-process runs, or they
   // are the R * P processes (replica-major) of one replicated run whose
   // collectives exchange data; one failing process fails the whole call.
+  // With `cluster_run`, the computations are this service's processes of
+  // a run across a cluster's hosts (ClusterClient::ExecuteReplicated).
   absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> ExecuteParallel(
-      absl::Span<const ComputationInstance> computations, std::vector<ExecutionProfile>* profiles = nullptr);
+      absl::Span<const ComputationInstance> computations, std::vector<ExecutionProfile>* profiles = nullptr,
+      const ClusterRun* cluster_run = nullptr);
 
   // Appends `literal` to the device's infeed queue (device 0 when null):
   // that device's runs take it, in FIFO order, now or later.

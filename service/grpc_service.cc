@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "service/grpc_metadata.h"
 #include "xla/chunked_transfer.h"
 #include "xla/literal_chunk_wire.h"
 #include "xla/shape_util.h"
@@ -24,21 +25,6 @@ constexpr int64_t kChunkBytes = 1 << 20;
 // Runs this short go on gRPC's thread (when the queue is idle) rather than
 // a worker's: the hand-off would cost about as much as the run.
 constexpr absl::Duration kShortRun = absl::Microseconds(100);
-
-absl::StatusOr<std::string> Metadata(const grpc::ServerContextBase& context, absl::string_view key) {
-  const auto& md = context.client_metadata();
-  auto it = md.find(grpc::string_ref(key.data(), key.size()));
-  if (it == md.end()) return absl::NotFoundError(absl::StrCat("missing metadata '", key, "'"));
-  return std::string(it->second.data(), it->second.size());
-}
-
-// Comparison whose time does not depend on where the strings differ.
-bool ConstantTimeEquals(absl::string_view a, absl::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
 
 void LogRequest(const char* method, const std::string& session, int64_t bytes, double ms, const absl::Status& s) {
   std::fprintf(stderr, "xla_service: method=%s session=%s bytes=%lld ms=%.3f status=%s\n", method,
@@ -144,12 +130,7 @@ grpc::Status GrpcService::ToGrpcStatus(const absl::Status& status) {
 }
 
 absl::Status GrpcService::Authenticate(const grpc::ServerContextBase& context) const {
-  if (options_.auth_token.empty()) return absl::OkStatus();
-  absl::StatusOr<std::string> token = Metadata(context, "xla-auth-token");
-  if (!token.ok() || !ConstantTimeEquals(*token, options_.auth_token)) {
-    return absl::UnauthenticatedError("missing or wrong auth token (metadata 'xla-auth-token')");
-  }
-  return absl::OkStatus();
+  return CheckAuthToken(context, options_.auth_token);
 }
 
 absl::StatusOr<SessionId> GrpcService::SessionOf(const grpc::ServerContextBase& context) const {

@@ -16,6 +16,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/random/random.h"
@@ -880,6 +882,20 @@ absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest&
 }
 
 absl::StatusOr<int64_t> Service::DeviceOrdinal(const DeviceHandle& handle, absl::string_view what) const {
+  if (cluster() != nullptr) {
+    // A cluster device: the request must come to the device's host.
+    const int host = cluster()->HostOfDevice(handle.handle());
+    if (handle.device_count() != cluster()->total_devices() || host < 0) {
+      return InvalidArgument("%s: device handle %d (of %d devices) is not a device of this cluster, which has %d "
+                             "(use GetDeviceHandles)",
+                             what, handle.handle(), handle.device_count(), cluster()->total_devices());
+    }
+    if (host != cluster()->rank()) {
+      return FailedPrecondition("%s: device %d is on %s, not on this host (%s); send its requests there", what,
+                                handle.handle(), cluster()->HostName(host), cluster()->HostName(cluster()->rank()));
+    }
+    return handle.handle() - cluster()->device_offset(host);
+  }
   if (handle.device_count() != limits_.num_devices) {
     return InvalidArgument("%s: device handle %d comes from a service with %d devices; this one has %d (use "
                            "GetDeviceHandles)",
@@ -931,6 +947,7 @@ absl::Duration Service::WaitBound(const RequestControl& request) const {
 
 absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRequest& arg,
                                       ExecuteParallelResponse* result, const RequestControl& request) {
+  if (arg.has_cluster_run()) return ExecuteClusterRun(session, arg, result, request);
   const int64_t n = arg.requests_size();
   if (n == 0) return InvalidArgument("ExecuteParallel: no requests");
   if (n > limits_.num_devices) {
@@ -1012,6 +1029,140 @@ absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRe
     response->mutable_profile()->set_compute_time_ns(compute_ns);
     ASSIGN_OR_RETURN(*response->mutable_output(),
                      allocations_.Register(session, std::move(*outputs[i]), "execution result"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Service::ExecuteClusterRun(SessionId session, const ExecuteParallelRequest& arg,
+                                        ExecuteParallelResponse* result, const RequestControl& request) {
+  if (cluster() == nullptr) {
+    return FailedPrecondition("ExecuteParallel: a cluster run, but this daemon is not in a cluster (--cluster_*)");
+  }
+  const ClusterRun& run = arg.cluster_run();
+  const std::string& run_id = run.run_id();
+  if (run_id.empty() || run_id.size() > 64 || !std::all_of(run_id.begin(), run_id.end(), [](char c) {
+        return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+      })) {
+    return InvalidArgument("ExecuteParallel: a cluster run id is 1 to 64 characters of [A-Za-z0-9_.-]");
+  }
+  const int64_t total = run.devices_size();
+  if (total < 1 || total > cluster()->total_devices()) {
+    return InvalidArgument("ExecuteParallel: a cluster run of %d devices in a cluster of %d", total,
+                           cluster()->total_devices());
+  }
+  // Every process's host, and which processes are this host's.
+  std::vector<int> host_of_process;
+  absl::flat_hash_map<int64_t, int64_t> process_of_device;
+  for (int64_t i = 0; i < total; ++i) {
+    const DeviceHandle& d = run.devices(i);
+    const int host = cluster()->HostOfDevice(d.handle());
+    if (d.device_count() != cluster()->total_devices() || host < 0) {
+      return InvalidArgument("ExecuteParallel: cluster run device %d (handle %d of %d) is not a device of this "
+                             "cluster of %d",
+                             i, d.handle(), d.device_count(), cluster()->total_devices());
+    }
+    if (!process_of_device.emplace(d.handle(), i).second) {
+      return InvalidArgument("ExecuteParallel: device %d appears twice in the cluster run", d.handle());
+    }
+    host_of_process.push_back(host);
+  }
+  const int64_t local_count = std::count(host_of_process.begin(), host_of_process.end(), cluster()->rank());
+  if (arg.requests_size() != local_count) {
+    return InvalidArgument("ExecuteParallel: the cluster run has %d processes on this host (%s), but %d requests came",
+                           local_count, cluster()->HostName(cluster()->rank()), arg.requests_size());
+  }
+  const ExecutionOptions& first = arg.requests(0).execution_options();
+  const int64_t replicas = std::max(first.num_replicas(), 1);
+  const int64_t partitions = std::max(first.num_partitions(), 1);
+  if (replicas * partitions != total) {
+    return InvalidArgument("ExecuteParallel: a run of %d replica(s) x %d partition(s) needs %d devices; the cluster "
+                           "run lists %d",
+                           replicas, partitions, replicas * partitions, total);
+  }
+  std::vector<PreparedRun> runs;
+  std::vector<int64_t> process_indices;
+  for (int64_t i = 0; i < arg.requests_size(); ++i) {
+    const ExecuteGraphRequest& r = arg.requests(i);
+    const ExecutionOptions& options = r.execution_options();
+    if (std::max(options.num_replicas(), 1) != replicas || std::max(options.num_partitions(), 1) != partitions) {
+      return InvalidArgument("ExecuteParallel: request %d asks for %d x %d processes but request 0 for %d x %d", i,
+                             std::max(options.num_replicas(), 1), std::max(options.num_partitions(), 1), replicas,
+                             partitions);
+    }
+    if (options.device_handles_size() != 1) {
+      return InvalidArgument("ExecuteParallel: request %d of a cluster run names %d devices; each names one", i,
+                             options.device_handles_size());
+    }
+    absl::StatusOr<int64_t> device = DeviceOrdinal(options.device_handles(0), "ExecuteParallel");
+    if (!device.ok()) return absl::Status(device.status().code(), absl::StrCat("request ", i, ": ", device.status().message()));
+    auto process = process_of_device.find(options.device_handles(0).handle());
+    if (process == process_of_device.end()) {
+      return InvalidArgument("ExecuteParallel: request %d runs on device %d, which the cluster run does not list", i,
+                             options.device_handles(0).handle());
+    }
+    if (std::find(process_indices.begin(), process_indices.end(), process->second) != process_indices.end()) {
+      return InvalidArgument("ExecuteParallel: two requests run on device %d", options.device_handles(0).handle());
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(r.computation()));
+    bool hit = false;
+    ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit, request));
+    result->add_responses()->mutable_profile()->set_compilation_cache_hit(hit);
+    absl::StatusOr<PreparedRun> prepared = PrepareRun(session, std::move(executable), r.arguments());
+    if (!prepared.ok()) {
+      return absl::Status(prepared.status().code(), absl::StrCat("request ", i, ": ", prepared.status().message()));
+    }
+    prepared->device = *device;
+    runs.push_back(std::move(*prepared));
+    process_indices.push_back(process->second);
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    if (!cluster_runs_.insert(run_id).second) {
+      return absl::AlreadyExistsError(absl::StrCat("ExecuteParallel: cluster run ", run_id, " is already running on this host"));
+    }
+  }
+  struct RunIdRelease {
+    Service* service;
+    const std::string& id;
+    ~RunIdRelease() {
+      absl::MutexLock lock(&service->mutex_);
+      service->cluster_runs_.erase(id);
+    }
+  } release{this, run_id};
+
+  ReplicatedRunOptions options;
+  options.num_replicas = replicas;
+  options.num_partitions = partitions;
+  options.timeout = WaitBound(request);
+  options.cancelled = request.cancelled;
+  options.channels = Channels(session);
+  options.process_indices = process_indices;
+  ASSIGN_OR_RETURN(options.communicator,
+                   cluster()->MakeCommunicator(run_id, host_of_process, partitions, options.timeout));
+  std::vector<DeviceProcessRun> processes;
+  for (PreparedRun& r : runs) {
+    DeviceFeeds feeds = Feeds(session, r.device);
+    processes.push_back(DeviceProcessRun{r.executable.get(), r.arguments, feeds.infeed, feeds.outfeed});
+  }
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> buffers =
+      ExecuteReplicatedOnDevices(std::move(processes), options);
+  if (!buffers.ok()) {
+    // Name the hosts the coordinator has lost, the likely cause.
+    std::vector<int> lost = cluster()->lost_ranks();
+    if (lost.empty()) return buffers.status();
+    std::vector<std::string> names;
+    for (int r : lost) names.push_back(cluster()->HostName(r));
+    return absl::Status(buffers.status().code(), absl::StrCat(buffers.status().message(), " [lost from the cluster: ",
+                                                              absl::StrJoin(names, ", "), "]"));
+  }
+  const int64_t compute_ns = NanosSince(start);
+  executions_ += static_cast<int64_t>(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    ExecuteResponse* response = result->mutable_responses(i);
+    response->mutable_profile()->set_compute_time_ns(compute_ns);
+    ASSIGN_OR_RETURN(*response->mutable_output(),
+                     allocations_.Register(session, std::move((*buffers)[i]), "execution result"));
   }
   return absl::OkStatus();
 }
@@ -1120,6 +1271,26 @@ absl::Status Service::ComputeConstantGraph(SessionId session, const ComputeConst
 }
 
 absl::Status Service::GetDeviceHandles(SessionId session, const GetDeviceHandlesRequest& arg, GetDeviceHandlesResponse* result) {
+  if (cluster() != nullptr) {
+    const int64_t total = cluster()->total_devices();
+    if (arg.device_count() < 1 || arg.device_count() > total) {
+      return InvalidArgument("GetDeviceHandles: this cluster has %d devices on %d hosts, %d requested", total,
+                             cluster()->size(), arg.device_count());
+    }
+    // Spread over the hosts: every host's first device, then every host's
+    // second, ... (a run of N <= hosts devices uses N hosts).
+    for (int64_t local = 0; result->device_handles_size() < arg.device_count(); ++local) {
+      for (int host = 0; host < cluster()->size() && result->device_handles_size() < arg.device_count(); ++host) {
+        if (local >= cluster()->devices_of(host)) continue;
+        DeviceHandle* h = result->add_device_handles();
+        h->set_handle(cluster()->device_offset(host) + local);
+        h->set_device_count(total);
+        h->set_host(host);
+        h->set_host_address(cluster()->HostAddress(host));
+      }
+    }
+    return absl::OkStatus();
+  }
   if (arg.device_count() < 1 || arg.device_count() > limits_.num_devices) {
     return InvalidArgument("GetDeviceHandles: this service has %d devices, %d requested", limits_.num_devices,
                            arg.device_count());
@@ -1213,6 +1384,12 @@ absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServic
   }
   result->set_compilations(compilations_);
   result->set_executions(executions_);
+  if (cluster() != nullptr) {
+    result->set_cluster_rank(cluster()->rank());
+    result->set_cluster_size(cluster()->size());
+    for (int r = 0; r < cluster()->size(); ++r) result->add_cluster_hosts(cluster()->HostAddress(r));
+    for (int r : cluster()->lost_ranks()) result->add_cluster_lost_ranks(r);
+  }
   {
     absl::MutexLock lock(&async_mutex_);
     result->set_async_executions(static_cast<int64_t>(async_runs_.size()));

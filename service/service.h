@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -35,6 +36,7 @@
 #include "xla/collectives/channel_table.h"
 #include "xla/collectives/feed_queue.h"
 #include "service/allocation_tracker.h"
+#include "service/cluster_view.h"
 #include "service/compilation_cache.h"
 #include "service/persistent_cache.h"
 #include "xla/service_interface.h"
@@ -168,6 +170,16 @@ class Service {
                                                   const std::string& tag);
   absl::StatusOr<std::shared_ptr<const DeviceBuffer>> ResolveBuffer(SessionId s, const GlobalDataHandle& handle) const;
 
+  // Makes this service a host of a cluster (before it serves any request):
+  // device handles then name cluster devices (GetDeviceHandles spreads them
+  // over the hosts; a request naming another host's device is refused with
+  // that host's address), and ExecuteParallel runs this host's processes of
+  // a ClusterRun.
+  void set_cluster(std::shared_ptr<ClusterView> cluster) {
+    cluster_owner_ = std::move(cluster);
+    cluster_.store(cluster_owner_.get(), std::memory_order_release);
+  }
+
   const AllocationTracker& allocation_tracker() const { return allocations_; }
   const Backend& backend() const { return *backend_; }
 
@@ -276,6 +288,10 @@ class Service {
   absl::Status RunPrepared(SessionId s, PreparedRun run, int64_t device, bool transfer_result,
                            const Shape* output_layout, ExecuteResponse* result, const RequestControl& request,
                            AllocationTracker::Reservation* inline_result_charge = nullptr);
+  // ExecuteParallel of a ClusterRun: this host's processes of a run across
+  // the cluster's hosts.
+  absl::Status ExecuteClusterRun(SessionId s, const ExecuteParallelRequest& arg, ExecuteParallelResponse* result,
+                                 const RequestControl& request);
   // Stops and joins the async runs of `session` (all sessions: nullopt),
   // dropping them.
   void AbandonAsyncRuns(std::optional<SessionId> session);
@@ -297,6 +313,10 @@ class Service {
 
   std::unique_ptr<Backend> backend_;
   const ServiceLimits limits_;
+  // Set once, before serving; read by every request that names a device.
+  std::shared_ptr<ClusterView> cluster_owner_;
+  std::atomic<ClusterView*> cluster_{nullptr};  // null: not in a cluster
+  ClusterView* cluster() const { return cluster_.load(std::memory_order_acquire); }
   AllocationTracker allocations_;
   CompilationCache cache_;
   std::unique_ptr<PersistentCache> persistent_cache_;  // null without cache_dir
@@ -314,6 +334,10 @@ class Service {
   absl::Mutex async_mutex_;
   int64_t next_async_ ABSL_GUARDED_BY(async_mutex_) = 1;
   absl::flat_hash_map<int64_t, std::shared_ptr<AsyncRun>> async_runs_ ABSL_GUARDED_BY(async_mutex_);
+
+  // Cluster runs in progress on this host, by run id (a second request
+  // with one of them is refused).
+  absl::flat_hash_set<std::string> cluster_runs_ ABSL_GUARDED_BY(mutex_);
 
   std::atomic<int64_t> next_channel_{1};
   std::atomic<int64_t> compilations_{0};

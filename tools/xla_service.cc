@@ -20,6 +20,8 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "backends/execution_control.h"
+#include "service/cluster/cluster_member.h"
+#include "service/cluster/coordinator.h"
 #include "service/grpc_service.h"
 #include "xla/custom_call/custom_call_plugin.h"
 #include "xla/custom_call/custom_call_registry.h"
@@ -84,6 +86,21 @@ ABSL_FLAG(std::string, custom_call_plugin, "",
           "targets linked into this binary or registered by these plugins. A plugin that fails to load is a "
           "startup error.");
 
+ABSL_FLAG(std::string, cluster_coordinator, "",
+          "HOST:PORT of the cluster's coordinator, which the daemon of --cluster_rank=0 serves there. With "
+          "--cluster_size > 1 the daemon joins that cluster at startup (waiting up to "
+          "--cluster_join_timeout_seconds for all ranks) before it serves: GetDeviceHandles then hands out devices "
+          "of every host, and replicated runs span hosts with collectives on Gloo.");
+ABSL_FLAG(int, cluster_size, 1, "Daemons in the cluster (1: no cluster).");
+ABSL_FLAG(int, cluster_rank, 0, "This daemon's rank in the cluster, 0 to --cluster_size - 1.");
+ABSL_FLAG(std::string, cluster_gloo_address, "",
+          "The address Gloo's connections of this host bind to (default: --address, which must then be a "
+          "concrete address, not 0.0.0.0).");
+ABSL_FLAG(std::string, cluster_advertise_address, "",
+          "HOST:PORT clients reach this daemon at, as the cluster's device handles name it (default: --address and "
+          "the port the daemon listens on).");
+ABSL_FLAG(double, cluster_join_timeout_seconds, 120, "How long the daemon waits for the whole cluster to register.");
+
 namespace xla {
 namespace {
 
@@ -132,6 +149,7 @@ int Main(const std::vector<std::string>& plugins) {
     if (token.empty()) return Fail("the auth token file is empty");
   }
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  std::string tls_cert;  // the cluster's members trust it for the coordinator's TLS
   if (!absl::GetFlag(FLAGS_tls_cert).empty() || !absl::GetFlag(FLAGS_tls_key).empty()) {
     absl::StatusOr<std::string> cert = ReadFile(absl::GetFlag(FLAGS_tls_cert));
     absl::StatusOr<std::string> key = ReadFile(absl::GetFlag(FLAGS_tls_key));
@@ -139,7 +157,10 @@ int Main(const std::vector<std::string>& plugins) {
     grpc::SslServerCredentialsOptions ssl;
     ssl.pem_key_cert_pairs.push_back({*key, *cert});
     credentials = grpc::SslServerCredentials(ssl);
+    tls_cert = *cert;
   }
+  // Outlives the servers that use it.
+  std::unique_ptr<ClusterCoordinator> coordinator_service;
 
   // Before any request: the registry the backends bind custom calls to.
   for (const std::string& path : plugins) {
@@ -222,6 +243,55 @@ int Main(const std::vector<std::string>& plugins) {
     metrics_thread = std::thread([&metrics] { metrics->listen_after_bind(); });
     std::fprintf(stderr, "xla_service: metrics on http://%s:%d/metrics\n", address.c_str(), bound);
   }
+  // A cluster daemon joins before it says where it listens: clients wait
+  // for that line, so none sees the daemon outside its cluster.
+  std::unique_ptr<grpc::Server> coordinator_server;
+  std::shared_ptr<ClusterMember> cluster;
+  if (absl::GetFlag(FLAGS_cluster_size) > 1) {
+    const int size = absl::GetFlag(FLAGS_cluster_size);
+    const int rank = absl::GetFlag(FLAGS_cluster_rank);
+    if (rank < 0 || rank >= size) return Fail("--cluster_rank must be between 0 and --cluster_size - 1");
+    const std::string& coordinator = absl::GetFlag(FLAGS_cluster_coordinator);
+    if (coordinator.empty()) return Fail("--cluster_size > 1 needs --cluster_coordinator=HOST:PORT");
+    if (rank == 0) {
+      ClusterCoordinator::Options coordinator_options;
+      coordinator_options.cluster_size = size;
+      coordinator_options.auth_token = token;
+      coordinator_service = std::make_unique<ClusterCoordinator>(coordinator_options);
+      grpc::ServerBuilder coordinator_builder;
+      int coordinator_port = 0;
+      coordinator_builder.AddListeningPort(coordinator, credentials, &coordinator_port);
+      coordinator_builder.RegisterService(coordinator_service.get());
+      coordinator_server = coordinator_builder.BuildAndStart();
+      if (coordinator_server == nullptr || coordinator_port == 0) {
+        return Fail(absl::StrCat("cannot serve the cluster coordinator on ", coordinator));
+      }
+      std::fprintf(stderr, "xla_service: cluster coordinator on %s for %d hosts\n", coordinator.c_str(), size);
+    }
+    ClusterMember::Options member;
+    member.coordinator = coordinator;
+    member.cluster_size = size;
+    member.rank = rank;
+    member.service_address = absl::GetFlag(FLAGS_cluster_advertise_address).empty()
+                                 ? absl::StrCat(absl::GetFlag(FLAGS_address), ":", port)
+                                 : absl::GetFlag(FLAGS_cluster_advertise_address);
+    member.num_devices = limits.num_devices;
+    member.gloo_address = absl::GetFlag(FLAGS_cluster_gloo_address).empty() ? absl::GetFlag(FLAGS_address)
+                                                                             : absl::GetFlag(FLAGS_cluster_gloo_address);
+    member.auth_token = token;
+    if (!tls_cert.empty()) {
+      grpc::SslCredentialsOptions ssl;
+      ssl.pem_root_certs = tls_cert;
+      member.credentials = grpc::SslCredentials(ssl);
+    }
+    member.join_timeout = absl::Seconds(absl::GetFlag(FLAGS_cluster_join_timeout_seconds));
+    absl::StatusOr<std::unique_ptr<ClusterMember>> joined = ClusterMember::Join(member);
+    if (!joined.ok()) return Fail(std::string(joined.status().message()));
+    cluster = std::move(*joined);
+    service->set_cluster(cluster);
+    std::fprintf(stderr, "xla_service: joined the cluster as rank %d of %d (%lld devices in all)\n", rank, size,
+                 static_cast<long long>(cluster->total_devices()));
+  }
   std::printf("xla_service: listening on %s:%d backend=%s devices=%d\n", absl::GetFlag(FLAGS_address).c_str(),
               port, service->backend().name().c_str(), limits.num_devices);
   std::fflush(stdout);
@@ -252,6 +322,7 @@ int Main(const std::vector<std::string>& plugins) {
     }
   });
   server->Wait();
+  if (coordinator_server != nullptr) coordinator_server->Shutdown(std::chrono::system_clock::now());
   if (metrics != nullptr) {
     metrics->stop();
     metrics_thread.join();
@@ -274,7 +345,8 @@ int main(int argc, char** argv) {
       "                   [--max_session_bytes=N] [--cache_bytes=N] [--xla_cache_dir=DIR] [--threads=N]\n"
       "                   [--auth_token_file=F]\n"
       "                   [--tls_cert=F --tls_key=F] [--session_idle_timeout_seconds=N]\n"
-      "                   [--custom_call_plugin=LIB.so ...]");
+      "                   [--custom_call_plugin=LIB.so ...]\n"
+      "                   [--cluster_coordinator=HOST:PORT --cluster_size=N --cluster_rank=R]");
   const std::vector<std::string> plugins = xla::PluginPaths(argc, argv);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() > 1) {

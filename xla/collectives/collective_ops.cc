@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "xla/hlo/scalar_reducer.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -15,18 +16,28 @@ int64_t Bytes(const Shape& shape) { return ShapeUtil::ByteSizeOfElements(shape);
 
 std::string Label(const CollectiveOp& op) { return absl::StrCat(HloOpcodeString(op.opcode), " '", op.name, "'"); }
 
-// The contributions of `group` (which holds `self`): every operand's bytes,
-// concatenated.
-absl::StatusOr<std::vector<Communicator::Blob>> Exchange(ReplicaContext* context, const CollectiveOp& op,
-                                                       const std::vector<ProcessId>& group, std::string contribution) {
-  if (group.size() == 1) return std::vector<Communicator::Blob>{std::make_shared<const std::string>(std::move(contribution))};
-  if (context == nullptr || context->communicator() == nullptr) {
+absl::Status CheckCanMeet(ReplicaContext* context, const CollectiveOp& op, const std::vector<ProcessId>& group) {
+  if (group.size() > 1 && (context == nullptr || context->communicator() == nullptr)) {
     return FailedPrecondition("%s: a group of %d processes, but this run has no other processes to meet", Label(op),
                               group.size());
   }
-  const int64_t occurrence = context->NextOccurrence(op.name);
-  return context->communicator()->Exchange(absl::StrCat(op.name, "#", occurrence), group, context->self(),
-                                         std::move(contribution), Label(op));
+  return absl::OkStatus();
+}
+
+// The key of this process's current execution of `op`: its name and how
+// often the process ran it before.
+std::string ExchangeKey(ReplicaContext* context, const CollectiveOp& op) {
+  return absl::StrCat(op.name, "#", context->NextOccurrence(op.name));
+}
+
+// The contributions of `group` (which holds `self`) to the op's next
+// execution: every operand's bytes, concatenated.
+absl::StatusOr<std::vector<Communicator::Blob>> Exchange(ReplicaContext* context, const CollectiveOp& op,
+                                                       const std::vector<ProcessId>& group, std::string contribution) {
+  if (group.size() == 1) return std::vector<Communicator::Blob>{std::make_shared<const std::string>(std::move(contribution))};
+  RETURN_IF_ERROR(CheckCanMeet(context, op, group));
+  return context->communicator()->Exchange(ExchangeKey(context, op), group, context->self(), std::move(contribution),
+                                           Label(op));
 }
 
 std::string Concatenated(const CollectiveOp& op, absl::Span<const void* const> operands) {
@@ -60,6 +71,24 @@ absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessI
                        const Combiner& combine) {
   ASSIGN_OR_RETURN(GroupMode mode, ReplicaGroupMode(Label(op), op.channel_id, op.use_global_device_ids));
   ASSIGN_OR_RETURN(std::vector<ProcessId> group, MemberGroup(op, mode, nr, np, self));
+  // A reduction the communicator runs natively (across hosts): in place on
+  // the results, operand by operand. (ToProto gives a reduction only when
+  // every operand has the first one's type.)
+  if (op.reduction != ReductionKind::kNone && group.size() > 1 && context != nullptr &&
+      context->communicator() != nullptr &&
+      context->communicator()->ReducesNatively(group, op.reduction, op.operands[0].element_type())) {
+    const std::string key = ExchangeKey(context, op);
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      if (op.operands[i].element_type() != op.operands[0].element_type()) {
+        return Internal("%s: a native reduction over operands of different types", Label(op));
+      }
+      if (results[i] != operands[i]) std::memcpy(results[i], operands[i], Bytes(op.operands[i]));
+      RETURN_IF_ERROR(context->communicator()->AllReduce(absl::StrCat(key, "/", i), group, self, op.reduction,
+                                                         op.operands[i].element_type(), results[i],
+                                                         ShapeUtil::ElementsIn(op.operands[i]), Label(op)));
+    }
+    return absl::OkStatus();
+  }
   int64_t total = 0;
   for (const Shape& s : op.operands) total += Bytes(s);
   ASSIGN_OR_RETURN(auto blobs, Exchange(context, op, group, Concatenated(op, operands)));
@@ -302,6 +331,30 @@ HloInstructionProto CollectiveOp::ToProto(const HloInstruction& instruction) {
   for (const HloInstruction* operand : instruction.operands()) {
     *proto.add_operand_shapes_with_layout() = operand->shape().ToProto();
   }
+  proto.clear_collective_reduction();
+  if ((instruction.opcode() == HloOpcode::kAllReduce || instruction.opcode() == HloOpcode::kReduceScatter) &&
+      instruction.to_apply() != nullptr && instruction.operand_count() > 0 &&
+      instruction.operand(0)->shape().IsArray()) {
+    const std::optional<ScalarBinaryReducer> reducer =
+        MatchScalarBinaryReducer(*instruction.to_apply(), instruction.operand(0)->shape().element_type());
+    bool same_types = true;
+    for (const HloInstruction* operand : instruction.operands()) {
+      same_types &= operand->shape().IsArray() &&
+                    operand->shape().element_type() == instruction.operand(0)->shape().element_type();
+    }
+    if (reducer.has_value() && same_types) {
+      switch (reducer->opcode) {
+        case HloOpcode::kAdd:
+        case HloOpcode::kMultiply:
+        case HloOpcode::kMinimum:
+        case HloOpcode::kMaximum:
+          proto.set_collective_reduction(std::string(HloOpcodeString(reducer->opcode)));
+          break;
+        default:
+          break;
+      }
+    }
+  }
   return proto;
 }
 
@@ -341,6 +394,19 @@ absl::StatusOr<CollectiveOp> CollectiveOp::FromProto(const HloInstructionProto& 
   for (const SourceTarget& st : proto.source_target_pairs()) op.source_target_pairs.emplace_back(st.source(), st.target());
   op.channel_id = proto.channel_id();
   op.use_global_device_ids = proto.use_global_device_ids();
+  if (!proto.collective_reduction().empty()) {
+    if (proto.collective_reduction() == "add") {
+      op.reduction = ReductionKind::kSum;
+    } else if (proto.collective_reduction() == "multiply") {
+      op.reduction = ReductionKind::kProduct;
+    } else if (proto.collective_reduction() == "minimum") {
+      op.reduction = ReductionKind::kMin;
+    } else if (proto.collective_reduction() == "maximum") {
+      op.reduction = ReductionKind::kMax;
+    } else {
+      return InvalidArgument("%s: unknown collective reduction '%s'", label, proto.collective_reduction());
+    }
+  }
   if (op.opcode == HloOpcode::kAllGather || op.opcode == HloOpcode::kReduceScatter) {
     if (proto.dimensions_size() != 1) return InvalidArgument("%s: needs one dimension", label);
     op.dimension = proto.dimensions(0);

@@ -6,7 +6,9 @@
 // emitted function).
 //
 // all-reduce folds the group's contributions in group order:
-// acc = x[g0]; acc = f(acc, x[g1]); ... (float sums round in that order).
+// acc = x[g0]; acc = f(acc, x[g1]); ... (float sums round in that order),
+// unless the communicator reduces natively (a group across hosts with a
+// sum, product, minimum or maximum: GlooCommunicator says in which order).
 // all-gather concatenates them along `dimension` in group order.
 // reduce-scatter folds like all-reduce and keeps the group member's part:
 // the fold split along `dimension` into group-size parts, part
@@ -54,6 +56,9 @@ struct CollectiveOp {
   bool use_global_device_ids = false;
   int64_t dimension = 0;  // all-gather, reduce-scatter, all-to-all
   bool has_dimension = false;  // all-to-all: array form (else the tuple form)
+  // all-reduce, reduce-scatter: to_apply when it is a sum, product, minimum
+  // or maximum of its two parameters (a transport may then reduce natively).
+  ReductionKind reduction = ReductionKind::kNone;
 
   // The instruction's attributes and shapes (operand shapes in
   // operand_shapes_with_layout).

@@ -14,10 +14,15 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "proto/xla_data.pb.h"
 #include "xla/collectives/process_groups.h"
 
 namespace xla {
 namespace collectives {
+
+// An all-reduce's to_apply, when it is one binary op of its two
+// parameters that a transport may run natively; kNone for any other.
+enum class ReductionKind { kNone, kSum, kProduct, kMin, kMax };
 
 class Communicator {
  public:
@@ -34,6 +39,22 @@ class Communicator {
   virtual absl::StatusOr<std::vector<Blob>> Exchange(absl::string_view key, absl::Span<const ProcessId> group,
                                                      ProcessId self, std::string contribution,
                                                      absl::string_view label) = 0;
+
+  // Whether AllReduce runs an all-reduce of this group, reduction and type
+  // natively (every member of the group gets the same answer). When not,
+  // the caller exchanges through Exchange and folds in group order.
+  virtual bool ReducesNatively(absl::Span<const ProcessId> group, ReductionKind reduction,
+                               PrimitiveType type) const {
+    return false;
+  }
+  // The native all-reduce of `count` elements of `type` at `data` (this
+  // process's operand, replaced by the result) with `reduction`; only when
+  // ReducesNatively says so.
+  virtual absl::Status AllReduce(absl::string_view key, absl::Span<const ProcessId> group, ProcessId self,
+                                 ReductionKind reduction, PrimitiveType type, void* data, int64_t count,
+                                 absl::string_view label) {
+    return absl::UnimplementedError("this communicator has no native all-reduce");
+  }
 
   // Fails every exchange in progress and every later one with ABORTED,
   // quoting `status` (the first abort wins); aborted() is that status (OK

@@ -17,6 +17,7 @@
 
 #include "xla/evaluator/elementwise_kernels.h"
 #include "xla/evaluator/evaluator_internal.h"
+#include "xla/hlo/scalar_reducer.h"
 #include "xla/shape_inference.h"
 #include "xla/status_macros.h"
 
@@ -32,23 +33,10 @@ bool IsScalarOf(const Shape& s, PrimitiveType type) {
 // If `computation` is `op(p0, p1)` (or `op(p1, p0)`) with a same-type binary
 // op on scalars of `type`, returns op and whether the operands are swapped.
 bool MatchSimpleReducer(const HloComputation& computation, PrimitiveType type, HloOpcode* op, bool* swapped) {
-  const HloInstruction* root = computation.root_instruction();
-  if (root == nullptr || computation.num_parameters() != 2 || !IsSameTypeBinary(root->opcode()) ||
-      root->operand_count() != 2 || !IsScalarOf(root->shape(), type)) {
-    return false;
-  }
-  const HloInstruction* a = root->operand(0);
-  const HloInstruction* b = root->operand(1);
-  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter) return false;
-  if (!IsScalarOf(a->shape(), type) || !IsScalarOf(b->shape(), type)) return false;
-  if (a->parameter_number() == 0 && b->parameter_number() == 1) {
-    *swapped = false;
-  } else if (a->parameter_number() == 1 && b->parameter_number() == 0) {
-    *swapped = true;
-  } else {
-    return false;
-  }
-  *op = root->opcode();
+  const std::optional<ScalarBinaryReducer> match = MatchScalarBinaryReducer(computation, type);
+  if (!match.has_value() || !IsSameTypeBinary(match->opcode)) return false;
+  *op = match->opcode;
+  *swapped = match->swapped;
   return true;
 }
 

@@ -1,0 +1,144 @@
+#include "service/cluster/cluster_member.h"
+
+#include <gloo/transport/tcp/device.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "service/cluster/coordinator_store.h"
+#include "xla/collectives/gloo_communicator.h"
+#include "xla/status_macros.h"
+
+namespace xla {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& status, absl::string_view what) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      absl::StrCat(what, ": ", status.error_message()));
+}
+
+}  // namespace
+
+ClusterMember::ClusterMember(const Options& options, std::shared_ptr<grpc::Channel> channel)
+    : options_(options), channel_(std::move(channel)), stub_(XlaCluster::NewStub(channel_)) {}
+
+absl::StatusOr<std::unique_ptr<ClusterMember>> ClusterMember::Join(const Options& options) {
+  if (options.cluster_size < 1 || options.rank < 0 || options.rank >= options.cluster_size) {
+    return InvalidArgument("cluster: rank %d is outside a cluster of %d hosts", options.rank, options.cluster_size);
+  }
+  if (options.coordinator.empty()) return InvalidArgument("cluster: needs a coordinator address (HOST:PORT)");
+  if (options.gloo_address.empty() || options.gloo_address == "0.0.0.0" || options.gloo_address == "::") {
+    return InvalidArgument("cluster: Gloo needs this host's own address, not '%s'", options.gloo_address);
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      options.credentials != nullptr ? options.credentials : grpc::InsecureChannelCredentials();
+  std::unique_ptr<ClusterMember> member(
+      new ClusterMember(options, grpc::CreateChannel(options.coordinator, credentials)));
+
+  RegisterHostRequest request;
+  request.set_cluster_size(options.cluster_size);
+  request.mutable_host()->set_rank(options.rank);
+  request.mutable_host()->set_service_address(options.service_address);
+  request.mutable_host()->set_num_devices(options.num_devices);
+  RegisterHostResponse response;
+  grpc::ClientContext context;
+  if (!options.auth_token.empty()) context.AddMetadata("xla-auth-token", options.auth_token);
+  context.set_deadline(absl::ToChronoTime(absl::Now() + options.join_timeout));
+  // The coordinator may start after this daemon: wait for it.
+  context.set_wait_for_ready(true);
+  RETURN_IF_ERROR(FromGrpc(member->stub_->Register(&context, request, &response),
+                           absl::StrCat("cluster: rank ", options.rank, " could not join through ",
+                                        options.coordinator)));
+  if (response.hosts_size() != options.cluster_size) {
+    return Internal("cluster: the coordinator returned %d hosts for a cluster of %d", response.hosts_size(),
+                    options.cluster_size);
+  }
+  member->offsets_.push_back(0);
+  for (int r = 0; r < options.cluster_size; ++r) {
+    const ClusterHost& host = response.hosts(r);
+    if (host.rank() != r || host.num_devices() < 1) return Internal("cluster: the coordinator's host table is malformed");
+    member->hosts_.push_back(host);
+    member->offsets_.push_back(member->offsets_.back() + host.num_devices());
+  }
+  member->incarnation_ = response.incarnation();
+  try {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = options.gloo_address;
+    member->device_ = gloo::transport::tcp::CreateDevice(attr);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("cluster: cannot open Gloo's TCP device on ", options.gloo_address, ": ", e.what()));
+  }
+  member->heartbeat_ = std::thread([m = member.get()] { m->HeartbeatLoop(); });
+  return member;
+}
+
+ClusterMember::~ClusterMember() {
+  stopping_.Notify();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+int ClusterMember::HostOfDevice(int64_t ordinal) const {
+  if (ordinal < 0 || ordinal >= total_devices()) return -1;
+  return static_cast<int>(std::upper_bound(offsets_.begin(), offsets_.end(), ordinal) - offsets_.begin()) - 1;
+}
+
+std::string ClusterMember::HostName(int rank) const {
+  if (rank < 0 || rank >= static_cast<int>(hosts_.size())) return absl::StrCat("host ", rank);
+  return absl::StrCat("host ", rank, " (", hosts_[rank].service_address(), ")");
+}
+
+std::vector<int> ClusterMember::lost_ranks() const {
+  absl::MutexLock lock(&mu_);
+  return lost_;
+}
+
+void ClusterMember::HeartbeatLoop() {
+  while (!stopping_.WaitForNotificationWithTimeout(options_.heartbeat_interval)) {
+    HeartbeatRequest request;
+    request.set_rank(options_.rank);
+    request.set_incarnation(incarnation_);
+    HeartbeatResponse response;
+    grpc::ClientContext context;
+    if (!options_.auth_token.empty()) context.AddMetadata("xla-auth-token", options_.auth_token);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + 4 * options_.heartbeat_interval));
+    const grpc::Status status = stub_->Heartbeat(&context, request, &response);
+    std::vector<int> lost;
+    if (status.ok()) {
+      lost.assign(response.lost_ranks().begin(), response.lost_ranks().end());
+    } else {
+      // No coordinator: this host cannot tell who is alive.
+      for (int r = 0; r < options_.cluster_size; ++r) {
+        if (r != options_.rank) lost.push_back(r);
+      }
+    }
+    absl::MutexLock lock(&mu_);
+    if (lost != lost_) {
+      std::fprintf(stderr, "xla_service: cluster: lost ranks now [%s]%s\n", absl::StrJoin(lost, ", ").c_str(),
+                   status.ok() ? "" : " (the coordinator does not answer)");
+    }
+    lost_ = std::move(lost);
+  }
+}
+
+absl::StatusOr<std::shared_ptr<collectives::Communicator>> ClusterMember::MakeCommunicator(
+    const std::string& run_id, std::vector<int> host_of_process, int64_t num_partitions, absl::Duration timeout) {
+  for (int host : host_of_process) {
+    if (host < 0 || host >= options_.cluster_size) return InvalidArgument("cluster: a process has no host");
+  }
+  collectives::GlooCommunicator::Options options;
+  options.run_id = run_id;
+  options.num_partitions = num_partitions;
+  options.host_of_process = std::move(host_of_process);
+  options.self_host = options_.rank;
+  for (int r = 0; r < options_.cluster_size; ++r) options.host_names.push_back(HostName(r));
+  options.store = std::make_shared<CoordinatorStore>(stub_.get(), options_.auth_token, timeout);
+  options.device = device_;
+  options.timeout = timeout;
+  ASSIGN_OR_RETURN(std::shared_ptr<collectives::GlooCommunicator> communicator,
+                   collectives::GlooCommunicator::Create(std::move(options)));
+  return std::shared_ptr<collectives::Communicator>(std::move(communicator));
+}
+
+}  // namespace xla

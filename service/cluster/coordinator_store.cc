@@ -1,0 +1,76 @@
+#include "service/cluster/coordinator_store.h"
+
+#include <gloo/common/error.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace xla {
+
+CoordinatorStore::CoordinatorStore(XlaCluster::Stub* stub, std::string auth_token, absl::Duration timeout)
+    : stub_(stub), auth_token_(std::move(auth_token)), timeout_(timeout) {}
+
+CoordinatorStore::~CoordinatorStore() {
+  StoreDeleteRequest request;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const std::string& key : own_keys_) request.add_keys(key);
+  }
+  if (request.keys_size() == 0) return;
+  grpc::ClientContext context;
+  Prepare(&context, absl::Seconds(5));
+  StoreDeleteResponse response;
+  // Best effort: keys left behind expire at the coordinator.
+  stub_->StoreDelete(&context, request, &response);
+}
+
+void CoordinatorStore::Prepare(grpc::ClientContext* context, absl::Duration timeout) const {
+  if (!auth_token_.empty()) context->AddMetadata("xla-auth-token", auth_token_);
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+}
+
+void CoordinatorStore::set(const std::string& key, const std::vector<char>& data) {
+  StoreSetRequest request;
+  request.set_key(key);
+  request.set_value(std::string(data.begin(), data.end()));
+  grpc::ClientContext context;
+  Prepare(&context, timeout_);
+  StoreSetResponse response;
+  const grpc::Status status = stub_->StoreSet(&context, request, &response);
+  if (!status.ok()) {
+    throw gloo::IoException(absl::StrCat("cluster store: setting '", key, "' failed: ", status.error_message()));
+  }
+  absl::MutexLock lock(&mu_);
+  own_keys_.push_back(key);
+}
+
+std::string CoordinatorStore::Get(const std::string& key, absl::Duration timeout) {
+  StoreGetRequest request;
+  request.set_key(key);
+  request.set_timeout_ms(absl::ToInt64Milliseconds(timeout));
+  grpc::ClientContext context;
+  // The call's own deadline leaves the coordinator time to answer.
+  Prepare(&context, timeout + absl::Seconds(2));
+  StoreGetResponse response;
+  const grpc::Status status = stub_->StoreGet(&context, request, &response);
+  if (!status.ok()) {
+    throw gloo::IoException(absl::StrCat("cluster store: key '", key, "' (a host of the run did not connect): ",
+                                         status.error_message()));
+  }
+  return response.value();
+}
+
+std::vector<char> CoordinatorStore::get(const std::string& key) {
+  const std::string value = Get(key, timeout_);
+  return std::vector<char>(value.begin(), value.end());
+}
+
+void CoordinatorStore::wait(const std::vector<std::string>& keys) {
+  wait(keys, std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout_)));
+}
+
+void CoordinatorStore::wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) {
+  const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
+  for (const std::string& key : keys) Get(key, std::max(deadline - absl::Now(), absl::Milliseconds(1)));
+}
+
+}  // namespace xla

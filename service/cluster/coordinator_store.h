@@ -1,0 +1,46 @@
+// CoordinatorStore: Gloo's rendezvous store (gloo::rendezvous::Store) on the
+// cluster coordinator's key-value calls. One per run on each host: it
+// deletes the keys it set when the run's communicator lets it go (by then
+// every peer of the run has read them: a collective between two hosts
+// completes only after both connected). Failures throw gloo::IoException,
+// which is how Gloo's rendezvous reports errors; the communicator turns
+// them into a status.
+#ifndef SERVICE_CLUSTER_COORDINATOR_STORE_H_
+#define SERVICE_CLUSTER_COORDINATOR_STORE_H_
+
+#include <gloo/rendezvous/store.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "proto/xla_cluster.grpc.pb.h"
+
+namespace xla {
+
+class CoordinatorStore final : public gloo::rendezvous::Store {
+ public:
+  // `stub` outlives the store. `timeout` bounds each get and wait.
+  CoordinatorStore(XlaCluster::Stub* stub, std::string auth_token, absl::Duration timeout);
+  ~CoordinatorStore() override;
+
+  void set(const std::string& key, const std::vector<char>& data) override;
+  std::vector<char> get(const std::string& key) override;
+  void wait(const std::vector<std::string>& keys) override;
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override;
+
+ private:
+  void Prepare(grpc::ClientContext* context, absl::Duration timeout) const;
+  std::string Get(const std::string& key, absl::Duration timeout);
+
+  XlaCluster::Stub* const stub_;
+  const std::string auth_token_;
+  const absl::Duration timeout_;
+  absl::Mutex mu_;
+  std::vector<std::string> own_keys_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace xla
+
+#endif  // SERVICE_CLUSTER_COORDINATOR_STORE_H_

@@ -38,6 +38,27 @@ std::vector<int64_t> Iota64(int64_t n, int64_t start = 0) {
 
 XlaBuilder::XlaBuilder(std::string name) : name_(std::move(name)) {}
 
+namespace {
+
+// The called computations with names unique in the module (its verifier
+// requires them; two sub-builders may well share a name, e.g. two
+// CrossReplicaSums' "sum"): a name already taken, or the entry's, gets the
+// computation's id as a suffix. Calls refer to computations by id.
+std::vector<HloComputationProto> UniquelyNamed(const std::vector<HloComputationProto>& computations,
+                                               const std::string& entry_name) {
+  std::vector<HloComputationProto> out = computations;
+  absl::flat_hash_set<std::string> taken = {entry_name};
+  for (HloComputationProto& c : out) {
+    if (!taken.insert(c.name()).second) {
+      c.set_name(absl::StrCat(c.name(), ".", c.id()));
+      taken.insert(c.name());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::unique_ptr<XlaBuilder> XlaBuilder::CreateSubBuilder(const std::string& computation_name) {
   auto sub = std::make_unique<XlaBuilder>(computation_name);
   sub->parent_ = this;
@@ -775,7 +796,7 @@ absl::StatusOr<XlaComputation> XlaBuilder::DoBuild(int64_t root_id) {
 
   HloModuleProto module;
   module.set_name(name_);
-  for (const HloComputationProto& c : embedded_) *module.add_computations() = c;
+  for (HloComputationProto& c : UniquelyNamed(embedded_, entry.name())) *module.add_computations() = std::move(c);
   *module.add_computations() = entry;
   module.set_entry_computation_name(name_);
   module.set_entry_computation_id(entry.id());
@@ -821,7 +842,7 @@ absl::StatusOr<XlaComputation> XlaBuilder::BuildConstantSubGraph(XlaOp root) {
   *entry.mutable_program_shape() = ps.ToProto();
   HloModuleProto module;
   module.set_name(entry.name());
-  for (const HloComputationProto& c : embedded_) *module.add_computations() = c;
+  for (HloComputationProto& c : UniquelyNamed(embedded_, entry.name())) *module.add_computations() = std::move(c);
   *module.add_computations() = entry;
   module.set_entry_computation_name(entry.name());
   module.set_entry_computation_id(entry.id());

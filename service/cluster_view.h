@@ -36,6 +36,10 @@ class ClusterView {
   virtual std::string HostName(int rank) const = 0;
   // The ranks the coordinator last reported lost.
   virtual std::vector<int> lost_ranks() const = 0;
+  // Those of `hosts` reported lost, waiting up to `wait` for one to be (a
+  // failed run's likely cause, which the heartbeats show only after their
+  // bound).
+  virtual std::vector<int> WaitForLost(const std::vector<int>& hosts, absl::Duration wait) const = 0;
 
   // The communicator of run `run_id` on this host: `host_of_process` gives
   // each process's rank (process index replica * num_partitions +

@@ -1148,8 +1148,17 @@ absl::Status Service::ExecuteClusterRun(SessionId session, const ExecuteParallel
   absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> buffers =
       ExecuteReplicatedOnDevices(std::move(processes), options);
   if (!buffers.ok()) {
-    // Name the hosts the coordinator has lost, the likely cause.
-    std::vector<int> lost = cluster()->lost_ranks();
+    // Name the hosts of the run the coordinator reports lost, the likely
+    // cause of a lost connection or a wait that timed out: its heartbeats
+    // show a lost host within a few seconds.
+    const absl::StatusCode code = buffers.status().code();
+    if (code != absl::StatusCode::kUnavailable && code != absl::StatusCode::kDeadlineExceeded) {
+      return buffers.status();
+    }
+    std::vector<int> hosts = host_of_process;
+    std::sort(hosts.begin(), hosts.end());
+    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+    std::vector<int> lost = cluster()->WaitForLost(hosts, absl::Seconds(5));
     if (lost.empty()) return buffers.status();
     std::vector<std::string> names;
     for (int r : lost) names.push_back(cluster()->HostName(r));

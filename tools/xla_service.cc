@@ -243,16 +243,41 @@ int Main(const std::vector<std::string>& plugins) {
     metrics_thread = std::thread([&metrics] { metrics->listen_after_bind(); });
     std::fprintf(stderr, "xla_service: metrics on http://%s:%d/metrics\n", address.c_str(), bound);
   }
+  absl::Notification stopping;
+  std::thread signal_thread([&] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    std::fprintf(stderr, "xla_service: signal %d, cancelling the work in flight and shutting down\n", signal);
+    stopping.Notify();
+    // Runs and compiles in flight stop at their next check (CANCELLED);
+    // calls still running after 2 s are cancelled by gRPC; and should
+    // anything still hold the process (a long runtime call), it exits at 4 s
+    // all the same: an operator's SIGTERM ends the daemon within 5 s.
+    ExecutionControl::CancelAll();
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::seconds(4));
+      std::fprintf(stderr, "xla_service: work still running 4 s after the signal; exiting now\n");
+      std::fflush(stderr);
+      std::_Exit(0);
+    }).detach();
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  });
   // A cluster daemon joins before it says where it listens: clients wait
-  // for that line, so none sees the daemon outside its cluster.
+  // for that line, so none sees the daemon outside its cluster. (Threads
+  // run now: a failure exits at once.)
+  auto fail_now = [](const std::string& message) {
+    Fail(message);
+    std::fflush(stderr);
+    std::_Exit(1);
+  };
   std::unique_ptr<grpc::Server> coordinator_server;
   std::shared_ptr<ClusterMember> cluster;
   if (absl::GetFlag(FLAGS_cluster_size) > 1) {
     const int size = absl::GetFlag(FLAGS_cluster_size);
     const int rank = absl::GetFlag(FLAGS_cluster_rank);
-    if (rank < 0 || rank >= size) return Fail("--cluster_rank must be between 0 and --cluster_size - 1");
+    if (rank < 0 || rank >= size) fail_now("--cluster_rank must be between 0 and --cluster_size - 1");
     const std::string& coordinator = absl::GetFlag(FLAGS_cluster_coordinator);
-    if (coordinator.empty()) return Fail("--cluster_size > 1 needs --cluster_coordinator=HOST:PORT");
+    if (coordinator.empty()) fail_now("--cluster_size > 1 needs --cluster_coordinator=HOST:PORT");
     if (rank == 0) {
       ClusterCoordinator::Options coordinator_options;
       coordinator_options.cluster_size = size;
@@ -264,7 +289,7 @@ int Main(const std::vector<std::string>& plugins) {
       coordinator_builder.RegisterService(coordinator_service.get());
       coordinator_server = coordinator_builder.BuildAndStart();
       if (coordinator_server == nullptr || coordinator_port == 0) {
-        return Fail(absl::StrCat("cannot serve the cluster coordinator on ", coordinator));
+        fail_now(absl::StrCat("cannot serve the cluster coordinator on ", coordinator));
       }
       std::fprintf(stderr, "xla_service: cluster coordinator on %s for %d hosts\n", coordinator.c_str(), size);
     }
@@ -286,7 +311,7 @@ int Main(const std::vector<std::string>& plugins) {
     }
     member.join_timeout = absl::Seconds(absl::GetFlag(FLAGS_cluster_join_timeout_seconds));
     absl::StatusOr<std::unique_ptr<ClusterMember>> joined = ClusterMember::Join(member);
-    if (!joined.ok()) return Fail(std::string(joined.status().message()));
+    if (!joined.ok()) fail_now(std::string(joined.status().message()));
     cluster = std::move(*joined);
     service->set_cluster(cluster);
     std::fprintf(stderr, "xla_service: joined the cluster as rank %d of %d (%lld devices in all)\n", rank, size,
@@ -296,25 +321,6 @@ int Main(const std::vector<std::string>& plugins) {
               port, service->backend().name().c_str(), limits.num_devices);
   std::fflush(stdout);
 
-  absl::Notification stopping;
-  std::thread signal_thread([&] {
-    int signal = 0;
-    sigwait(&signals, &signal);
-    std::fprintf(stderr, "xla_service: signal %d, cancelling the work in flight and shutting down\n", signal);
-    stopping.Notify();
-    // Runs and compiles in flight stop at their next check (CANCELLED);
-    // calls still running after 2 s are cancelled by gRPC; and should
-    // anything still hold the process (a long runtime call), it exits at 4 s
-    // all the same: an operator's SIGTERM ends the daemon within 5 s.
-    ExecutionControl::CancelAll();
-    std::thread([] {
-      std::this_thread::sleep_for(std::chrono::seconds(4));
-      std::fprintf(stderr, "xla_service: work still running 4 s after the signal; exiting now\n");
-      std::fflush(stderr);
-      std::_Exit(0);
-    }).detach();
-    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  });
   std::thread reaper([&] {
     while (!stopping.WaitForNotificationWithTimeout(absl::Seconds(1))) {
       int closed = service->CloseIdleSessions(idle);

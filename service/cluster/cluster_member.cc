@@ -15,8 +15,8 @@ namespace {
 
 absl::Status FromGrpc(const grpc::Status& status, absl::string_view what) {
   if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      absl::StrCat(what, ": ", status.error_message()));
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  return absl::Status(code, absl::StrCat(what, ": ", absl::StatusCodeToString(code), ": ", status.error_message()));
 }
 
 }  // namespace
@@ -94,6 +94,20 @@ std::vector<int> ClusterMember::lost_ranks() const {
   return lost_;
 }
 
+std::vector<int> ClusterMember::WaitForLost(const std::vector<int>& hosts, absl::Duration wait) const {
+  absl::MutexLock lock(&mu_);
+  auto lost_among = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    std::vector<int> out;
+    for (int host : hosts) {
+      if (host != options_.rank && std::find(lost_.begin(), lost_.end(), host) != lost_.end()) out.push_back(host);
+    }
+    return out;
+  };
+  auto any = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !lost_among().empty(); };
+  mu_.AwaitWithTimeout(absl::Condition(&any), wait);
+  return lost_among();
+}
+
 void ClusterMember::HeartbeatLoop() {
   while (!stopping_.WaitForNotificationWithTimeout(options_.heartbeat_interval)) {
     HeartbeatRequest request;
@@ -118,8 +132,36 @@ void ClusterMember::HeartbeatLoop() {
       std::fprintf(stderr, "xla_service: cluster: lost ranks now [%s]%s\n", absl::StrJoin(lost, ", ").c_str(),
                    status.ok() ? "" : " (the coordinator does not answer)");
     }
+    AbortRunsWith(lost, !status.ok());
     lost_ = std::move(lost);
   }
+}
+
+void ClusterMember::AbortRunsWith(const std::vector<int>& lost, bool coordinator_lost) {
+  std::vector<ActiveRun> still;
+  for (ActiveRun& run : runs_) {
+    std::shared_ptr<collectives::Communicator> communicator = run.communicator.lock();
+    if (communicator == nullptr) continue;  // ended
+    std::vector<std::string> gone;
+    for (int host : run.hosts) {
+      if (host != options_.rank && std::find(lost.begin(), lost.end(), host) != lost.end()) {
+        gone.push_back(HostName(host));
+      }
+    }
+    if (gone.empty()) {
+      still.push_back(std::move(run));
+      continue;
+    }
+    const std::string why =
+        coordinator_lost
+            ? absl::StrCat("the cluster coordinator (", options_.coordinator, ") does not answer: cannot tell whether ",
+                           absl::StrJoin(gone, ", "), " are alive")
+            : absl::StrCat(absl::StrJoin(gone, ", "), " left the cluster (no heartbeat within the coordinator's bound)");
+    std::fprintf(stderr, "xla_service: cluster: aborting run %s: %s\n", run.run_id.c_str(), why.c_str());
+    if (std::shared_ptr<CoordinatorStore> store = run.store.lock()) store->Cancel(why);
+    communicator->Abort(absl::UnavailableError(absl::StrCat("cluster run ", run.run_id, ": ", why)));
+  }
+  runs_ = std::move(still);
 }
 
 absl::StatusOr<std::shared_ptr<collectives::Communicator>> ClusterMember::MakeCommunicator(
@@ -133,12 +175,26 @@ absl::StatusOr<std::shared_ptr<collectives::Communicator>> ClusterMember::MakeCo
   options.host_of_process = std::move(host_of_process);
   options.self_host = options_.rank;
   for (int r = 0; r < options_.cluster_size; ++r) options.host_names.push_back(HostName(r));
-  options.store = std::make_shared<CoordinatorStore>(stub_.get(), options_.auth_token, timeout);
+  auto store = std::make_shared<CoordinatorStore>(stub_.get(), options_.auth_token, timeout);
+  options.store = store;
   options.device = device_;
   options.timeout = timeout;
+  std::vector<int> hosts = options.host_of_process;
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
   ASSIGN_OR_RETURN(std::shared_ptr<collectives::GlooCommunicator> communicator,
                    collectives::GlooCommunicator::Create(std::move(options)));
-  return std::shared_ptr<collectives::Communicator>(std::move(communicator));
+  std::shared_ptr<collectives::Communicator> out = std::move(communicator);
+  absl::MutexLock lock(&mu_);
+  // A host lost already: the run fails at once.
+  for (int host : hosts) {
+    if (host != options_.rank && std::find(lost_.begin(), lost_.end(), host) != lost_.end()) {
+      return absl::UnavailableError(absl::StrCat("cluster run ", run_id, ": ", HostName(host),
+                                                 " has left the cluster (no heartbeat)"));
+    }
+  }
+  runs_.push_back(ActiveRun{out, store, std::move(hosts), run_id});
+  return out;
 }
 
 }  // namespace xla

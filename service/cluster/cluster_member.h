@@ -3,7 +3,10 @@
 // the daemon's devices with the coordinator (served by rank 0), learns every
 // host, reports its heartbeats, and makes the Gloo communicator of each run
 // that spans hosts: a Gloo TCP device bound to this host's address, with the
-// rendezvous through the coordinator's store.
+// rendezvous through the coordinator's store. A run with a host the
+// coordinator reports lost (no heartbeat within its bound) is aborted: its
+// processes here fail with UNAVAILABLE naming that host, even those still
+// waiting for the host to connect.
 //
 #ifndef SERVICE_CLUSTER_CLUSTER_MEMBER_H_
 #define SERVICE_CLUSTER_CLUSTER_MEMBER_H_
@@ -31,6 +34,8 @@ class Device;
 }  // namespace gloo
 
 namespace xla {
+
+class CoordinatorStore;
 
 class ClusterMember final : public ClusterView {
  public:
@@ -66,6 +71,7 @@ class ClusterMember final : public ClusterView {
   std::string HostAddress(int rank) const override { return hosts_[rank].service_address(); }
   std::string HostName(int rank) const override;
   std::vector<int> lost_ranks() const override;
+  std::vector<int> WaitForLost(const std::vector<int>& hosts, absl::Duration wait) const override;
   absl::StatusOr<std::shared_ptr<collectives::Communicator>> MakeCommunicator(const std::string& run_id,
                                                                             std::vector<int> host_of_process,
                                                                             int64_t num_partitions,
@@ -83,8 +89,20 @@ class ClusterMember final : public ClusterView {
   std::string incarnation_;
   std::shared_ptr<gloo::transport::Device> device_;
 
+  // A run that spans hosts: aborted when one of its hosts is lost.
+  struct ActiveRun {
+    std::weak_ptr<collectives::Communicator> communicator;
+    std::weak_ptr<CoordinatorStore> store;
+    std::vector<int> hosts;
+    std::string run_id;
+  };
+  // Aborts the active runs that have a host in `lost` (and forgets the
+  // ones that ended).
+  void AbortRunsWith(const std::vector<int>& lost, bool coordinator_lost) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
   std::vector<int> lost_ ABSL_GUARDED_BY(mu_);
+  std::vector<ActiveRun> runs_ ABSL_GUARDED_BY(mu_);
   absl::Notification stopping_;
   std::thread heartbeat_;
 };

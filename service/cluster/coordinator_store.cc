@@ -2,9 +2,17 @@
 
 #include <gloo/common/error.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace xla {
+namespace {
+
+// How long one StoreGet call waits at most: a cancel is seen this soon.
+constexpr absl::Duration kSlice = absl::Milliseconds(250);
+
+}  // namespace
 
 CoordinatorStore::CoordinatorStore(XlaCluster::Stub* stub, std::string auth_token, absl::Duration timeout)
     : stub_(stub), auth_token_(std::move(auth_token)), timeout_(timeout) {}
@@ -44,19 +52,32 @@ void CoordinatorStore::set(const std::string& key, const std::vector<char>& data
 }
 
 std::string CoordinatorStore::Get(const std::string& key, absl::Duration timeout) {
-  StoreGetRequest request;
-  request.set_key(key);
-  request.set_timeout_ms(absl::ToInt64Milliseconds(timeout));
-  grpc::ClientContext context;
-  // The call's own deadline leaves the coordinator time to answer.
-  Prepare(&context, timeout + absl::Seconds(2));
-  StoreGetResponse response;
-  const grpc::Status status = stub_->StoreGet(&context, request, &response);
-  if (!status.ok()) {
-    throw gloo::IoException(absl::StrCat("cluster store: key '", key, "' (a host of the run did not connect): ",
-                                         status.error_message()));
+  const absl::Time deadline = absl::Now() + timeout;
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (!cancelled_.empty()) throw gloo::IoException(absl::StrCat("cluster store: waiting for '", key, "': ", cancelled_));
+    }
+    const absl::Duration slice = std::min(std::max(deadline - absl::Now(), absl::Milliseconds(1)), kSlice);
+    StoreGetRequest request;
+    request.set_key(key);
+    request.set_timeout_ms(absl::ToInt64Milliseconds(slice));
+    grpc::ClientContext context;
+    // The call's own deadline leaves the coordinator time to answer.
+    Prepare(&context, slice + absl::Seconds(2));
+    StoreGetResponse response;
+    const grpc::Status status = stub_->StoreGet(&context, request, &response);
+    if (status.ok()) return response.value();
+    if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED || absl::Now() >= deadline) {
+      throw gloo::IoException(absl::StrCat("cluster store: key '", key, "' (a host of the run did not connect): ",
+                                           status.error_message()));
+    }
   }
-  return response.value();
+}
+
+void CoordinatorStore::Cancel(const std::string& why) {
+  absl::MutexLock lock(&mu_);
+  if (cancelled_.empty()) cancelled_ = why.empty() ? "cancelled" : why;
 }
 
 std::vector<char> CoordinatorStore::get(const std::string& key) {

@@ -4,7 +4,7 @@
 // every peer of the run has read them: a collective between two hosts
 // completes only after both connected). Failures throw gloo::IoException,
 // which is how Gloo's rendezvous reports errors; the communicator turns
-// them into a status.
+// them into a status. A get waits in short calls, so Cancel ends it soon.
 #ifndef SERVICE_CLUSTER_COORDINATOR_STORE_H_
 #define SERVICE_CLUSTER_COORDINATOR_STORE_H_
 
@@ -30,6 +30,10 @@ class CoordinatorStore final : public gloo::rendezvous::Store {
   void wait(const std::vector<std::string>& keys) override;
   void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override;
 
+  // Ends every get and wait in progress or later with an IoException
+  // quoting `why` (a host of the run left the cluster).
+  void Cancel(const std::string& why);
+
  private:
   void Prepare(grpc::ClientContext* context, absl::Duration timeout) const;
   std::string Get(const std::string& key, absl::Duration timeout);
@@ -39,6 +43,7 @@ class CoordinatorStore final : public gloo::rendezvous::Store {
   const absl::Duration timeout_;
   absl::Mutex mu_;
   std::vector<std::string> own_keys_ ABSL_GUARDED_BY(mu_);
+  std::string cancelled_ ABSL_GUARDED_BY(mu_);  // empty: not cancelled
 };
 
 }  // namespace xla

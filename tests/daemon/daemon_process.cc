@@ -39,41 +39,53 @@ void StopLiveDaemons() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DaemonProcess>> DaemonProcess::Start(const std::vector<std::string>& flags) {
+  ASSIGN_OR_RETURN(std::unique_ptr<DaemonProcess> daemon, Spawn(flags));
+  RETURN_IF_ERROR(daemon->WaitUntilListening(absl::Seconds(6)));
+  return daemon;
+}
+
+absl::StatusOr<std::unique_ptr<DaemonProcess>> DaemonProcess::Spawn(const std::vector<std::string>& flags,
+                                                                   const std::string& address) {
   static const bool registered = [] { return std::atexit(StopLiveDaemons) == 0; }();
   (void)registered;
   auto daemon = std::make_unique<DaemonProcess>();
+  daemon->address_ = address;
   const char* tmp = std::getenv("TEST_TMPDIR");
   static int counter = 0;
   daemon->log_path_ = absl::StrCat(tmp ? tmp : "/tmp", "/xla_service_", getpid(), "_", counter++, ".log");
-  std::string out_path = daemon->log_path_ + ".out";
-  std::vector<std::string> args = {"tools/xla_service", "--address=127.0.0.1", "--port=0"};
+  daemon->out_path_ = daemon->log_path_ + ".out";
+  std::vector<std::string> args = {"tools/xla_service", "--address=" + address, "--port=0"};
   args.insert(args.end(), flags.begin(), flags.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, daemon->out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, daemon->log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int rc = posix_spawn(&daemon->pid_, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return Internal("cannot start %s: %s", argv[0], strerror(rc));
   LivePids().push_back(daemon->pid_);
-  // Wait for "listening on 127.0.0.1:PORT".
-  for (int i = 0; i < 300 && daemon->port_ == 0; ++i) {
-    std::ifstream out(out_path);
+  return daemon;
+}
+
+absl::Status DaemonProcess::WaitUntilListening(absl::Duration timeout) {
+  // Wait for "listening on ADDRESS:PORT".
+  const absl::Time deadline = absl::Now() + timeout;
+  while (port_ == 0) {
+    std::ifstream out(out_path_);
     std::string line;
     if (std::getline(out, line)) {
       size_t colon = line.rfind(':', line.find(" backend="));
-      if (colon != std::string::npos) daemon->port_ = std::atoi(line.c_str() + colon + 1);
+      if (colon != std::string::npos) port_ = std::atoi(line.c_str() + colon + 1);
     }
-    if (daemon->port_ == 0) {
-      if (!daemon->running()) return Internal("the daemon exited at startup: %s", daemon->Log());
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    if (port_ != 0) break;
+    if (!running()) return Internal("the daemon exited at startup: %s", Log());
+    if (absl::Now() > deadline) return Internal("the daemon did not report its port: %s", Log());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (daemon->port_ == 0) return Internal("the daemon did not report its port: %s", daemon->Log());
-  return daemon;
+  return absl::OkStatus();
 }
 
 bool DaemonProcess::running() const {
@@ -90,6 +102,31 @@ int DaemonProcess::Stop() {
   LivePids().erase(std::remove(LivePids().begin(), LivePids().end(), pid_), LivePids().end());
   pid_ = -1;
   exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return exit_status_;
+}
+
+void DaemonProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  Stop();
+}
+
+int DaemonProcess::WaitForExit(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (pid_ > 0 && absl::Now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      LivePids().erase(std::remove(LivePids().begin(), LivePids().end(), pid_), LivePids().end());
+      pid_ = -1;
+      exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      return exit_status_;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (pid_ > 0) {
+    Kill();
+    return -1;
+  }
   return exit_status_;
 }
 

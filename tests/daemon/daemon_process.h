@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 
 namespace xla {
@@ -19,19 +20,32 @@ class DaemonProcess {
  public:
   // `flags` are extra command-line flags for the daemon.
   static absl::StatusOr<std::unique_ptr<DaemonProcess>> Start(const std::vector<std::string>& flags = {});
+  // Starts it without waiting for it to listen (a cluster's daemons wait
+  // for each other first), on `address`.
+  static absl::StatusOr<std::unique_ptr<DaemonProcess>> Spawn(const std::vector<std::string>& flags,
+                                                             const std::string& address = "127.0.0.1");
+  // Waits until it prints where it listens.
+  absl::Status WaitUntilListening(absl::Duration timeout);
   ~DaemonProcess();
 
   int port() const { return port_; }
-  std::string target() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::string target() const { return address_ + ":" + std::to_string(port_); }
   bool running() const;
   // Sends SIGTERM and waits; returns the exit status (-1 if killed by a signal).
   int Stop();
+  // SIGKILL (no chance to clean up), and waits.
+  void Kill();
+  // Waits up to `timeout` for it to exit by itself; its exit status (-1 if
+  // killed by a signal or still running, then killed).
+  int WaitForExit(absl::Duration timeout);
   // What the daemon wrote to stderr so far (its request log).
   std::string Log() const;
 
  private:
   pid_t pid_ = -1;
   int port_ = 0;
+  std::string address_ = "127.0.0.1";
+  std::string out_path_;
   std::string log_path_;
   int exit_status_ = 0;
 };

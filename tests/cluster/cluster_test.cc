@@ -1,0 +1,316 @@
+// A cluster of three xla_service daemons, separate processes on loopback
+// ports (tests/cluster/cluster_process.h), with two devices each and a
+// shared auth token:
+//   - every collective, with replica groups spanning hosts, gives what the
+//     same six replicas give in one process (integers and data movement bit
+//     for bit; float sums within rounding, since Gloo's ring sums across
+//     hosts in its own order);
+//   - a daemon killed mid-collective fails the run on the others within the
+//     deadline, naming the lost host; they keep serving and hold no bytes
+//     of the failed run;
+//   - a daemon without the token cannot join (it exits, and the
+//     coordinator logs the refusal), and the coordinator's store refuses
+//     unauthenticated calls.
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "client/client_library.h"
+#include "client/cluster_client.h"
+#include "client/xla_builder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "proto/xla_cluster.grpc.pb.h"
+#include "tests/cluster/cluster_process.h"
+#include "xla/literal_comparison.h"
+#include "xla/shape_util.h"
+
+namespace xla {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kHosts = 3;
+constexpr int kDevicesPerHost = 2;
+constexpr int kReplicas = kHosts * kDevicesPerHost;
+
+ReplicaGroup Group(std::vector<int64_t> ids) {
+  ReplicaGroup g;
+  for (int64_t id : ids) g.add_replica_ids(id);
+  return g;
+}
+
+XlaComputation ScalarComputation(const char* name, PrimitiveType type,
+                                 XlaOp (*op)(XlaOp, XlaOp, absl::Span<const int64_t>)) {
+  XlaBuilder b(name);
+  op(Parameter(&b, 0, ShapeUtil::MakeShape(type, {}), "a"), Parameter(&b, 1, ShapeUtil::MakeShape(type, {}), "b"),
+     {});
+  return b.Build().value();
+}
+
+// (f32[64] x, s32[6,4] y) -> a tuple of every collective's result, with
+// groups inside one host and across hosts. Devices are spread over the
+// hosts (replica r on host r % 3), so {0, 1, 2} spans all three hosts and
+// {0, 3} lies on host 0.
+XlaComputation EveryCollective() {
+  XlaBuilder b("every_collective");
+  XlaOp x = Parameter(&b, 0, ShapeUtil::MakeShape(F32, {64}), "x");
+  XlaOp y = Parameter(&b, 1, ShapeUtil::MakeShape(S32, {6, 4}), "y");
+  XlaComputation add_f32 = ScalarComputation("add_f32", F32, &Add);
+  XlaComputation add_s32 = ScalarComputation("add_s32", S32, &Add);
+  XlaComputation max_s32 = ScalarComputation("max_s32", S32, &Max);
+  XlaComputation max_f32 = ScalarComputation("max_f32", F32, &Max);
+  std::vector<XlaOp> results = {
+      CrossReplicaSum(x),                                                         // native Gloo sum
+      AllReduce(y, add_s32, {Group({0, 1, 2}), Group({3, 4, 5})}),                // across hosts, exact
+      AllReduce(y, max_s32, {Group({0, 3}), Group({1, 4}), Group({2, 5})}),       // inside each host
+      AllReduce(x, max_f32, {Group({5, 0, 1}), Group({2, 4, 3})}),                // exchanged and folded
+      AllGather(y, 0, kReplicas),                                                 // s32[36,4]
+      AllGather(y, 1, 2, {Group({4, 1}), Group({0, 5}), Group({3, 2})}),          // s32[6,8]
+      AllToAll(y, 0, 0, kReplicas),                                               // s32[6,4]
+      ReduceScatter(y, add_s32, 0, kReplicas),                                    // s32[1,4]
+      CollectivePermute(y, {{0, 4}, {4, 2}, {2, 0}, {1, 3}, {5, 1}}),
+      CollectiveBroadcast(y, {Group({4, 0, 2}), Group({1, 3, 5})}),
+  };
+  Tuple(&b, results);
+  return b.Build().value();
+}
+
+Literal RandomF32(int64_t n, int seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> dist(-2, 2);
+  std::vector<float> v(n);
+  for (float& e : v) e = dist(random);
+  return Literal::CreateR1<float>(v);
+}
+
+Literal RandomS32(int seed) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int32_t> dist(-100000, 100000);
+  std::vector<int32_t> v(24);
+  for (int32_t& e : v) e = dist(random);
+  return Literal::CreateR1<int32_t>(v).Reshape({6, 4}).value();
+}
+
+// 1 + 2, for a daemon that should still serve.
+XlaComputation Scalar2() {
+  XlaBuilder b("one_plus_two");
+  Add(ConstantR0<float>(&b, 1), ConstantR0<float>(&b, 2));
+  return b.Build().value();
+}
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto cluster = Cluster::Start(kHosts, {absl::StrCat("--devices=", kDevicesPerHost), "--wait_seconds=30"});
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  std::unique_ptr<ClusterClient> Connect(int rank) {
+    GrpcClientOptions options;
+    options.auth_token = cluster_->token();
+    auto client = ClusterClient::Connect(cluster_->daemon(rank).target(), options);
+    EXPECT_TRUE(client.ok()) << client.status();
+    return client.ok() ? std::move(*client) : nullptr;
+  }
+
+  static Cluster* cluster_;
+};
+
+Cluster* ClusterTest::cluster_ = nullptr;
+
+TEST_F(ClusterTest, DevicesSpreadOverTheHosts) {
+  std::unique_ptr<ClusterClient> client = Connect(1);
+  ASSERT_NE(client, nullptr);
+  auto devices = client->GetDeviceHandles(kReplicas);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  for (int i = 0; i < kReplicas; ++i) {
+    const DeviceHandle& d = (*devices)[i];
+    EXPECT_EQ(d.host(), i % kHosts) << i;
+    EXPECT_EQ(d.host_address(), cluster_->daemon(i % kHosts).target()) << i;
+    EXPECT_EQ(d.handle(), (i % kHosts) * kDevicesPerHost + i / kHosts) << i;
+    EXPECT_EQ(d.device_count(), kReplicas);
+  }
+  EXPECT_FALSE(client->GetDeviceHandles(kReplicas + 1).ok());
+  // Another host's device is refused with its address.
+  auto here = client->ClientFor((*devices)[1]);
+  ASSERT_TRUE(here.ok());
+  absl::Status elsewhere = (*here)->TransferToInfeed(Literal::CreateR0<float>(1), &(*devices)[0]);
+  EXPECT_EQ(elsewhere.code(), absl::StatusCode::kFailedPrecondition) << elsewhere;
+  EXPECT_THAT(elsewhere.message(), HasSubstr(cluster_->daemon(0).target()));
+}
+
+TEST_F(ClusterTest, EveryCollectiveAcrossHostsMatchesOneProcess) {
+  std::unique_ptr<ClusterClient> client = Connect(2);
+  ASSERT_NE(client, nullptr);
+  auto devices = client->GetDeviceHandles(kReplicas);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  const XlaComputation computation = EveryCollective();
+
+  // The reference: the same six replicas as threads of this process.
+  ServiceOptions local_options;
+  local_options.backend = "cpu";
+  local_options.num_devices = kReplicas;
+  auto local = ClientLibrary::GetOrCreateLocalClient(local_options);
+  ASSERT_TRUE(local.ok()) << local.status();
+  auto local_devices = (*local)->GetDeviceHandles(kReplicas);
+  ASSERT_TRUE(local_devices.ok());
+
+  std::vector<std::unique_ptr<GlobalData>> remote_args, local_args;
+  std::vector<Client::ComputationInstance> remote_run(kReplicas), local_run(kReplicas);
+  for (int r = 0; r < kReplicas; ++r) {
+    const Literal x = RandomF32(64, 10 + r);
+    const Literal y = RandomS32(100 + r);
+    for (const Literal* arg : {&x, &y}) {
+      auto remote = client->TransferToDevice(*arg, (*devices)[r]);
+      ASSERT_TRUE(remote.ok()) << remote.status();
+      remote_run[r].arguments.push_back(remote->get());
+      remote_args.push_back(std::move(*remote));
+      auto in_process = (*local)->TransferToServer(*arg);
+      ASSERT_TRUE(in_process.ok());
+      local_run[r].arguments.push_back(in_process->get());
+      local_args.push_back(std::move(*in_process));
+    }
+    remote_run[r].computation = &computation;
+    *remote_run[r].execution_options.add_device_handles() = (*devices)[r];
+    remote_run[r].execution_options.set_num_replicas(kReplicas);
+    local_run[r].computation = &computation;
+    *local_run[r].execution_options.add_device_handles() = (*local_devices)[r];
+    local_run[r].execution_options.set_num_replicas(kReplicas);
+  }
+  auto expected = (*local)->ExecuteParallel(local_run);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  // Twice: the second run reuses each host's compiled executable.
+  for (int round = 0; round < 2; ++round) {
+    auto results = client->ExecuteReplicated(remote_run);
+    ASSERT_TRUE(results.ok()) << results.status();
+    ASSERT_EQ(results->size(), kReplicas);
+    for (int r = 0; r < kReplicas; ++r) {
+      auto host = client->ClientFor((*devices)[r]);
+      ASSERT_TRUE(host.ok());
+      auto got = (*host)->TransferToClient(*(*results)[r]);
+      ASSERT_TRUE(got.ok()) << got.status();
+      auto want = (*local)->TransferToClient(*(*expected)[r]);
+      ASSERT_TRUE(want.ok());
+      std::vector<Literal> got_parts = std::move(*got).DecomposeTuple();
+      std::vector<Literal> want_parts = std::move(*want).DecomposeTuple();
+      ASSERT_EQ(got_parts.size(), want_parts.size());
+      // Element 0 is the float sum across hosts: Gloo's order.
+      EXPECT_TRUE(literal_comparison::Near(want_parts[0], got_parts[0], ErrorSpec{1e-5, 1e-5}).ok())
+          << "replica " << r << ": " << got_parts[0].ToString() << " vs " << want_parts[0].ToString();
+      for (size_t i = 1; i < got_parts.size(); ++i) {
+        EXPECT_EQ(got_parts[i], want_parts[i]) << "replica " << r << " result " << i;
+      }
+    }
+  }
+}
+
+// x -> s = cross-replica-sum(x); v = infeed; cross-replica-sum(s + v): a
+// replica whose infeed is never fed stops its peers inside a collective.
+XlaComputation SumInfeedSum(int64_t n) {
+  XlaBuilder b("sum_infeed_sum");
+  const Shape shape = ShapeUtil::MakeShape(F32, {n});
+  XlaOp s = CrossReplicaSum(Parameter(&b, 0, shape, "x"));
+  XlaOp in = InfeedWithToken(CreateToken(&b), shape);
+  CrossReplicaSum(Add(s, GetTupleElement(in, 0)));
+  return b.Build().value();
+}
+
+int64_t BytesInUse(Client& client) {
+  auto info = client.GetServiceInfo();
+  EXPECT_TRUE(info.ok()) << info.status();
+  return info.ok() ? info->bytes_in_use() : -1;
+}
+
+TEST(ClusterFailureTest, KilledDaemonFailsTheRunOnTheOthersWhoKeepServing) {
+  constexpr int64_t kN = 1 << 16;
+  auto started = Cluster::Start(kHosts, {"--devices=1", "--wait_seconds=60"});
+  ASSERT_TRUE(started.ok()) << started.status();
+  Cluster& cluster = **started;
+  GrpcClientOptions options;
+  options.auth_token = cluster.token();
+  auto client = ClusterClient::Connect(cluster.daemon(0).target(), options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto devices = (*client)->GetDeviceHandles(kHosts);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  const XlaComputation computation = SumInfeedSum(kN);
+  std::vector<std::unique_ptr<GlobalData>> args;
+  std::vector<Client::ComputationInstance> run(kHosts);
+  std::vector<Client*> hosts;
+  for (int r = 0; r < kHosts; ++r) {
+    auto host = (*client)->ClientFor((*devices)[r]);
+    ASSERT_TRUE(host.ok());
+    hosts.push_back(*host);
+  }
+  const int64_t baseline0 = BytesInUse(*hosts[0]);
+  const int64_t baseline1 = BytesInUse(*hosts[1]);
+  for (int r = 0; r < kHosts; ++r) {
+    auto arg = (*client)->TransferToDevice(RandomF32(kN, r), (*devices)[r]);
+    ASSERT_TRUE(arg.ok()) << arg.status();
+    run[r].computation = &computation;
+    run[r].arguments = {arg->get()};
+    *run[r].execution_options.add_device_handles() = (*devices)[r];
+    run[r].execution_options.set_num_replicas(kHosts);
+    args.push_back(std::move(*arg));
+    // Host 2's replica never gets its infeed value.
+    if (r < 2) ASSERT_TRUE(hosts[r]->TransferToInfeed(RandomF32(kN, 50 + r), &(*devices)[r]).ok());
+  }
+  absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> result;
+  std::thread runner([&] { result = (*client)->ExecuteReplicated(run); });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const auto killed = std::chrono::steady_clock::now();
+  cluster.daemon(2).Kill();
+  runner.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  ASSERT_FALSE(result.ok());
+  // Well within the 60 s the run could wait: the lost connection (or the
+  // coordinator's missed heartbeats) ends it.
+  EXPECT_LT(seconds, 15.0);
+  std::fprintf(stderr, "the run failed %.2f s after the kill: %s\n", seconds, result.status().ToString().c_str());
+  EXPECT_THAT(result.status().message(),
+              HasSubstr(absl::StrCat("lost from the cluster: host 2 (", cluster.daemon(2).target(), ")")));
+  // The survivors serve other work, and hold no bytes of the failed run.
+  for (int r = 0; r < 2; ++r) {
+    auto sum = hosts[r]->ExecuteAndTransfer(Scalar2(), {});
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    EXPECT_EQ(*sum, Literal::CreateR0<float>(3));
+  }
+  args.clear();
+  EXPECT_EQ(BytesInUse(*hosts[0]), baseline0);
+  EXPECT_EQ(BytesInUse(*hosts[1]), baseline1);
+}
+
+TEST(ClusterAuthTest, DaemonWithoutTheTokenCannotJoin) {
+  auto cluster = Cluster::Start(2, {"--devices=1"}, /*start_ranks=*/1);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  // Rank 1 with the wrong token: refused, it exits.
+  auto intruder = (*cluster)->StartRank(1, {"--devices=1", "--cluster_join_timeout_seconds=10"}, "not-the-token");
+  ASSERT_TRUE(intruder.ok()) << intruder.status();
+  const int status = (*intruder)->WaitForExit(absl::Seconds(20));
+  EXPECT_NE(status, 0);
+  EXPECT_THAT((*intruder)->Log(), HasSubstr("UNAUTHENTICATED"));
+  EXPECT_THAT((*cluster)->daemon(0).Log(), HasSubstr("refused a registration"));
+  // The store refuses calls without the token, too.
+  auto channel = grpc::CreateChannel((*cluster)->coordinator(), grpc::InsecureChannelCredentials());
+  auto stub = XlaCluster::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  StoreGetRequest get;
+  get.set_key("anything");
+  StoreGetResponse response;
+  EXPECT_EQ(stub->StoreGet(&context, get, &response).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+}  // namespace
+}  // namespace xla

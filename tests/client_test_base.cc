@@ -4,7 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "client/grpc_client.h"
-#include "tests/daemon/daemon_process.h"
+#include "tools/daemon_process.h"
 
 #include <cctype>
 #include <cmath>

@@ -1,5 +1,5 @@
 // A cluster of three xla_service daemons, separate processes on loopback
-// ports (tests/cluster/cluster_process.h), with two devices each and a
+// ports (tools/cluster_launcher.h), with two devices each and a
 // shared auth token:
 //   - every collective, with replica groups spanning hosts, gives what the
 //     same six replicas give in one process (integers and data movement bit
@@ -27,7 +27,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/xla_cluster.grpc.pb.h"
-#include "tests/cluster/cluster_process.h"
+#include "tools/cluster_launcher.h"
 #include "xla/literal_comparison.h"
 #include "xla/shape_util.h"
 
@@ -108,8 +108,13 @@ XlaComputation Scalar2() {
 class ClusterTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto cluster = Cluster::Start(kHosts, {absl::StrCat("--devices=", kDevicesPerHost), "--wait_seconds=30"});
+    Cluster::Options options;
+    options.size = kHosts;
+    options.flags = {absl::StrCat("--devices=", kDevicesPerHost), "--wait_seconds=30"};
+    options.network_namespaces = true;
+    auto cluster = Cluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
+    std::fprintf(stderr, "cluster hosts: %s\n", (*cluster)->mode().c_str());
     cluster_ = cluster->release();
   }
   static void TearDownTestSuite() {
@@ -235,9 +240,14 @@ int64_t BytesInUse(Client& client) {
 
 TEST(ClusterFailureTest, KilledDaemonFailsTheRunOnTheOthersWhoKeepServing) {
   constexpr int64_t kN = 1 << 16;
-  auto started = Cluster::Start(kHosts, {"--devices=1", "--wait_seconds=60"});
+  Cluster::Options cluster_options;
+  cluster_options.size = kHosts;
+  cluster_options.flags = {"--devices=1", "--wait_seconds=60"};
+  cluster_options.network_namespaces = true;
+  auto started = Cluster::Start(cluster_options);
   ASSERT_TRUE(started.ok()) << started.status();
   Cluster& cluster = **started;
+  std::fprintf(stderr, "cluster hosts: %s\n", cluster.mode().c_str());
   GrpcClientOptions options;
   options.auth_token = cluster.token();
   auto client = ClusterClient::Connect(cluster.daemon(0).target(), options);

@@ -17,7 +17,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/xla_service.grpc.pb.h"
 #include "gtest/gtest.h"
-#include "tests/daemon/daemon_process.h"
+#include "tools/daemon_process.h"
 #include "xla/shape_util.h"
 // Last: it includes <resolv.h>, whose _res macro breaks Eigen's headers.
 #include "httplib.h"

@@ -16,7 +16,7 @@
 #include "proto/xla_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/daemon/daemon_process.h"
+#include "tools/daemon_process.h"
 #include "xla/shape_util.h"
 
 namespace xla {

@@ -15,7 +15,7 @@
 #include "client/xla_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/daemon/daemon_process.h"
+#include "tools/daemon_process.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/literal_comparison.h"
 #include "xla/shape_util.h"

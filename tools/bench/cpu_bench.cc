@@ -60,6 +60,7 @@
 #include "backends/host_memory_pool.h"
 #include "client/client_library.h"
 #include "client/xla_builder.h"
+#include "tools/bench/bench_models.h"
 #include "tools/bench/bench_report.h"
 #include "tools/bench/eigen_matmul_reference.h"
 #include "tools/bench/real_models.h"
@@ -114,20 +115,13 @@ std::string CpuModel() {
   return "unknown";
 }
 
-Literal RandomLiteral(const Shape& shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  Literal literal(shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (float& v : literal.data<float>()) v = dist(rng);
-  return literal;
-}
+using bench::MlpDims;
+using bench::MlpInputs;
+using bench::RandomLiteral;
 
 XlaComputation ScalarComputation(XlaBuilder* parent, const std::string& name,
                                  XlaOp (*op)(XlaOp, XlaOp, absl::Span<const int64_t>)) {
-  auto sub = parent->CreateSubBuilder(name);
-  Shape scalar = ShapeUtil::MakeShape(F32, {});
-  op(Parameter(sub.get(), 0, scalar, "a"), Parameter(sub.get(), 1, scalar, "b"), {});
-  return OrDie(sub->Build(), "build " + name);
+  return OrDie(bench::ScalarComputation(parent, name, op), "build " + name);
 }
 
 // A client with its compile options: the cpu backend gets the bench's thread
@@ -694,71 +688,8 @@ void BenchConvolution(const Target& cpu, int threads) {
 // plain C++ step (whose gradients are themselves checked by finite
 // differences) before the full size is timed.
 
-struct MlpDims {
-  int64_t batch, in, h1, h2, out;
-};
-
-// Parameters: x[B,in], y[B,out] (one-hot), w1, b1, w2, b2, w3, b3. Returns
-// (w1', b1', w2', b2', w3', b3', loss), loss = mean cross-entropy.
-XlaComputation BuildMlpStep(const MlpDims& d, float lr) {
-  XlaBuilder b("mlp_train_step");
-  XlaComputation add = ScalarComputation(&b, "add", Add);
-  XlaComputation max = ScalarComputation(&b, "max", Max);
-  auto f32 = [](std::vector<int64_t> dims) { return ShapeUtil::MakeShape(F32, dims); };
-  XlaOp x = Parameter(&b, 0, f32({d.batch, d.in}), "x");
-  XlaOp y = Parameter(&b, 1, f32({d.batch, d.out}), "y");
-  XlaOp w1 = Parameter(&b, 2, f32({d.in, d.h1}), "w1"), b1 = Parameter(&b, 3, f32({d.h1}), "b1");
-  XlaOp w2 = Parameter(&b, 4, f32({d.h1, d.h2}), "w2"), b2 = Parameter(&b, 5, f32({d.h2}), "b2");
-  XlaOp w3 = Parameter(&b, 6, f32({d.h2, d.out}), "w3"), b3 = Parameter(&b, 7, f32({d.out}), "b3");
-  XlaOp zero = ConstantR0<float>(&b, 0.0f);
-  auto dot = [](XlaOp lhs, XlaOp rhs, int64_t lhs_contract, int64_t rhs_contract) {
-    DotDimensionNumbers dnums;
-    dnums.add_lhs_contracting_dimensions(lhs_contract);
-    dnums.add_rhs_contracting_dimensions(rhs_contract);
-    return DotGeneral(lhs, rhs, dnums);
-  };
-  auto sum_rows = [&](XlaOp v) { return Reduce(v, zero, add, {0}); };
-  // Forward.
-  XlaOp z1 = Add(dot(x, w1, 1, 0), b1, {1});
-  XlaOp a1 = Max(z1, zero);
-  XlaOp z2 = Add(dot(a1, w2, 1, 0), b2, {1});
-  XlaOp a2 = Max(z2, zero);
-  XlaOp logits = Add(dot(a2, w3, 1, 0), b3, {1});
-  XlaOp shifted = Sub(logits, Reduce(logits, MinValue(&b, F32), max, {1}), {0});
-  XlaOp exps = Exp(shifted);
-  XlaOp sums = Reduce(exps, zero, add, {1});
-  XlaOp log_probs = Sub(shifted, Log(sums), {0});
-  const float inv_batch = 1.0f / d.batch;
-  XlaOp loss = Mul(Neg(ReduceAll(Mul(y, log_probs), zero, add)), ConstantR0<float>(&b, inv_batch));
-  // Backward: d(loss)/d(logits) = (softmax - y) / B.
-  XlaOp g3 = Mul(Sub(Div(exps, sums, {0}), y), ConstantR0<float>(&b, inv_batch));
-  XlaOp dw3 = dot(a2, g3, 0, 0), db3 = sum_rows(g3);
-  XlaOp g2 = Select(Gt(z2, Broadcast(zero, {d.batch, d.h2})), dot(g3, w3, 1, 1), Broadcast(zero, {d.batch, d.h2}));
-  XlaOp dw2 = dot(a1, g2, 0, 0), db2 = sum_rows(g2);
-  XlaOp g1 = Select(Gt(z1, Broadcast(zero, {d.batch, d.h1})), dot(g2, w2, 1, 1), Broadcast(zero, {d.batch, d.h1}));
-  XlaOp dw1 = dot(x, g1, 0, 0), db1 = sum_rows(g1);
-  // SGD update.
-  XlaOp rate = ConstantR0<float>(&b, lr);
-  auto step = [&](XlaOp w, XlaOp g) { return Sub(w, Mul(rate, g)); };
-  Tuple(&b, {step(w1, dw1), step(b1, db1), step(w2, dw2), step(b2, db2), step(w3, dw3), step(b3, db3), loss});
-  return OrDie(b.Build(), "build mlp_train_step");
-}
-
-// Inputs in parameter order: x, one-hot y, w1, b1, w2, b2, w3, b3.
-std::vector<Literal> MlpInputs(const MlpDims& d, uint32_t seed) {
-  std::vector<Literal> in;
-  in.push_back(RandomLiteral(ShapeUtil::MakeShape(F32, {d.batch, d.in}), seed));
-  Literal y(ShapeUtil::MakeShape(F32, {d.batch, d.out}));
-  std::mt19937 rng(seed + 1);
-  for (int64_t i = 0; i < d.batch; ++i) y.data<float>()[i * d.out + rng() % d.out] = 1.0f;
-  in.push_back(std::move(y));
-  const int64_t sizes[] = {d.in, d.h1, d.h2, d.out};
-  for (int l = 0; l < 3; ++l) {
-    float scale = 1.0f / std::sqrt(static_cast<float>(sizes[l]));
-    in.push_back(RandomLiteral(ShapeUtil::MakeShape(F32, {sizes[l], sizes[l + 1]}), seed + 2 + 2 * l, -scale, scale));
-    in.push_back(RandomLiteral(ShapeUtil::MakeShape(F32, {sizes[l + 1]}), seed + 3 + 2 * l, -0.1f, 0.1f));
-  }
-  return in;
+XlaComputation MlpStep(const MlpDims& d, float lr) {
+  return OrDie(bench::BuildMlpStep(d, lr), "build mlp_train_step");
 }
 
 // The same step in double precision: loss and the six gradients (in
@@ -856,7 +787,7 @@ void VerifyMlpStep(const Target& cpu) {
   std::vector<const Literal*> pointers;
   for (const Literal& l : inputs) pointers.push_back(&l);
   auto data = TransferAll(cpu.client, pointers);
-  Literal out = ExecuteAndFetch(cpu, Compile(cpu, BuildMlpStep(d, lr)), Pointers(data));
+  Literal out = ExecuteAndFetch(cpu, Compile(cpu, MlpStep(d, lr)), Pointers(data));
   const std::vector<Literal>& parts = out.tuple_elements();
   if (parts.size() != 7) Die("mlp_train_step returned " + std::to_string(parts.size()) + " values, want 7");
   double loss = parts[6].data<float>()[0];
@@ -929,7 +860,7 @@ void BenchMlp(const Target& cpu, int threads, const std::string& torch_script) {
   std::vector<const Literal*> pointers;
   for (const Literal& l : inputs) pointers.push_back(&l);
   auto data = TransferAll(cpu.client, pointers);
-  ExecutionHandle exe = Compile(cpu, BuildMlpStep(d, 0.01f));
+  ExecutionHandle exe = Compile(cpu, MlpStep(d, 0.01f));
   double xla_ms = BestExecuteSeconds(cpu, exe, Pointers(data), 3, reps) * 1e3;
   double torch_ms = TorchStepMs(torch_script, threads, reps);
   if (torch_ms > 0) {

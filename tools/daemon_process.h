@@ -1,6 +1,7 @@
-// DaemonProcess: starts tools/xla_service as a separate process on
-// 127.0.0.1 with port 0, reads the port it prints, and stops it (SIGTERM)
-// when destroyed. For tests that drive a real daemon.
+// DaemonProcess: starts tools/xla_service (the runfiles' binary, or
+// $XLA_SERVICE_BINARY) as a separate process on 127.0.0.1 (or a given
+// address) with port 0, reads the port it prints, and stops it (SIGTERM)
+// when destroyed. For tests, benchmarks and demos that drive real daemons.
 #ifndef TESTS_DAEMON_DAEMON_PROCESS_H_
 #define TESTS_DAEMON_DAEMON_PROCESS_H_
 
@@ -21,9 +22,11 @@ class DaemonProcess {
   // `flags` are extra command-line flags for the daemon.
   static absl::StatusOr<std::unique_ptr<DaemonProcess>> Start(const std::vector<std::string>& flags = {});
   // Starts it without waiting for it to listen (a cluster's daemons wait
-  // for each other first), on `address`.
+  // for each other first), on `address`; `prefix` runs it through another
+  // command (e.g. {"/usr/sbin/ip", "netns", "exec", NAME}).
   static absl::StatusOr<std::unique_ptr<DaemonProcess>> Spawn(const std::vector<std::string>& flags,
-                                                             const std::string& address = "127.0.0.1");
+                                                             const std::string& address = "127.0.0.1",
+                                                             const std::vector<std::string>& prefix = {});
   // Waits until it prints where it listens.
   absl::Status WaitUntilListening(absl::Duration timeout);
   ~DaemonProcess();

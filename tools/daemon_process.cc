@@ -1,4 +1,4 @@
-#include "tests/daemon/daemon_process.h"
+#include "tools/daemon_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -45,7 +45,8 @@ absl::StatusOr<std::unique_ptr<DaemonProcess>> DaemonProcess::Start(const std::v
 }
 
 absl::StatusOr<std::unique_ptr<DaemonProcess>> DaemonProcess::Spawn(const std::vector<std::string>& flags,
-                                                                   const std::string& address) {
+                                                                   const std::string& address,
+                                                                   const std::vector<std::string>& prefix) {
   static const bool registered = [] { return std::atexit(StopLiveDaemons) == 0; }();
   (void)registered;
   auto daemon = std::make_unique<DaemonProcess>();
@@ -54,7 +55,11 @@ absl::StatusOr<std::unique_ptr<DaemonProcess>> DaemonProcess::Spawn(const std::v
   static int counter = 0;
   daemon->log_path_ = absl::StrCat(tmp ? tmp : "/tmp", "/xla_service_", getpid(), "_", counter++, ".log");
   daemon->out_path_ = daemon->log_path_ + ".out";
-  std::vector<std::string> args = {"tools/xla_service", "--address=" + address, "--port=0"};
+  const char* binary = std::getenv("XLA_SERVICE_BINARY");
+  std::vector<std::string> args = prefix;
+  args.push_back(binary != nullptr && *binary != '\0' ? binary : "tools/xla_service");
+  args.push_back("--address=" + address);
+  args.push_back("--port=0");
   args.insert(args.end(), flags.begin(), flags.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

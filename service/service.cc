@@ -1045,6 +1045,18 @@ absl::Status Service::ExecuteClusterRun(SessionId session, const ExecuteParallel
       })) {
     return InvalidArgument("ExecuteParallel: a cluster run id is 1 to 64 characters of [A-Za-z0-9_.-]");
   }
+  bool started = false;
+  absl::Status status = ExecuteClusterPart(session, arg, result, request, &started);
+  // The other hosts would wait for this one's part until their timeout.
+  if (!status.ok() && !started) cluster()->AbortRun(run_id, status);
+  return status;
+}
+
+absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParallelRequest& arg,
+                                         ExecuteParallelResponse* result, const RequestControl& request,
+                                         bool* started) {
+  const ClusterRun& run = arg.cluster_run();
+  const std::string& run_id = run.run_id();
   const int64_t total = run.devices_size();
   if (total < 1 || total > cluster()->total_devices()) {
     return InvalidArgument("ExecuteParallel: a cluster run of %d devices in a cluster of %d", total,
@@ -1145,6 +1157,7 @@ absl::Status Service::ExecuteClusterRun(SessionId session, const ExecuteParallel
     processes.push_back(DeviceProcessRun{r.executable.get(), r.arguments, feeds.infeed, feeds.outfeed});
   }
   auto start = std::chrono::steady_clock::now();
+  *started = true;  // from here on, the communicator tells the others of a failure
   absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> buffers =
       ExecuteReplicatedOnDevices(std::move(processes), options);
   if (!buffers.ok()) {

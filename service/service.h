@@ -292,6 +292,10 @@ class Service {
   // the cluster's hosts.
   absl::Status ExecuteClusterRun(SessionId s, const ExecuteParallelRequest& arg, ExecuteParallelResponse* result,
                                  const RequestControl& request);
+  // Its checks, compiles and run; `started` is set once the run began (its
+  // communicator then reports a failure to the other hosts itself).
+  absl::Status ExecuteClusterPart(SessionId s, const ExecuteParallelRequest& arg, ExecuteParallelResponse* result,
+                                  const RequestControl& request, bool* started);
   // Stops and joins the async runs of `session` (all sessions: nullopt),
   // dropping them.
   void AbandonAsyncRuns(std::optional<SessionId> session);

@@ -47,6 +47,11 @@ absl::Status Ip(const std::vector<std::string>& args) {
 
 }  // namespace
 
+std::vector<std::string> Cluster::CommandPrefix(int rank) const {
+  if (subnet_.empty()) return {};
+  return {kIp, "netns", "exec", namespaces_[rank]};
+}
+
 std::string Cluster::HostAddress(int rank) const {
   return subnet_.empty() ? "127.0.0.1" : absl::StrCat(subnet_, ".", rank + 1);
 }
@@ -157,9 +162,7 @@ absl::StatusOr<std::unique_ptr<DaemonProcess>> Cluster::StartRank(int rank, cons
       absl::StrCat("--cluster_coordinator=", coordinator_), absl::StrCat("--cluster_size=", size_),
       absl::StrCat("--cluster_rank=", rank), absl::StrCat("--auth_token_file=", token_file)};
   all.insert(all.end(), flags.begin(), flags.end());
-  std::vector<std::string> prefix;
-  if (!subnet_.empty()) prefix = {kIp, "netns", "exec", namespaces_[rank]};
-  return DaemonProcess::Spawn(all, HostAddress(rank), prefix);
+  return DaemonProcess::Spawn(all, HostAddress(rank), CommandPrefix(rank));
 }
 
 }  // namespace xla

@@ -46,13 +46,16 @@ class Cluster {
   const std::string& coordinator() const { return coordinator_; }
   // "network namespaces 10.213.7.0/24" or "loopback ports (...why...)".
   const std::string& mode() const { return mode_; }
+  // Host `rank`'s address, and the command prefix that runs a program on
+  // that host (in its namespace; empty on loopback).
+  std::string HostAddress(int rank) const;
+  std::vector<std::string> CommandPrefix(int rank) const;
 
  private:
   // Sets up the namespaces and the bridge; an error when the machine does
   // not allow them (nothing is left behind then).
   absl::Status CreateNamespaces();
   void DeleteNamespaces();
-  std::string HostAddress(int rank) const;
 
   int size_ = 0;
   std::string token_;

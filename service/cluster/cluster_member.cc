@@ -137,6 +137,13 @@ void ClusterMember::HeartbeatLoop() {
   }
 }
 
+std::string ClusterMember::AbortKey(const std::string& run_id) { return absl::StrCat(run_id, "/aborted"); }
+
+void ClusterMember::AbortRun(const std::string& run_id, const absl::Status& status) {
+  CoordinatorStore store(stub_.get(), options_.auth_token, absl::Seconds(2), AbortKey(run_id));
+  store.PublishAbort(absl::StrCat(HostName(options_.rank), " could not run its part: ", status.message()));
+}
+
 void ClusterMember::AbortRunsWith(const std::vector<int>& lost, bool coordinator_lost) {
   std::vector<ActiveRun> still;
   for (ActiveRun& run : runs_) {
@@ -175,8 +182,13 @@ absl::StatusOr<std::shared_ptr<collectives::Communicator>> ClusterMember::MakeCo
   options.host_of_process = std::move(host_of_process);
   options.self_host = options_.rank;
   for (int r = 0; r < options_.cluster_size; ++r) options.host_names.push_back(HostName(r));
-  auto store = std::make_shared<CoordinatorStore>(stub_.get(), options_.auth_token, timeout);
+  auto store = std::make_shared<CoordinatorStore>(stub_.get(), options_.auth_token, timeout, AbortKey(run_id));
   options.store = store;
+  // A failure here ends the other hosts' waits for this one.
+  options.on_abort = [weak = std::weak_ptr<CoordinatorStore>(store), name = HostName(options_.rank)](
+                         const absl::Status& status) {
+    if (std::shared_ptr<CoordinatorStore> s = weak.lock()) s->PublishAbort(absl::StrCat(name, " aborted the run: ", status.message()));
+  };
   options.device = device_;
   options.timeout = timeout;
   std::vector<int> hosts = options.host_of_process;

@@ -76,10 +76,13 @@ class ClusterMember final : public ClusterView {
                                                                             std::vector<int> host_of_process,
                                                                             int64_t num_partitions,
                                                                             absl::Duration timeout) override;
+  void AbortRun(const std::string& run_id, const absl::Status& status) override;
 
  private:
   ClusterMember(const Options& options, std::shared_ptr<grpc::Channel> channel);
   void HeartbeatLoop();
+  // The store key under which a host that aborts run `run_id` says why.
+  static std::string AbortKey(const std::string& run_id);
 
   const Options options_;
   std::shared_ptr<grpc::Channel> channel_;

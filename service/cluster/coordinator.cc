@@ -137,6 +137,7 @@ grpc::Status ClusterCoordinator::StoreSet(grpc::ServerContext* context, const St
   DropExpired();
   const int64_t added = request->key().size() + request->value().size();
   auto it = store_.find(request->key());
+  if (it != store_.end() && request->if_absent()) return grpc::Status::OK;
   const int64_t replaced = it == store_.end() ? 0 : it->first.size() + it->second.bytes.size();
   if (store_bytes_ - replaced + added > options_.max_store_bytes) {
     return Fail(grpc::StatusCode::RESOURCE_EXHAUSTED,

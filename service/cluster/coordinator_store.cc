@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "xla/collectives/gloo_communicator.h"
 
 namespace xla {
 namespace {
@@ -14,8 +15,9 @@ constexpr absl::Duration kSlice = absl::Milliseconds(250);
 
 }  // namespace
 
-CoordinatorStore::CoordinatorStore(XlaCluster::Stub* stub, std::string auth_token, absl::Duration timeout)
-    : stub_(stub), auth_token_(std::move(auth_token)), timeout_(timeout) {}
+CoordinatorStore::CoordinatorStore(XlaCluster::Stub* stub, std::string auth_token, absl::Duration timeout,
+                                   std::string abort_key)
+    : stub_(stub), auth_token_(std::move(auth_token)), timeout_(timeout), abort_key_(std::move(abort_key)) {}
 
 CoordinatorStore::~CoordinatorStore() {
   StoreDeleteRequest request;
@@ -68,11 +70,35 @@ std::string CoordinatorStore::Get(const std::string& key, absl::Duration timeout
     StoreGetResponse response;
     const grpc::Status status = stub_->StoreGet(&context, request, &response);
     if (status.ok()) return response.value();
+    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && !abort_key_.empty()) {
+      // Has another host aborted the run?
+      StoreGetRequest check;
+      check.set_key(abort_key_);
+      check.set_timeout_ms(0);
+      grpc::ClientContext check_context;
+      Prepare(&check_context, absl::Seconds(2));
+      StoreGetResponse aborted;
+      if (stub_->StoreGet(&check_context, check, &aborted).ok()) {
+        throw collectives::PeerAbortedError(aborted.value());
+      }
+    }
     if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED || absl::Now() >= deadline) {
       throw gloo::IoException(absl::StrCat("cluster store: key '", key, "' (a host of the run did not connect): ",
                                            status.error_message()));
     }
   }
+}
+
+void CoordinatorStore::PublishAbort(const std::string& why) {
+  if (abort_key_.empty()) return;
+  StoreSetRequest request;
+  request.set_key(abort_key_);
+  request.set_value(why.substr(0, 4096));
+  request.set_if_absent(true);  // the first host's reason stays
+  grpc::ClientContext context;
+  Prepare(&context, absl::Seconds(2));
+  StoreSetResponse response;
+  stub_->StoreSet(&context, request, &response);
 }
 
 void CoordinatorStore::Cancel(const std::string& why) {

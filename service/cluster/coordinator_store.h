@@ -22,7 +22,10 @@ namespace xla {
 class CoordinatorStore final : public gloo::rendezvous::Store {
  public:
   // `stub` outlives the store. `timeout` bounds each get and wait.
-  CoordinatorStore(XlaCluster::Stub* stub, std::string auth_token, absl::Duration timeout);
+  // `abort_key` (may be empty): the run's abort record, which a waiting get
+  // checks between its short calls.
+  CoordinatorStore(XlaCluster::Stub* stub, std::string auth_token, absl::Duration timeout,
+                   std::string abort_key = "");
   ~CoordinatorStore() override;
 
   void set(const std::string& key, const std::vector<char>& data) override;
@@ -33,6 +36,10 @@ class CoordinatorStore final : public gloo::rendezvous::Store {
   // Ends every get and wait in progress or later with an IoException
   // quoting `why` (a host of the run left the cluster).
   void Cancel(const std::string& why);
+  // Records that this host aborted the run (`why`) under the abort key, so
+  // the other hosts' waits end with it. Best effort; the record expires
+  // with the coordinator's store entries, not with this store.
+  void PublishAbort(const std::string& why);
 
  private:
   void Prepare(grpc::ClientContext* context, absl::Duration timeout) const;
@@ -41,6 +48,7 @@ class CoordinatorStore final : public gloo::rendezvous::Store {
   XlaCluster::Stub* const stub_;
   const std::string auth_token_;
   const absl::Duration timeout_;
+  const std::string abort_key_;
   absl::Mutex mu_;
   std::vector<std::string> own_keys_ ABSL_GUARDED_BY(mu_);
   std::string cancelled_ ABSL_GUARDED_BY(mu_);  // empty: not cancelled

@@ -221,6 +221,35 @@ TEST_F(ClusterTest, EveryCollectiveAcrossHostsMatchesOneProcess) {
   }
 }
 
+TEST_F(ClusterTest, HostThatCannotRunItsPartStopsTheOthersAtOnce) {
+  std::unique_ptr<ClusterClient> client = Connect(0);
+  ASSERT_NE(client, nullptr);
+  auto devices = client->GetDeviceHandles(kHosts);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  XlaBuilder b("sum");
+  CrossReplicaSum(Parameter(&b, 0, ShapeUtil::MakeShape(F32, {8}), "x"));
+  const XlaComputation computation = b.Build().value();
+  std::vector<std::unique_ptr<GlobalData>> args;
+  std::vector<Client::ComputationInstance> run(kHosts);
+  for (int r = 0; r < kHosts; ++r) {
+    // Host 2's argument has the wrong shape: its daemon refuses its part.
+    auto arg = client->TransferToDevice(RandomF32(r == 2 ? 9 : 8, r), (*devices)[r]);
+    ASSERT_TRUE(arg.ok()) << arg.status();
+    run[r].computation = &computation;
+    run[r].arguments = {arg->get()};
+    *run[r].execution_options.add_device_handles() = (*devices)[r];
+    run[r].execution_options.set_num_replicas(kHosts);
+    args.push_back(std::move(*arg));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto result = client->ExecuteReplicated(run);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << result.status();
+  // Not the others' 30 s wait for host 2.
+  EXPECT_LT(seconds, 10.0) << result.status();
+}
+
 // x -> s = cross-replica-sum(x); v = infeed; cross-replica-sum(s + v): a
 // replica whose infeed is never fed stops its peers inside a collective.
 XlaComputation SumInfeedSum(int64_t n) {

@@ -171,7 +171,10 @@ absl::Status GlooCommunicator::GlooFailure(const std::exception& e, const std::v
   const bool timed_out = what.find("imeout") != std::string::npos || what.find("imed out") != std::string::npos;
   const std::string message =
       absl::StrCat(label, ": the exchange between ", HostList(hosts), " failed (a host left or stopped): ", what);
-  absl::Status status = timed_out ? absl::DeadlineExceededError(message) : absl::UnavailableError(message);
+  absl::Status status = dynamic_cast<const PeerAbortedError*>(&e) != nullptr
+                            ? absl::AbortedError(absl::StrCat(label, ": ", what))
+                        : timed_out ? absl::DeadlineExceededError(message)
+                                    : absl::UnavailableError(message);
   Abort(status);
   return status;
 }
@@ -419,15 +422,20 @@ absl::Status GlooCommunicator::AllReduce(absl::string_view key, absl::Span<const
 
 void GlooCommunicator::Abort(const absl::Status& status) {
   local_.Abort(status);
-  absl::MutexLock lock(&mu_);
-  if (!aborted_.ok()) return;
-  aborted_ = status.ok() ? absl::AbortedError("aborted") : status;
-  // The other hosts' leaders see their connections close and fail now.
-  for (auto& [key, group_context] : contexts_) {
-    for (int i = 0; i < group_context.context->size; ++i) {
-      if (i != group_context.context->rank) group_context.context->getPair(i)->close();
+  absl::Status first;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!aborted_.ok()) return;
+    aborted_ = status.ok() ? absl::AbortedError("aborted") : status;
+    first = aborted_;
+    // The other hosts' leaders see their connections close and fail now.
+    for (auto& [key, group_context] : contexts_) {
+      for (int i = 0; i < group_context.context->size; ++i) {
+        if (i != group_context.context->rank) group_context.context->getPair(i)->close();
+      }
     }
   }
+  if (options_.on_abort) options_.on_abort(first);
 }
 
 absl::Status GlooCommunicator::aborted() const {

@@ -37,7 +37,9 @@
 #define XLA_COLLECTIVES_GLOO_COMMUNICATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,13 @@ class Device;
 namespace xla {
 namespace collectives {
 
+// What a Store throws when another host has aborted the run (its reason is
+// the message): the exchange then fails with ABORTED, not UNAVAILABLE.
+class PeerAbortedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class GlooCommunicator final : public Communicator {
  public:
   struct Options {
@@ -79,6 +88,10 @@ class GlooCommunicator final : public Communicator {
     std::shared_ptr<gloo::rendezvous::Store> store;
     std::shared_ptr<gloo::transport::Device> device;
     absl::Duration timeout = absl::Seconds(30);
+    // Called once, at the first Abort, with its status: how the other
+    // hosts learn of a failure here before they have a connection to see
+    // close (ClusterMember publishes it through the coordinator).
+    std::function<void(const absl::Status&)> on_abort;
   };
 
   static absl::StatusOr<std::shared_ptr<GlooCommunicator>> Create(Options options);

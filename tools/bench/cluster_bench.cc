@@ -1,0 +1,288 @@
+// Cluster benchmark: three xla_service daemons on this machine (network
+// namespaces when root, else loopback ports; tools/cluster_launcher.h), one
+// device each.
+//
+//   allreduce_f32_16M_3hosts: a cross-replica sum of 16M f32 (64 MiB per
+//     replica) over the three hosts, as the client sees it (ExecuteReplicated
+//     of resident arguments, results left on the hosts). The figure is one
+//     replica's bytes per second (algorithm bandwidth). The reference, in the
+//     same run and the same hosts: Gloo's own ring all-reduce of the same
+//     buffer, run directly by three processes of this binary
+//     (--raw_gloo_rank), one per host, rendezvous through a FileStore.
+//   mlp_dp_step_3hosts: one data-parallel SGD step of the MLP
+//     (tools/bench/bench_models.h: 784-512-512-10, batch 256 per replica,
+//     gradients averaged by cross-replica sums) across the three hosts,
+//     against one host doing the whole batch of 768 in one step.
+//
+// Every figure is the best of --reps runs after a warm-up; the results are
+// checked (the all-reduce's sum, the MLP's replicas equal to each other).
+//
+// Usage: cluster_bench [--reps=N]   (XLA_SERVICE_BINARY: the daemon)
+#include <fcntl.h>
+#include <gloo/allreduce.h>
+#include <gloo/math.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/transport/tcp/device.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "client/cluster_client.h"
+#include "client/xla_builder.h"
+#include "tools/bench/bench_models.h"
+#include "tools/bench/bench_report.h"
+#include "tools/cluster_launcher.h"
+#include "xla/shape_util.h"
+
+extern char** environ;
+
+namespace xla {
+namespace {
+
+constexpr int kHosts = 3;
+constexpr int64_t kElements = int64_t{16} << 20;
+
+[[noreturn]] void Die(const std::string& message) {
+  std::fprintf(stderr, "cluster_bench: %s\n", message.c_str());
+  std::exit(1);
+}
+
+template <typename T>
+T OrDie(absl::StatusOr<T> value, const std::string& what) {
+  if (!value.ok()) Die(what + ": " + value.status().ToString());
+  return std::move(*value);
+}
+
+// --- Raw Gloo: one process per host ---------------------------------------
+
+// One rank of the raw all-reduce; rank 0 prints "best_seconds=S".
+int RawGlooWorker(int rank, int size, const std::string& dir, const std::string& address, int reps) {
+  try {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = address;
+    auto device = gloo::transport::tcp::CreateDevice(attr);
+    auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+    gloo::rendezvous::FileStore store(dir);
+    context->connectFullMesh(store, device);
+    std::vector<float> data(kElements);
+    double best = 1e30;
+    for (int rep = 0; rep < reps + 1; ++rep) {  // the first is the warm-up
+      for (int64_t i = 0; i < kElements; ++i) data[i] = static_cast<float>((rank + 1) * (i % 7));
+      gloo::AllreduceOptions options(context);
+      options.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
+      options.setOutput(data.data(), kElements);
+      options.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+      options.setTag(rep);
+      const auto start = std::chrono::steady_clock::now();
+      gloo::allreduce(options);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (rep > 0) best = std::min(best, seconds);
+      // Sum over ranks of (rank + 1) * (i % 7).
+      const float want = static_cast<float>(size * (size + 1) / 2 * 5);
+      if (data[5] != want) Die(absl::StrCat("raw gloo: element 5 is ", data[5], ", not ", want));
+    }
+    if (rank == 0) std::printf("best_seconds=%.9f\n", best);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "raw gloo rank %d: %s\n", rank, e.what());
+    return 1;
+  }
+}
+
+// Runs the raw all-reduce on every host of `cluster`; its best seconds.
+double RawGlooAllReduce(const Cluster& cluster, const std::string& self, int reps) {
+  char dir_template[] = "/tmp/cluster_bench_store_XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (dir == nullptr) Die("mkdtemp failed");
+  const std::string out_path = absl::StrCat(dir, "/rank0.out");
+  std::vector<pid_t> pids;
+  for (int rank = 0; rank < kHosts; ++rank) {
+    std::vector<std::string> args = cluster.CommandPrefix(rank);
+    args.insert(args.end(), {self, absl::StrCat("--raw_gloo_rank=", rank), absl::StrCat("--raw_gloo_size=", kHosts),
+                             absl::StrCat("--raw_gloo_dir=", dir),
+                             absl::StrCat("--raw_gloo_address=", cluster.HostAddress(rank)),
+                             absl::StrCat("--reps=", reps)});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (rank == 0) posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) Die("cannot start a raw gloo rank");
+    posix_spawn_file_actions_destroy(&actions);
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) Die("a raw gloo rank failed");
+  }
+  std::ifstream out(out_path);
+  std::string line;
+  std::getline(out, line);
+  std::system(absl::StrCat("rm -rf ", dir).c_str());
+  if (line.rfind("best_seconds=", 0) != 0) Die("raw gloo rank 0 printed '" + line + "'");
+  return std::atof(line.c_str() + 13);
+}
+
+// --- Through the cluster --------------------------------------------------
+
+XlaComputation CrossReplicaSumOf(int64_t n) {
+  XlaBuilder b("allreduce_f32");
+  CrossReplicaSum(Parameter(&b, 0, ShapeUtil::MakeShape(F32, {n}), "x"));
+  return OrDie(b.Build(), "build");
+}
+
+std::vector<Client::ComputationInstance> Instances(const XlaComputation& computation,
+                                                   const std::vector<DeviceHandle>& devices,
+                                                   const std::vector<std::vector<GlobalData*>>& arguments) {
+  std::vector<Client::ComputationInstance> run(devices.size());
+  for (size_t r = 0; r < devices.size(); ++r) {
+    run[r].computation = &computation;
+    run[r].arguments = arguments[r];
+    *run[r].execution_options.add_device_handles() = devices[r];
+    run[r].execution_options.set_num_replicas(static_cast<int>(devices.size()));
+  }
+  return run;
+}
+
+double ClusterAllReduce(ClusterClient& client, const std::vector<DeviceHandle>& devices, int reps) {
+  const XlaComputation computation = CrossReplicaSumOf(kElements);
+  std::vector<std::unique_ptr<GlobalData>> owned;
+  std::vector<std::vector<GlobalData*>> arguments(kHosts);
+  for (int r = 0; r < kHosts; ++r) {
+    Literal x(ShapeUtil::MakeShape(F32, {kElements}));
+    absl::Span<float> v = x.data<float>();
+    for (int64_t i = 0; i < kElements; ++i) v[i] = static_cast<float>((r + 1) * (i % 7));
+    owned.push_back(OrDie(client.TransferToDevice(x, devices[r]), "transfer"));
+    arguments[r] = {owned.back().get()};
+  }
+  const std::vector<Client::ComputationInstance> run = Instances(computation, devices, arguments);
+  {
+    std::vector<std::unique_ptr<GlobalData>> results = OrDie(client.ExecuteReplicated(run), "all-reduce");
+    for (int r = 0; r < kHosts; ++r) {
+      Client* host = OrDie(client.ClientFor(devices[r]), "host");
+      Literal got = OrDie(host->TransferToClient(*results[r]), "fetch");
+      for (int64_t i : {int64_t{0}, int64_t{5}, kElements - 1}) {
+        if (got.data<float>()[i] != static_cast<float>(6 * (i % 7))) Die("all-reduce: wrong sum");
+      }
+    }
+  }
+  return bench::BestSeconds(reps, [&] { OrDie(client.ExecuteReplicated(run), "all-reduce"); });
+}
+
+// The MLP step: data-parallel over the hosts, and the whole batch on one.
+void MlpSteps(ClusterClient& client, const std::vector<DeviceHandle>& devices, int reps) {
+  const bench::MlpDims per_replica{256, 784, 512, 512, 10};
+  bench::MlpDims whole = per_replica;
+  whole.batch *= kHosts;
+  const XlaComputation dp_step = OrDie(bench::BuildMlpStep(per_replica, 0.01f, kHosts), "build dp step");
+  const XlaComputation one_step = OrDie(bench::BuildMlpStep(whole, 0.01f), "build step");
+  // Every replica starts from the same weights (seed 7) with its own batch.
+  std::vector<std::unique_ptr<GlobalData>> owned;
+  std::vector<std::vector<GlobalData*>> arguments(kHosts);
+  const std::vector<Literal> weights = bench::MlpInputs(per_replica, 7);
+  for (int r = 0; r < kHosts; ++r) {
+    std::vector<Literal> inputs = bench::MlpInputs(per_replica, 100 + r);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      owned.push_back(OrDie(client.TransferToDevice(i < 2 ? inputs[i] : weights[i], devices[r]), "transfer"));
+      arguments[r].push_back(owned.back().get());
+    }
+  }
+  const std::vector<Client::ComputationInstance> run = Instances(dp_step, devices, arguments);
+  {
+    std::vector<std::unique_ptr<GlobalData>> results = OrDie(client.ExecuteReplicated(run), "dp step");
+    std::vector<Literal> updated;
+    for (int r = 0; r < kHosts; ++r) {
+      updated.push_back(OrDie(OrDie(client.ClientFor(devices[r]), "host")->TransferToClient(*results[r]), "fetch"));
+    }
+    for (int r = 1; r < kHosts; ++r) {
+      if (!(updated[r] == updated[0])) Die("mlp dp step: the replicas' weights differ after the step");
+    }
+  }
+  const double dp_seconds = bench::BestSeconds(reps, [&] { OrDie(client.ExecuteReplicated(run), "dp step"); });
+  // One host, the whole batch.
+  Client* host0 = OrDie(client.ClientFor(devices[0]), "host 0");
+  std::vector<Literal> inputs = bench::MlpInputs(whole, 100);
+  std::vector<std::unique_ptr<GlobalData>> one_owned;
+  std::vector<GlobalData*> one_args;
+  for (Literal& l : inputs) {
+    one_owned.push_back(OrDie(host0->TransferToServer(l), "transfer"));
+    one_args.push_back(one_owned.back().get());
+  }
+  ExecutionOptions options;
+  *options.add_device_handles() = devices[0];
+  const ExecutionHandle one = OrDie(host0->Compile(one_step, {}, &options), "compile step");
+  OrDie(host0->Execute(one, one_args), "step");
+  const double one_seconds = bench::BestSeconds(reps, [&] { OrDie(host0->Execute(one, one_args), "step"); });
+  bench::Report("mlp_dp_step_3hosts", dp_seconds * 1e3, "ms", "mlp_step_1host_batch768", one_seconds * 1e3,
+                /*higher_is_better=*/false);
+}
+
+}  // namespace
+}  // namespace xla
+
+int main(int argc, char** argv) {
+  int reps = 5;
+  int raw_rank = -1, raw_size = 0;
+  std::string raw_dir, raw_address;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* flag) -> const char* {
+      return arg.rfind(flag, 0) == 0 ? arg.c_str() + std::strlen(flag) : nullptr;
+    };
+    if (const char* v = value("--reps=")) {
+      reps = std::atoi(v);
+    } else if (const char* v = value("--raw_gloo_rank=")) {
+      raw_rank = std::atoi(v);
+    } else if (const char* v = value("--raw_gloo_size=")) {
+      raw_size = std::atoi(v);
+    } else if (const char* v = value("--raw_gloo_dir=")) {
+      raw_dir = v;
+    } else if (const char* v = value("--raw_gloo_address=")) {
+      raw_address = v;
+    } else {
+      xla::Die("unknown argument '" + arg + "' (usage: cluster_bench [--reps=N])");
+    }
+  }
+  if (reps < 1) xla::Die("--reps must be at least 1");
+  if (raw_rank >= 0) return xla::RawGlooWorker(raw_rank, raw_size, raw_dir, raw_address, reps);
+
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) xla::Die("cannot find this binary");
+  self[length] = '\0';
+  xla::Cluster::Options options;
+  options.size = xla::kHosts;
+  options.flags = {"--devices=1", "--wait_seconds=300", "--max_session_bytes=4000000000"};
+  options.network_namespaces = true;
+  std::unique_ptr<xla::Cluster> cluster = xla::OrDie(xla::Cluster::Start(options), "start the cluster");
+  std::printf("# cluster_bench: %d hosts on %s, 1 device each\n", xla::kHosts, cluster->mode().c_str());
+  xla::GrpcClientOptions client_options;
+  client_options.auth_token = cluster->token();
+  std::unique_ptr<xla::ClusterClient> client =
+      xla::OrDie(xla::ClusterClient::Connect(cluster->daemon(0).target(), client_options), "connect");
+  const std::vector<xla::DeviceHandle> devices = xla::OrDie(client->GetDeviceHandles(xla::kHosts), "devices");
+
+  const double bytes = static_cast<double>(xla::kElements) * sizeof(float);
+  const double raw = xla::RawGlooAllReduce(*cluster, self, reps);
+  const double ours = xla::ClusterAllReduce(*client, devices, reps);
+  xla::bench::Report("allreduce_f32_16M_3hosts", bytes / ours / 1e9, "GB/s", "raw_gloo_ring_allreduce_3hosts",
+                     bytes / raw / 1e9, /*higher_is_better=*/true);
+  xla::MlpSteps(*client, devices, reps);
+  return 0;
+}

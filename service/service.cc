@@ -1160,6 +1160,7 @@ absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParalle
   *started = true;  // from here on, the communicator tells the others of a failure
   absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> buffers =
       ExecuteReplicatedOnDevices(std::move(processes), options);
+  cluster()->Retire(std::move(options.communicator));
   if (!buffers.ok()) {
     // Name the hosts of the run the coordinator reports lost, the likely
     // cause of a lost connection or a wait that timed out: its heartbeats

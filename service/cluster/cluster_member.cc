@@ -77,6 +77,8 @@ absl::StatusOr<std::unique_ptr<ClusterMember>> ClusterMember::Join(const Options
 ClusterMember::~ClusterMember() {
   stopping_.Notify();
   if (heartbeat_.joinable()) heartbeat_.join();
+  absl::MutexLock lock(&mu_);
+  retired_.clear();
 }
 
 int ClusterMember::HostOfDevice(int64_t ordinal) const {
@@ -108,8 +110,19 @@ std::vector<int> ClusterMember::WaitForLost(const std::vector<int>& hosts, absl:
   return lost_among();
 }
 
+void ClusterMember::Retire(std::shared_ptr<collectives::Communicator> communicator) {
+  absl::MutexLock lock(&mu_);
+  retired_.push_back(std::move(communicator));
+}
+
 void ClusterMember::HeartbeatLoop() {
   while (!stopping_.WaitForNotificationWithTimeout(options_.heartbeat_interval)) {
+    std::vector<std::shared_ptr<collectives::Communicator>> retired;
+    {
+      absl::MutexLock lock(&mu_);
+      retired.swap(retired_);
+    }
+    retired.clear();  // here, outside the lock
     HeartbeatRequest request;
     request.set_rank(options_.rank);
     request.set_incarnation(incarnation_);

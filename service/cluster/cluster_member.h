@@ -77,6 +77,7 @@ class ClusterMember final : public ClusterView {
                                                                             int64_t num_partitions,
                                                                             absl::Duration timeout) override;
   void AbortRun(const std::string& run_id, const absl::Status& status) override;
+  void Retire(std::shared_ptr<collectives::Communicator> communicator) override;
 
  private:
   ClusterMember(const Options& options, std::shared_ptr<grpc::Channel> channel);
@@ -106,6 +107,8 @@ class ClusterMember final : public ClusterView {
   mutable absl::Mutex mu_;
   std::vector<int> lost_ ABSL_GUARDED_BY(mu_);
   std::vector<ActiveRun> runs_ ABSL_GUARDED_BY(mu_);
+  // Finished runs' communicators, destroyed by the heartbeat thread.
+  std::vector<std::shared_ptr<collectives::Communicator>> retired_ ABSL_GUARDED_BY(mu_);
   absl::Notification stopping_;
   std::thread heartbeat_;
 };

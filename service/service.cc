@@ -1079,6 +1079,10 @@ absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParalle
     host_of_process.push_back(host);
   }
   const int64_t local_count = std::count(host_of_process.begin(), host_of_process.end(), cluster()->rank());
+  if (local_count == 0) {
+    return InvalidArgument("ExecuteParallel: the cluster run has no process on this host (%s)",
+                           cluster()->HostName(cluster()->rank()));
+  }
   if (arg.requests_size() != local_count) {
     return InvalidArgument("ExecuteParallel: the cluster run has %d processes on this host (%s), but %d requests came",
                            local_count, cluster()->HostName(cluster()->rank()), arg.requests_size());

@@ -250,6 +250,33 @@ TEST_F(ClusterTest, HostThatCannotRunItsPartStopsTheOthersAtOnce) {
   EXPECT_LT(seconds, 10.0) << result.status();
 }
 
+TEST_F(ClusterTest, BadClusterRunsAreRefusedAndTheDaemonLives) {
+  std::unique_ptr<ClusterClient> client = Connect(0);
+  ASSERT_NE(client, nullptr);
+  auto devices = client->GetDeviceHandles(kHosts);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  Client* host0 = client->ClientFor((*devices)[0]).value();
+  // A run with no process on host 0, and no request.
+  ClusterRun elsewhere;
+  elsewhere.set_run_id("not-here");
+  *elsewhere.add_devices() = (*devices)[1];
+  *elsewhere.add_devices() = (*devices)[2];
+  auto refused = host0->ExecuteParallel({}, nullptr, &elsewhere);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << refused.status();
+  // A bad run id, and a device of no cluster.
+  ClusterRun bad_id = elsewhere;
+  bad_id.set_run_id("bad id!");
+  EXPECT_EQ(host0->ExecuteParallel({}, nullptr, &bad_id).status().code(), absl::StatusCode::kInvalidArgument);
+  ClusterRun foreign;
+  foreign.set_run_id("foreign");
+  DeviceHandle* d = foreign.add_devices();
+  d->set_handle(1000);
+  d->set_device_count(2000);
+  EXPECT_EQ(host0->ExecuteParallel({}, nullptr, &foreign).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(cluster_->daemon(0).running());
+  EXPECT_TRUE(host0->GetServiceInfo().ok());
+}
+
 // x -> s = cross-replica-sum(x); v = infeed; cross-replica-sum(s + v): a
 // replica whose infeed is never fed stops its peers inside a collective.
 XlaComputation SumInfeedSum(int64_t n) {
@@ -303,7 +330,9 @@ TEST(ClusterFailureTest, KilledDaemonFailsTheRunOnTheOthersWhoKeepServing) {
     run[r].execution_options.set_num_replicas(kHosts);
     args.push_back(std::move(*arg));
     // Host 2's replica never gets its infeed value.
-    if (r < 2) ASSERT_TRUE(hosts[r]->TransferToInfeed(RandomF32(kN, 50 + r), &(*devices)[r]).ok());
+    if (r < 2) {
+      ASSERT_TRUE(hosts[r]->TransferToInfeed(RandomF32(kN, 50 + r), &(*devices)[r]).ok());
+    }
   }
   absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> result;
   std::thread runner([&] { result = (*client)->ExecuteReplicated(run); });

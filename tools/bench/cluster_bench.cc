@@ -160,6 +160,20 @@ std::vector<Client::ComputationInstance> Instances(const XlaComputation& computa
   return run;
 }
 
+// The best of `reps` calls of `run`, in seconds as the client sees them;
+// `best_run`: the best call's slowest host's own run time (its profile).
+double TimedRuns(ClusterClient& client, const std::vector<Client::ComputationInstance>& run, int reps,
+                 double* best_run) {
+  *best_run = 1e30;
+  return bench::BestSeconds(reps, [&] {
+    std::vector<ExecutionProfile> profiles;
+    OrDie(client.ExecuteReplicated(run, &profiles), "cluster run");
+    double slowest = 0;
+    for (const ExecutionProfile& p : profiles) slowest = std::max(slowest, p.compute_time_ns() * 1e-9);
+    *best_run = std::min(*best_run, slowest);
+  });
+}
+
 // The fixed cost of a cluster run: an all-reduce of 8 floats.
 void ClusterAllReduceLatency(ClusterClient& client, const std::vector<DeviceHandle>& devices, int reps) {
   const XlaComputation computation = CrossReplicaSumOf(8);
@@ -173,14 +187,8 @@ void ClusterAllReduceLatency(ClusterClient& client, const std::vector<DeviceHand
   }
   const std::vector<Client::ComputationInstance> run = Instances(computation, devices, arguments);
   OrDie(client.ExecuteReplicated(run), "all-reduce");
-  double best_run = 1e30;
-  const double seconds = bench::BestSeconds(4 * reps, [&] {
-    std::vector<ExecutionProfile> profiles;
-    OrDie(client.ExecuteReplicated(run, &profiles), "all-reduce");
-    double slowest = 0;
-    for (const ExecutionProfile& p : profiles) slowest = std::max(slowest, p.compute_time_ns() * 1e-9);
-    best_run = std::min(best_run, slowest);
-  });
+  double best_run = 0;
+  const double seconds = TimedRuns(client, run, 4 * reps, &best_run);
   std::printf("# allreduce_f32_8_3hosts (the fixed cost of a cluster run): %.2f ms per call, the hosts' runs %.2f "
               "ms (Gloo's connection of the run's hosts included)\n",
               seconds * 1e3, best_run * 1e3);
@@ -209,14 +217,8 @@ double ClusterAllReduce(ClusterClient& client, const std::vector<DeviceHandle>& 
       }
     }
   }
-  double best_run = 1e30;
-  const double seconds = bench::BestSeconds(reps, [&] {
-    std::vector<ExecutionProfile> profiles;
-    OrDie(client.ExecuteReplicated(run, &profiles), "all-reduce");
-    double slowest = 0;
-    for (const ExecutionProfile& p : profiles) slowest = std::max(slowest, p.compute_time_ns() * 1e-9);
-    best_run = std::min(best_run, slowest);
-  });
+  double best_run = 0;
+  const double seconds = TimedRuns(client, run, reps, &best_run);
   std::printf("# allreduce_f32_16M_3hosts: %.1f ms per call as the client sees it, of which the hosts' runs took "
               "%.1f ms (the slowest host, best call)\n",
               seconds * 1e3, best_run * 1e3);

@@ -77,11 +77,13 @@ absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessI
   if (op.reduction != ReductionKind::kNone && group.size() > 1 && context != nullptr &&
       context->communicator() != nullptr &&
       context->communicator()->ReducesNatively(group, op.reduction, op.operands[0].element_type())) {
-    const std::string key = ExchangeKey(context, op);
-    for (size_t i = 0; i < op.operands.size(); ++i) {
-      if (op.operands[i].element_type() != op.operands[0].element_type()) {
+    for (const Shape& operand : op.operands) {
+      if (operand.element_type() != op.operands[0].element_type()) {
         return Internal("%s: a native reduction over operands of different types", Label(op));
       }
+    }
+    const std::string key = ExchangeKey(context, op);
+    for (size_t i = 0; i < op.operands.size(); ++i) {
       if (results[i] != operands[i]) std::memcpy(results[i], operands[i], Bytes(op.operands[i]));
       RETURN_IF_ERROR(context->communicator()->AllReduce(absl::StrCat(key, "/", i), group, self, op.reduction,
                                                          op.operands[i].element_type(), results[i],

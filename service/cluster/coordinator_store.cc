@@ -107,6 +107,15 @@ void CoordinatorStore::Cancel(const std::string& why) {
 }
 
 std::vector<char> CoordinatorStore::get(const std::string& key) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = fetched_.find(key);
+    if (it != fetched_.end()) {
+      std::vector<char> value(it->second.begin(), it->second.end());
+      fetched_.erase(it);
+      return value;
+    }
+  }
   const std::string value = Get(key, timeout_);
   return std::vector<char>(value.begin(), value.end());
 }
@@ -117,7 +126,11 @@ void CoordinatorStore::wait(const std::vector<std::string>& keys) {
 
 void CoordinatorStore::wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) {
   const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
-  for (const std::string& key : keys) Get(key, std::max(deadline - absl::Now(), absl::Milliseconds(1)));
+  for (const std::string& key : keys) {
+    std::string value = Get(key, std::max(deadline - absl::Now(), absl::Milliseconds(1)));
+    absl::MutexLock lock(&mu_);
+    fetched_[key] = std::move(value);
+  }
 }
 
 }  // namespace xla

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "proto/xla_cluster.grpc.pb.h"
@@ -52,6 +53,9 @@ class CoordinatorStore final : public gloo::rendezvous::Store {
   absl::Mutex mu_;
   std::vector<std::string> own_keys_ ABSL_GUARDED_BY(mu_);
   std::string cancelled_ ABSL_GUARDED_BY(mu_);  // empty: not cancelled
+  // Values a wait fetched, for the get that follows it (Gloo waits for a
+  // key, then gets it: one call instead of two).
+  absl::flat_hash_map<std::string, std::string> fetched_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace xla

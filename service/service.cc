@@ -945,6 +945,33 @@ absl::Duration Service::WaitBound(const RequestControl& request) const {
   return wait;
 }
 
+absl::StatusOr<Service::PreparedRun> Service::PrepareParallelRequest(SessionId session, const ExecuteGraphRequest& r,
+                                                                     int64_t index, int64_t device,
+                                                                     const RequestControl& request,
+                                                                     ExecuteParallelResponse* result) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(r.computation()));
+  bool hit = false;
+  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
+                   CompileModule(std::move(module), r.execution_options(), &hit, request));
+  result->add_responses()->mutable_profile()->set_compilation_cache_hit(hit);
+  absl::StatusOr<PreparedRun> run = PrepareRun(session, std::move(executable), r.arguments());
+  if (!run.ok()) return absl::Status(run.status().code(), absl::StrCat("request ", index, ": ", run.status().message()));
+  run->device = device;
+  return run;
+}
+
+absl::Status Service::RegisterParallelResults(SessionId session, std::vector<std::shared_ptr<DeviceBuffer>> outputs,
+                                              int64_t compute_ns, ExecuteParallelResponse* result) {
+  executions_ += static_cast<int64_t>(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    ExecuteResponse* response = result->mutable_responses(i);
+    response->mutable_profile()->set_compute_time_ns(compute_ns);
+    ASSIGN_OR_RETURN(*response->mutable_output(),
+                     allocations_.Register(session, std::move(outputs[i]), "execution result"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRequest& arg,
                                       ExecuteParallelResponse* result, const RequestControl& request) {
   if (arg.has_cluster_run()) return ExecuteClusterRun(session, arg, result, request);
@@ -973,14 +1000,8 @@ absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRe
     if (!device.ok()) return absl::Status(device.status().code(), absl::StrCat("request ", i, ": ", device.status().message()));
     if (device_used[*device]) return InvalidArgument("ExecuteParallel: request %d runs on device %d, which an earlier request already uses", i, *device);
     device_used[*device] = true;
-    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(r.computation()));
-    bool hit = false;
-    ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit, request));
-    result->add_responses()->mutable_profile()->set_compilation_cache_hit(hit);
-    absl::StatusOr<PreparedRun> run = PrepareRun(session, std::move(executable), r.arguments());
-    if (!run.ok()) return absl::Status(run.status().code(), absl::StrCat("request ", i, ": ", run.status().message()));
-    run->device = *device;
-    runs.push_back(std::move(*run));
+    ASSIGN_OR_RETURN(PreparedRun run, PrepareParallelRequest(session, r, i, *device, request, result));
+    runs.push_back(std::move(run));
   }
   if (replicated && n != replicas * partitions) {
     return InvalidArgument(
@@ -1022,15 +1043,9 @@ absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRe
     for (std::thread& t : threads) t.join();
     for (int64_t i = 0; i < n; ++i) RETURN_IF_ERROR(outputs[i].status());
   }
-  const int64_t compute_ns = NanosSince(start);
-  executions_ += n;
-  for (int64_t i = 0; i < n; ++i) {
-    ExecuteResponse* response = result->mutable_responses(i);
-    response->mutable_profile()->set_compute_time_ns(compute_ns);
-    ASSIGN_OR_RETURN(*response->mutable_output(),
-                     allocations_.Register(session, std::move(*outputs[i]), "execution result"));
-  }
-  return absl::OkStatus();
+  std::vector<std::shared_ptr<DeviceBuffer>> buffers;
+  for (auto& output : outputs) buffers.push_back(std::move(*output));
+  return RegisterParallelResults(session, std::move(buffers), NanosSince(start), result);
 }
 
 absl::Status Service::ExecuteClusterRun(SessionId session, const ExecuteParallelRequest& arg,
@@ -1119,16 +1134,8 @@ absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParalle
     if (std::find(process_indices.begin(), process_indices.end(), process->second) != process_indices.end()) {
       return InvalidArgument("ExecuteParallel: two requests run on device %d", options.device_handles(0).handle());
     }
-    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(r.computation()));
-    bool hit = false;
-    ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit, request));
-    result->add_responses()->mutable_profile()->set_compilation_cache_hit(hit);
-    absl::StatusOr<PreparedRun> prepared = PrepareRun(session, std::move(executable), r.arguments());
-    if (!prepared.ok()) {
-      return absl::Status(prepared.status().code(), absl::StrCat("request ", i, ": ", prepared.status().message()));
-    }
-    prepared->device = *device;
-    runs.push_back(std::move(*prepared));
+    ASSIGN_OR_RETURN(PreparedRun prepared, PrepareParallelRequest(session, r, i, *device, request, result));
+    runs.push_back(std::move(prepared));
     process_indices.push_back(process->second);
   }
   {
@@ -1183,15 +1190,7 @@ absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParalle
     return absl::Status(buffers.status().code(), absl::StrCat(buffers.status().message(), " [lost from the cluster: ",
                                                               absl::StrJoin(names, ", "), "]"));
   }
-  const int64_t compute_ns = NanosSince(start);
-  executions_ += static_cast<int64_t>(runs.size());
-  for (size_t i = 0; i < runs.size(); ++i) {
-    ExecuteResponse* response = result->mutable_responses(i);
-    response->mutable_profile()->set_compute_time_ns(compute_ns);
-    ASSIGN_OR_RETURN(*response->mutable_output(),
-                     allocations_.Register(session, std::move((*buffers)[i]), "execution result"));
-  }
-  return absl::OkStatus();
+  return RegisterParallelResults(session, std::move(*buffers), NanosSince(start), result);
 }
 
 absl::Status Service::TransferToInfeed(SessionId session, const TransferToInfeedRequest& arg,

@@ -288,6 +288,16 @@ class Service {
   absl::Status RunPrepared(SessionId s, PreparedRun run, int64_t device, bool transfer_result,
                            const Shape* output_layout, ExecuteResponse* result, const RequestControl& request,
                            AllocationTracker::Reservation* inline_result_charge = nullptr);
+  // One request of ExecuteParallel (the `index`-th), compiled through the
+  // cache (its hit recorded in a new response of `result`) and checked
+  // against its arguments, to run on `device`.
+  absl::StatusOr<PreparedRun> PrepareParallelRequest(SessionId s, const ExecuteGraphRequest& r, int64_t index,
+                                                     int64_t device, const RequestControl& request,
+                                                     ExecuteParallelResponse* result);
+  // Registers ExecuteParallel's results as handles of the session, in the
+  // responses' order, with the run's compute time.
+  absl::Status RegisterParallelResults(SessionId s, std::vector<std::shared_ptr<DeviceBuffer>> outputs,
+                                       int64_t compute_ns, ExecuteParallelResponse* result);
   // ExecuteParallel of a ClusterRun: this host's processes of a run across
   // the cluster's hosts.
   absl::Status ExecuteClusterRun(SessionId s, const ExecuteParallelRequest& arg, ExecuteParallelResponse* result,

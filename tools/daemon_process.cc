@@ -99,15 +99,19 @@ bool DaemonProcess::running() const {
   return waitpid(pid_, &status, WNOHANG) == 0;
 }
 
+int DaemonProcess::Reaped(int status) {
+  LivePids().erase(std::remove(LivePids().begin(), LivePids().end(), pid_), LivePids().end());
+  pid_ = -1;
+  exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return exit_status_;
+}
+
 int DaemonProcess::Stop() {
   if (pid_ <= 0) return exit_status_;
   kill(pid_, SIGTERM);
   int status = 0;
   waitpid(pid_, &status, 0);
-  LivePids().erase(std::remove(LivePids().begin(), LivePids().end(), pid_), LivePids().end());
-  pid_ = -1;
-  exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return exit_status_;
+  return Reaped(status);
 }
 
 void DaemonProcess::Kill() {
@@ -120,12 +124,7 @@ int DaemonProcess::WaitForExit(absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;
   while (pid_ > 0 && absl::Now() < deadline) {
     int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      LivePids().erase(std::remove(LivePids().begin(), LivePids().end(), pid_), LivePids().end());
-      pid_ = -1;
-      exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      return exit_status_;
-    }
+    if (waitpid(pid_, &status, WNOHANG) == pid_) return Reaped(status);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (pid_ > 0) {

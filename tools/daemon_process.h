@@ -45,6 +45,9 @@ class DaemonProcess {
   std::string Log() const;
 
  private:
+  // Forgets the process waitpid reaped with `status`; its exit status.
+  int Reaped(int status);
+
   pid_t pid_ = -1;
   int port_ = 0;
   std::string address_ = "127.0.0.1";

@@ -81,6 +81,10 @@ ClusterMember::~ClusterMember() {
   retired_.clear();
 }
 
+bool ClusterMember::IsOtherIn(int host, const std::vector<int>& ranks) const {
+  return host != options_.rank && std::find(ranks.begin(), ranks.end(), host) != ranks.end();
+}
+
 int ClusterMember::HostOfDevice(int64_t ordinal) const {
   if (ordinal < 0 || ordinal >= total_devices()) return -1;
   return static_cast<int>(std::upper_bound(offsets_.begin(), offsets_.end(), ordinal) - offsets_.begin()) - 1;
@@ -101,7 +105,7 @@ std::vector<int> ClusterMember::WaitForLost(const std::vector<int>& hosts, absl:
   auto lost_among = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     std::vector<int> out;
     for (int host : hosts) {
-      if (host != options_.rank && std::find(lost_.begin(), lost_.end(), host) != lost_.end()) out.push_back(host);
+      if (IsOtherIn(host, lost_)) out.push_back(host);
     }
     return out;
   };
@@ -164,7 +168,7 @@ void ClusterMember::AbortRunsWith(const std::vector<int>& lost, bool coordinator
     if (communicator == nullptr) continue;  // ended
     std::vector<std::string> gone;
     for (int host : run.hosts) {
-      if (host != options_.rank && std::find(lost.begin(), lost.end(), host) != lost.end()) {
+      if (IsOtherIn(host, lost)) {
         gone.push_back(HostName(host));
       }
     }
@@ -213,7 +217,7 @@ absl::StatusOr<std::shared_ptr<collectives::Communicator>> ClusterMember::MakeCo
   absl::MutexLock lock(&mu_);
   // A host lost already: the run fails at once.
   for (int host : hosts) {
-    if (host != options_.rank && std::find(lost_.begin(), lost_.end(), host) != lost_.end()) {
+    if (IsOtherIn(host, lost_)) {
       return absl::UnavailableError(absl::StrCat("cluster run ", run_id, ": ", HostName(host),
                                                  " has left the cluster (no heartbeat)"));
     }

@@ -82,6 +82,8 @@ class ClusterMember final : public ClusterView {
  private:
   ClusterMember(const Options& options, std::shared_ptr<grpc::Channel> channel);
   void HeartbeatLoop();
+  // Whether `host` is another host than this one and among `ranks`.
+  bool IsOtherIn(int host, const std::vector<int>& ranks) const;
   // The store key under which a host that aborts run `run_id` says why.
   static std::string AbortKey(const std::string& run_id);
 

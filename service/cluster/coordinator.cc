@@ -115,12 +115,16 @@ grpc::Status ClusterCoordinator::Heartbeat(grpc::ServerContext* context, const H
   return grpc::Status::OK;
 }
 
+void ClusterCoordinator::Erase(absl::flat_hash_map<std::string, StoredValue>::iterator it) {
+  store_bytes_ -= it->first.size() + it->second.bytes.size();
+  store_.erase(it);
+}
+
 void ClusterCoordinator::DropExpired() {
   const absl::Time now = absl::Now();
   for (auto it = store_.begin(); it != store_.end();) {
     if (it->second.expires < now) {
-      store_bytes_ -= it->first.size() + it->second.bytes.size();
-      store_.erase(it++);
+      Erase(it++);
     } else {
       ++it;
     }
@@ -169,9 +173,7 @@ grpc::Status ClusterCoordinator::StoreDelete(grpc::ServerContext* context, const
   absl::MutexLock lock(&mu_);
   for (const std::string& key : request->keys()) {
     auto it = store_.find(key);
-    if (it == store_.end()) continue;
-    store_bytes_ -= it->first.size() + it->second.bytes.size();
-    store_.erase(it);
+    if (it != store_.end()) Erase(it);
   }
   return grpc::Status::OK;
 }

@@ -63,6 +63,8 @@ class ClusterCoordinator final : public XlaCluster::Service {
   bool AwaitOrCancel(grpc::ServerContext* context, absl::Duration limit, const std::function<bool()>& ready)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropExpired() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes one entry, and its bytes from the store's count.
+  void Erase(absl::flat_hash_map<std::string, StoredValue>::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Options options_;
   mutable absl::Mutex mu_;

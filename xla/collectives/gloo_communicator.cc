@@ -38,13 +38,6 @@ uint64_t KeyDigest(absl::string_view key) {
   return out;
 }
 
-// What each host's leader sends first: the key's digest and the byte size
-// of its part.
-struct PartHeader {
-  uint64_t key_digest = 0;
-  uint64_t bytes = 0;
-};
-
 // Gloo's element-wise reduction for a type and a kind, and how its
 // all-reduce is given a buffer of that type; null when Gloo has none that
 // matches XLA's semantics (float minimum and maximum: XLA propagates NaN,
@@ -215,6 +208,27 @@ absl::StatusOr<GlooCommunicator::GroupContext*> GlooCommunicator::ContextFor(abs
   return &stored;
 }
 
+absl::StatusOr<std::vector<GlooCommunicator::PartHeader>> GlooCommunicator::GatherHeaders(
+    GroupContext& group_context, PartHeader mine, bool same_bytes, absl::string_view label) {
+  std::vector<PartHeader> headers(group_context.hosts.size());
+  gloo::AllgatherOptions options(group_context.context);
+  options.setInput(reinterpret_cast<char*>(&mine), sizeof(mine));
+  options.setOutput(reinterpret_cast<char*>(headers.data()), sizeof(PartHeader) * headers.size());
+  options.setTag(group_context.next_tag++);
+  options.setTimeout(Millis(options_.timeout));
+  gloo::allgather(options);
+  for (size_t h = 0; h < headers.size(); ++h) {
+    if (headers[h].key_digest != mine.key_digest || (same_bytes && headers[h].bytes != mine.bytes)) {
+      absl::Status mismatch =
+          InvalidArgument("%s: %s is at another collective than this host (do all hosts run the same program?)",
+                          label, HostList({group_context.hosts[h]}));
+      Abort(mismatch);
+      return mismatch;
+    }
+  }
+  return headers;
+}
+
 absl::StatusOr<std::vector<Communicator::Blob>> GlooCommunicator::CrossHost(absl::string_view key,
                                                                            absl::Span<const ProcessId> group,
                                                                            const std::vector<Blob>& local_blobs,
@@ -230,26 +244,14 @@ absl::StatusOr<std::vector<Communicator::Blob>> GlooCommunicator::CrossHost(absl
     std::memcpy(part.data() + i * sizeof(uint64_t), &bytes, sizeof(bytes));
   }
   for (const Blob& b : local_blobs) part.append(*b);
-  PartHeader mine{KeyDigest(key), part.size()};
-  std::vector<PartHeader> headers(size);
+  std::vector<PartHeader> headers;
   std::string parts;
   try {
-    gloo::AllgatherOptions sizes(group_context->context);
-    sizes.setInput(reinterpret_cast<char*>(&mine), sizeof(mine));
-    sizes.setOutput(reinterpret_cast<char*>(headers.data()), sizeof(PartHeader) * size);
-    sizes.setTag(group_context->next_tag++);
-    sizes.setTimeout(Millis(options_.timeout));
-    gloo::allgather(sizes);
+    ASSIGN_OR_RETURN(headers, GatherHeaders(*group_context, PartHeader{KeyDigest(key), part.size()},
+                                            /*same_bytes=*/false, label));
     std::vector<size_t> counts;
     size_t total = 0;
     for (int h = 0; h < size; ++h) {
-      if (headers[h].key_digest != mine.key_digest) {
-        absl::Status status = InvalidArgument(
-            "%s: %s is at another collective than this host (do all hosts run the same program?)", label,
-            HostList({hosts[h]}));
-        Abort(status);
-        return status;
-      }
       counts.push_back(headers[h].bytes);
       total += headers[h].bytes;
     }
@@ -379,25 +381,10 @@ absl::Status GlooCommunicator::AllReduce(absl::string_view key, absl::Span<const
   }
   absl::Status status = [&]() -> absl::Status {
     ASSIGN_OR_RETURN(GroupContext * group_context, ContextFor(group, label));
-    // The key travels as an 8-byte all-gather first, as in CrossHost.
-    PartHeader mine{KeyDigest(key), static_cast<uint64_t>(bytes)};
-    std::vector<PartHeader> headers(group_context->hosts.size());
     try {
-      gloo::AllgatherOptions check(group_context->context);
-      check.setInput(reinterpret_cast<char*>(&mine), sizeof(mine));
-      check.setOutput(reinterpret_cast<char*>(headers.data()), sizeof(PartHeader) * headers.size());
-      check.setTag(group_context->next_tag++);
-      check.setTimeout(Millis(options_.timeout));
-      gloo::allgather(check);
-      for (size_t h = 0; h < headers.size(); ++h) {
-        if (headers[h].key_digest != mine.key_digest || headers[h].bytes != mine.bytes) {
-          absl::Status mismatch = InvalidArgument(
-              "%s: %s is at another collective than this host (do all hosts run the same program?)", label,
-              HostList({group_context->hosts[h]}));
-          Abort(mismatch);
-          return mismatch;
-        }
-      }
+      RETURN_IF_ERROR(GatherHeaders(*group_context, PartHeader{KeyDigest(key), static_cast<uint64_t>(bytes)},
+                                    /*same_bytes=*/true, label)
+                          .status());
       gloo::AllreduceOptions options(group_context->context);
       options.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
       native.set_output(options, data, count);

@@ -122,7 +122,19 @@ class GlooCommunicator final : public Communicator {
     uint32_t next_tag = 0;
   };
 
+  // What each host's leader sends first: the exchange key's digest and the
+  // byte size of its part.
+  struct PartHeader {
+    uint64_t key_digest = 0;
+    uint64_t bytes = 0;
+  };
+
   explicit GlooCommunicator(Options options);
+  // All-gathers every host's header (Gloo's errors are thrown). A host at
+  // another key (or, with same_bytes, with another size) fails the
+  // exchange with INVALID_ARGUMENT and aborts the run.
+  absl::StatusOr<std::vector<PartHeader>> GatherHeaders(GroupContext& group_context, PartHeader mine,
+                                                        bool same_bytes, absl::string_view label);
 
   int HostOf(ProcessId process) const;
   std::vector<int> HostsOf(absl::Span<const ProcessId> group) const;

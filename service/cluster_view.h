@@ -47,9 +47,15 @@ class ClusterView {
   virtual absl::StatusOr<std::shared_ptr<collectives::Communicator>> MakeCommunicator(
       const std::string& run_id, std::vector<int> host_of_process, int64_t num_partitions,
       absl::Duration timeout) = 0;
-  // Takes a finished run's communicator to destroy it off the request's
-  // path (closing Gloo's connections waits for its event loop).
-  virtual void Retire(std::shared_ptr<collectives::Communicator> communicator) = 0;
+  // Run `run_id` has ended here: its kept Gloo contexts go back to the
+  // pool (before this returns, so the client's next run finds them free),
+  // and the communicator is destroyed off the request's path (closing
+  // Gloo's connections waits for its event loop).
+  virtual void Retire(const std::string& run_id, std::shared_ptr<collectives::Communicator> communicator) = 0;
+  // Gloo contexts this host connected, and cross-host groups of runs served
+  // by one kept from an earlier run.
+  virtual int64_t contexts_connected() const = 0;
+  virtual int64_t contexts_reused() const = 0;
   // Tells the run's other hosts that this one cannot run its part (a bad
   // request, a failed compile), so they stop waiting for it.
   virtual void AbortRun(const std::string& run_id, const absl::Status& status) = 0;

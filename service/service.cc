@@ -1171,7 +1171,7 @@ absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParalle
   *started = true;  // from here on, the communicator tells the others of a failure
   absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> buffers =
       ExecuteReplicatedOnDevices(std::move(processes), options);
-  cluster()->Retire(std::move(options.communicator));
+  cluster()->Retire(run_id, std::move(options.communicator));
   if (!buffers.ok()) {
     // Name the hosts of the run the coordinator reports lost, the likely
     // cause of a lost connection or a wait that timed out: its heartbeats
@@ -1415,6 +1415,8 @@ absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServic
     result->set_cluster_size(cluster()->size());
     for (int r = 0; r < cluster()->size(); ++r) result->add_cluster_hosts(cluster()->HostAddress(r));
     for (int r : cluster()->lost_ranks()) result->add_cluster_lost_ranks(r);
+    result->set_cluster_gloo_contexts_connected(cluster()->contexts_connected());
+    result->set_cluster_gloo_contexts_reused(cluster()->contexts_reused());
   }
   {
     absl::MutexLock lock(&async_mutex_);

@@ -6,21 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "service/cluster/cluster_call.h"
 #include "service/cluster/coordinator_store.h"
+#include "service/cluster/gloo_context_pool.h"
 #include "xla/collectives/gloo_communicator.h"
 #include "xla/status_macros.h"
 
 namespace xla {
-namespace {
-
-absl::Status FromGrpc(const grpc::Status& status, absl::string_view what) {
-  if (status.ok()) return absl::OkStatus();
-  const auto code = static_cast<absl::StatusCode>(status.error_code());
-  return absl::Status(code, absl::StrCat(what, ": ", absl::StatusCodeToString(code), ": ", status.error_message()));
-}
-
-}  // namespace
-
 ClusterMember::ClusterMember(const Options& options, std::shared_ptr<grpc::Channel> channel)
     : options_(options), channel_(std::move(channel)), stub_(XlaCluster::NewStub(channel_)) {}
 
@@ -44,11 +36,10 @@ absl::StatusOr<std::unique_ptr<ClusterMember>> ClusterMember::Join(const Options
   request.mutable_host()->set_num_devices(options.num_devices);
   RegisterHostResponse response;
   grpc::ClientContext context;
-  if (!options.auth_token.empty()) context.AddMetadata("xla-auth-token", options.auth_token);
-  context.set_deadline(absl::ToChronoTime(absl::Now() + options.join_timeout));
+  PrepareClusterCall(&context, options.auth_token, options.join_timeout);
   // The coordinator may start after this daemon: wait for it.
   context.set_wait_for_ready(true);
-  RETURN_IF_ERROR(FromGrpc(member->stub_->Register(&context, request, &response),
+  RETURN_IF_ERROR(ClusterCallStatus(member->stub_->Register(&context, request, &response),
                            absl::StrCat("cluster: rank ", options.rank, " could not join through ",
                                         options.coordinator)));
   if (response.hosts_size() != options.cluster_size) {
@@ -70,6 +61,7 @@ absl::StatusOr<std::unique_ptr<ClusterMember>> ClusterMember::Join(const Options
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat("cluster: cannot open Gloo's TCP device on ", options.gloo_address, ": ", e.what()));
   }
+  member->pool_ = std::make_shared<GlooContextPool>(member->stub_.get(), options.auth_token, options.rank);
   member->heartbeat_ = std::thread([m = member.get()] { m->HeartbeatLoop(); });
   return member;
 }
@@ -114,7 +106,8 @@ std::vector<int> ClusterMember::WaitForLost(const std::vector<int>& hosts, absl:
   return lost_among();
 }
 
-void ClusterMember::Retire(std::shared_ptr<collectives::Communicator> communicator) {
+void ClusterMember::Retire(const std::string& run_id, std::shared_ptr<collectives::Communicator> communicator) {
+  pool_->Release(run_id, communicator->aborted().ok());
   absl::MutexLock lock(&mu_);
   retired_.push_back(std::move(communicator));
 }
@@ -132,8 +125,7 @@ void ClusterMember::HeartbeatLoop() {
     request.set_incarnation(incarnation_);
     HeartbeatResponse response;
     grpc::ClientContext context;
-    if (!options_.auth_token.empty()) context.AddMetadata("xla-auth-token", options_.auth_token);
-    context.set_deadline(absl::ToChronoTime(absl::Now() + 4 * options_.heartbeat_interval));
+    PrepareClusterCall(&context, options_.auth_token, 4 * options_.heartbeat_interval);
     const grpc::Status status = stub_->Heartbeat(&context, request, &response);
     std::vector<int> lost;
     if (status.ok()) {
@@ -159,6 +151,7 @@ std::string ClusterMember::AbortKey(const std::string& run_id) { return absl::St
 void ClusterMember::AbortRun(const std::string& run_id, const absl::Status& status) {
   CoordinatorStore store(stub_.get(), options_.auth_token, absl::Seconds(2), AbortKey(run_id));
   store.PublishAbort(absl::StrCat(HostName(options_.rank), " could not run its part: ", status.message()));
+  pool_->AbortRun(run_id);
 }
 
 void ClusterMember::AbortRunsWith(const std::vector<int>& lost, bool coordinator_lost) {
@@ -202,10 +195,19 @@ absl::StatusOr<std::shared_ptr<collectives::Communicator>> ClusterMember::MakeCo
   auto store = std::make_shared<CoordinatorStore>(stub_.get(), options_.auth_token, timeout, AbortKey(run_id));
   options.store = store;
   // A failure here ends the other hosts' waits for this one.
-  options.on_abort = [weak = std::weak_ptr<CoordinatorStore>(store), name = HostName(options_.rank)](
-                         const absl::Status& status) {
+  options.on_abort = [weak = std::weak_ptr<CoordinatorStore>(store), pool = std::weak_ptr<GlooContextPool>(pool_),
+                      run_id, name = HostName(options_.rank)](const absl::Status& status) {
+    // First the record (which ends the waits of peers still connecting, and
+    // which peers read when a connection fails), then the kept contexts, on
+    // which peers may be blocked in Gloo.
     if (std::shared_ptr<CoordinatorStore> s = weak.lock()) s->PublishAbort(absl::StrCat(name, " aborted the run: ", status.message()));
+    if (std::shared_ptr<GlooContextPool> p = pool.lock()) p->AbortRun(run_id);
   };
+  options.peer_abort_reason = [weak = std::weak_ptr<CoordinatorStore>(store)]() -> std::string {
+    std::shared_ptr<CoordinatorStore> s = weak.lock();
+    return s != nullptr ? s->AbortReason() : "";
+  };
+  options.context_source = pool_;
   options.device = device_;
   options.timeout = timeout;
   std::vector<int> hosts = options.host_of_process;
@@ -225,5 +227,9 @@ absl::StatusOr<std::shared_ptr<collectives::Communicator>> ClusterMember::MakeCo
   runs_.push_back(ActiveRun{out, store, std::move(hosts), run_id});
   return out;
 }
+
+int64_t ClusterMember::contexts_connected() const { return pool_->connected(); }
+
+int64_t ClusterMember::contexts_reused() const { return pool_->reused(); }
 
 }  // namespace xla

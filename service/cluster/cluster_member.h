@@ -3,7 +3,8 @@
 // the daemon's devices with the coordinator (served by rank 0), learns every
 // host, reports its heartbeats, and makes the Gloo communicator of each run
 // that spans hosts: a Gloo TCP device bound to this host's address, with the
-// rendezvous through the coordinator's store. A run with a host the
+// rendezvous through the coordinator's store, and Gloo contexts kept across
+// runs (GlooContextPool). A run with a host the
 // coordinator reports lost (no heartbeat within its bound) is aborted: its
 // processes here fail with UNAVAILABLE naming that host, even those still
 // waiting for the host to connect.
@@ -36,6 +37,7 @@ class Device;
 namespace xla {
 
 class CoordinatorStore;
+class GlooContextPool;
 
 class ClusterMember final : public ClusterView {
  public:
@@ -77,7 +79,9 @@ class ClusterMember final : public ClusterView {
                                                                             int64_t num_partitions,
                                                                             absl::Duration timeout) override;
   void AbortRun(const std::string& run_id, const absl::Status& status) override;
-  void Retire(std::shared_ptr<collectives::Communicator> communicator) override;
+  void Retire(const std::string& run_id, std::shared_ptr<collectives::Communicator> communicator) override;
+  int64_t contexts_connected() const override;
+  int64_t contexts_reused() const override;
 
  private:
   ClusterMember(const Options& options, std::shared_ptr<grpc::Channel> channel);
@@ -94,6 +98,7 @@ class ClusterMember final : public ClusterView {
   std::vector<int64_t> offsets_;  // size + 1 entries
   std::string incarnation_;
   std::shared_ptr<gloo::transport::Device> device_;
+  std::shared_ptr<GlooContextPool> pool_;
 
   // A run that spans hosts: aborted when one of its hosts is lost.
   struct ActiveRun {

@@ -29,13 +29,21 @@ std::string NewIncarnation() {
   return absl::StrFormat("%016x", absl::Uniform<uint64_t>(gen));
 }
 
+ContextRegistry::Options RegistryOptions(const ClusterCoordinator::Options& options) {
+  ContextRegistry::Options out;
+  out.cluster_size = std::max(options.cluster_size, 1);
+  out.run_ttl = options.store_ttl;
+  return out;
+}
+
 }  // namespace
 
 ClusterCoordinator::ClusterCoordinator(const Options& options)
     : options_(options),
       hosts_(std::max(options.cluster_size, 1)),
       last_heartbeat_(std::max(options.cluster_size, 1), absl::InfinitePast()),
-      incarnation_(NewIncarnation()) {}
+      incarnation_(NewIncarnation()),
+      contexts_(RegistryOptions(options)) {}
 
 bool ClusterCoordinator::AwaitOrCancel(grpc::ServerContext* context, absl::Duration limit,
                                        const std::function<bool()>& ready) {
@@ -77,6 +85,8 @@ grpc::Status ClusterCoordinator::Register(grpc::ServerContext* context, const Re
     return Fail(grpc::StatusCode::INVALID_ARGUMENT,
                 absl::StrCat("rank ", host.rank(), " has ", host.num_devices(), " devices; 1 to 4096 are allowed"));
   }
+  // A restarted daemon has none of the contexts its earlier self kept.
+  contexts_.RetireHost(host.rank());
   absl::MutexLock lock(&mu_);
   hosts_[host.rank()] = host;
   last_heartbeat_[host.rank()] = absl::Now();
@@ -101,15 +111,15 @@ grpc::Status ClusterCoordinator::Register(grpc::ServerContext* context, const Re
 
 grpc::Status ClusterCoordinator::Heartbeat(grpc::ServerContext* context, const HeartbeatRequest* request,
                                            HeartbeatResponse* response) {
-  if (absl::Status auth = CheckAuthToken(*context, options_.auth_token); !auth.ok()) return ToGrpc(auth);
-  if (request->rank() < 0 || request->rank() >= options_.cluster_size) {
-    return Fail(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat("no rank ", request->rank()));
-  }
+  if (grpc::Status caller = CheckCaller(context, request->rank()); !caller.ok()) return caller;
   absl::MutexLock lock(&mu_);
   const absl::Time now = absl::Now();
   last_heartbeat_[request->rank()] = now;
   for (int r = 0; r < options_.cluster_size; ++r) {
-    if (!hosts_[r].has_value() || now - last_heartbeat_[r] > options_.heartbeat_timeout) response->add_lost_ranks(r);
+    if (!hosts_[r].has_value() || now - last_heartbeat_[r] > options_.heartbeat_timeout) {
+      response->add_lost_ranks(r);
+      contexts_.RetireHost(r);
+    }
   }
   response->set_incarnation(incarnation_);
   return grpc::Status::OK;
@@ -175,6 +185,45 @@ grpc::Status ClusterCoordinator::StoreDelete(grpc::ServerContext* context, const
     auto it = store_.find(key);
     if (it != store_.end()) Erase(it);
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status ClusterCoordinator::CheckCaller(grpc::ServerContext* context, int rank) const {
+  if (absl::Status auth = CheckAuthToken(*context, options_.auth_token); !auth.ok()) return ToGrpc(auth);
+  if (rank < 0 || rank >= options_.cluster_size) {
+    return Fail(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat("no rank ", rank));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ClusterCoordinator::ClaimContext(grpc::ServerContext* context, const ClaimContextRequest* request,
+                                              ClaimContextResponse* response) {
+  if (grpc::Status caller = CheckCaller(context, request->rank()); !caller.ok()) return caller;
+  if (request->hosts_size() > options_.cluster_size) {
+    return Fail(grpc::StatusCode::INVALID_ARGUMENT, "a context claim names more hosts than the cluster has");
+  }
+  absl::StatusOr<ContextRegistry::Claim> claim = contexts_.ClaimContext(
+      request->rank(), request->run_id(), request->group(), {request->hosts().begin(), request->hosts().end()});
+  if (!claim.ok()) return ToGrpc(claim.status());
+  response->set_context_id(claim->context_id);
+  for (int64_t id : claim->live_ids) response->add_live_ids(id);
+  return grpc::Status::OK;
+}
+
+grpc::Status ClusterCoordinator::ReleaseContexts(grpc::ServerContext* context, const ReleaseContextsRequest* request,
+                                                 ReleaseContextsResponse*) {
+  if (grpc::Status caller = CheckCaller(context, request->rank()); !caller.ok()) return caller;
+  contexts_.Release(request->rank(), request->run_id(), request->context_ids(), request->ok());
+  return grpc::Status::OK;
+}
+
+grpc::Status ClusterCoordinator::AbortRunContexts(grpc::ServerContext* context, const AbortRunContextsRequest* request,
+                                                  AbortRunContextsResponse* response) {
+  if (grpc::Status caller = CheckCaller(context, request->rank()); !caller.ok()) return caller;
+  if (request->run_id().empty() || request->run_id().size() > kMaxKeyBytes) {
+    return Fail(grpc::StatusCode::INVALID_ARGUMENT, "a run id is 1 byte to 1 KiB");
+  }
+  for (int64_t id : contexts_.AbortRun(request->run_id())) response->add_context_ids(id);
   return grpc::Status::OK;
 }
 

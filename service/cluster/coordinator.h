@@ -1,7 +1,8 @@
 // ClusterCoordinator: the XlaCluster gRPC service (proto/xla_cluster.proto)
 // that the rank-0 daemon of a cluster serves. It holds the host table (each
 // rank's service address and device count), the members' heartbeats, and
-// the key-value store Gloo's rendezvous uses.
+// the key-value store Gloo's rendezvous uses, and the record of the Gloo
+// contexts the daemons keep across runs (ContextRegistry).
 //
 // Every call is authenticated with the daemons' shared auth token when they
 // have one. Inputs are bounded: ranks inside the cluster size, keys up to
@@ -21,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "proto/xla_cluster.grpc.pb.h"
+#include "service/cluster/context_registry.h"
 
 namespace xla {
 
@@ -48,6 +50,14 @@ class ClusterCoordinator final : public XlaCluster::Service {
                         StoreGetResponse* response) override;
   grpc::Status StoreDelete(grpc::ServerContext* context, const StoreDeleteRequest* request,
                            StoreDeleteResponse* response) override;
+  grpc::Status ClaimContext(grpc::ServerContext* context, const ClaimContextRequest* request,
+                            ClaimContextResponse* response) override;
+  grpc::Status ReleaseContexts(grpc::ServerContext* context, const ReleaseContextsRequest* request,
+                               ReleaseContextsResponse* response) override;
+  grpc::Status AbortRunContexts(grpc::ServerContext* context, const AbortRunContextsRequest* request,
+                                AbortRunContextsResponse* response) override;
+
+  const ContextRegistry& contexts() const { return contexts_; }
 
   // Bytes the store holds now (keys and values).
   int64_t store_bytes() const;
@@ -63,6 +73,8 @@ class ClusterCoordinator final : public XlaCluster::Service {
   bool AwaitOrCancel(grpc::ServerContext* context, absl::Duration limit, const std::function<bool()>& ready)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DropExpired() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The call's auth token, and a rank inside the cluster.
+  grpc::Status CheckCaller(grpc::ServerContext* context, int rank) const;
   // Removes one entry, and its bytes from the store's count.
   void Erase(absl::flat_hash_map<std::string, StoredValue>::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -73,6 +85,7 @@ class ClusterCoordinator final : public XlaCluster::Service {
   std::string incarnation_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, StoredValue> store_ ABSL_GUARDED_BY(mu_);
   int64_t store_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  ContextRegistry contexts_;  // has its own lock
 };
 
 }  // namespace xla

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "service/cluster/cluster_call.h"
 #include "xla/collectives/gloo_communicator.h"
 
 namespace xla {
@@ -34,8 +35,7 @@ CoordinatorStore::~CoordinatorStore() {
 }
 
 void CoordinatorStore::Prepare(grpc::ClientContext* context, absl::Duration timeout) const {
-  if (!auth_token_.empty()) context->AddMetadata("xla-auth-token", auth_token_);
-  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  PrepareClusterCall(context, auth_token_, timeout);
 }
 
 void CoordinatorStore::set(const std::string& key, const std::vector<char>& data) {
@@ -70,23 +70,27 @@ std::string CoordinatorStore::Get(const std::string& key, absl::Duration timeout
     StoreGetResponse response;
     const grpc::Status status = stub_->StoreGet(&context, request, &response);
     if (status.ok()) return response.value();
-    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED && !abort_key_.empty()) {
+    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
       // Has another host aborted the run?
-      StoreGetRequest check;
-      check.set_key(abort_key_);
-      check.set_timeout_ms(0);
-      grpc::ClientContext check_context;
-      Prepare(&check_context, absl::Seconds(2));
-      StoreGetResponse aborted;
-      if (stub_->StoreGet(&check_context, check, &aborted).ok()) {
-        throw collectives::PeerAbortedError(aborted.value());
-      }
+      if (std::string why = AbortReason(); !why.empty()) throw collectives::PeerAbortedError(why);
     }
     if (status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED || absl::Now() >= deadline) {
       throw gloo::IoException(absl::StrCat("cluster store: key '", key, "' (a host of the run did not connect): ",
                                            status.error_message()));
     }
   }
+}
+
+std::string CoordinatorStore::AbortReason() {
+  if (abort_key_.empty()) return "";
+  StoreGetRequest check;
+  check.set_key(abort_key_);
+  check.set_timeout_ms(0);
+  grpc::ClientContext context;
+  Prepare(&context, absl::Seconds(2));
+  StoreGetResponse aborted;
+  if (!stub_->StoreGet(&context, check, &aborted).ok()) return "";
+  return aborted.value().empty() ? "a host aborted the run" : aborted.value();
 }
 
 void CoordinatorStore::PublishAbort(const std::string& why) {

@@ -41,6 +41,9 @@ class CoordinatorStore final : public gloo::rendezvous::Store {
   // the other hosts' waits end with it. Best effort; the record expires
   // with the coordinator's store entries, not with this store.
   void PublishAbort(const std::string& why);
+  // Why another host aborted the run (its PublishAbort); empty: none did,
+  // or the coordinator does not answer.
+  std::string AbortReason();
 
  private:
   void Prepare(grpc::ClientContext* context, absl::Duration timeout) const;

@@ -196,8 +196,24 @@ TEST_F(ClusterTest, EveryCollectiveAcrossHostsMatchesOneProcess) {
   }
   auto expected = (*local)->ExecuteParallel(local_run);
   ASSERT_TRUE(expected.ok()) << expected.status();
-  // Twice: the second run reuses each host's compiled executable.
+  // Each host's Gloo contexts: connected, and reused from an earlier run.
+  auto gloo_contexts = [&]() {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (int r = 0; r < kReplicas; r += kReplicas / 3) {
+      auto host = client->ClientFor((*devices)[r]);
+      EXPECT_TRUE(host.ok());
+      auto info = (*host)->GetServiceInfo();
+      EXPECT_TRUE(info.ok()) << info.status();
+      out.emplace_back(info->cluster_gloo_contexts_connected(), info->cluster_gloo_contexts_reused());
+    }
+    return out;
+  };
+  const std::vector<std::pair<int64_t, int64_t>> before = gloo_contexts();
+  std::vector<std::pair<int64_t, int64_t>> after_first;
+  // Twice: the second run reuses each host's compiled executable, and the
+  // Gloo contexts the first one connected.
   for (int round = 0; round < 2; ++round) {
+    if (round == 1) after_first = gloo_contexts();
     auto results = client->ExecuteReplicated(remote_run);
     ASSERT_TRUE(results.ok()) << results.status();
     ASSERT_EQ(results->size(), kReplicas);
@@ -218,6 +234,16 @@ TEST_F(ClusterTest, EveryCollectiveAcrossHostsMatchesOneProcess) {
         EXPECT_EQ(got_parts[i], want_parts[i]) << "replica " << r << " result " << i;
       }
     }
+  }
+  const std::vector<std::pair<int64_t, int64_t>> after_second = gloo_contexts();
+  ASSERT_EQ(after_second.size(), after_first.size());
+  for (size_t h = 0; h < after_first.size(); ++h) {
+    const int64_t first_run_groups =
+        (after_first[h].first - before[h].first) + (after_first[h].second - before[h].second);
+    EXPECT_GT(first_run_groups, 0) << "host " << h << " used no Gloo context";
+    EXPECT_EQ(after_second[h].first, after_first[h].first) << "host " << h << " connected again";
+    EXPECT_EQ(after_second[h].second - after_first[h].second, first_run_groups)
+        << "host " << h << " did not reuse every context of the first run";
   }
 }
 
@@ -248,6 +274,28 @@ TEST_F(ClusterTest, HostThatCannotRunItsPartStopsTheOthersAtOnce) {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << result.status();
   // Not the others' 30 s wait for host 2.
   EXPECT_LT(seconds, 10.0) << result.status();
+
+  // The failed run's Gloo contexts are retired, not handed to the next run
+  // out of step: a good run right after gives the sum on every host.
+  std::vector<float> want(8, 0.0f);
+  for (int r = 0; r < kHosts; ++r) {
+    const Literal x = RandomF32(8, r);
+    for (int i = 0; i < 8; ++i) want[i] += x.data<float>()[i];
+    auto arg = client->TransferToDevice(x, (*devices)[r]);
+    ASSERT_TRUE(arg.ok()) << arg.status();
+    run[r].arguments = {arg->get()};
+    args.push_back(std::move(*arg));
+  }
+  auto good = client->ExecuteReplicated(run);
+  ASSERT_TRUE(good.ok()) << good.status();
+  for (int r = 0; r < kHosts; ++r) {
+    auto host = client->ClientFor((*devices)[r]);
+    ASSERT_TRUE(host.ok());
+    auto got = (*host)->TransferToClient(*(*good)[r]);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(literal_comparison::Near(Literal::CreateR1<float>(want), *got, ErrorSpec{1e-5, 1e-5}).ok())
+        << "host " << r << ": " << got->ToString();
+  }
 }
 
 TEST_F(ClusterTest, BadClusterRunsAreRefusedAndTheDaemonLives) {

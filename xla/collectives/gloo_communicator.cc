@@ -103,6 +103,12 @@ std::string GroupKey(absl::Span<const ProcessId> group) { return GroupToString(g
 
 }  // namespace
 
+void GlooGroupContext::Close() {
+  for (int i = 0; i < context->size; ++i) {
+    if (i != context->rank) context->getPair(i)->close();
+  }
+}
+
 absl::StatusOr<std::shared_ptr<GlooCommunicator>> GlooCommunicator::Create(Options options) {
   if (options.store == nullptr || options.device == nullptr) {
     return InvalidArgument("GlooCommunicator: needs a Store and a Gloo device");
@@ -164,10 +170,15 @@ absl::Status GlooCommunicator::GlooFailure(const std::exception& e, const std::v
   const bool timed_out = what.find("imeout") != std::string::npos || what.find("imed out") != std::string::npos;
   const std::string message =
       absl::StrCat(label, ": the exchange between ", HostList(hosts), " failed (a host left or stopped): ", what);
-  absl::Status status = dynamic_cast<const PeerAbortedError*>(&e) != nullptr
-                            ? absl::AbortedError(absl::StrCat(label, ": ", what))
-                        : timed_out ? absl::DeadlineExceededError(message)
-                                    : absl::UnavailableError(message);
+  std::string peer_abort;
+  if (dynamic_cast<const PeerAbortedError*>(&e) != nullptr) {
+    peer_abort = what;
+  } else if (options_.peer_abort_reason) {
+    peer_abort = options_.peer_abort_reason();
+  }
+  absl::Status status = !peer_abort.empty() ? absl::AbortedError(absl::StrCat(label, ": ", peer_abort))
+                        : timed_out         ? absl::DeadlineExceededError(message)
+                                            : absl::UnavailableError(message);
   Abort(status);
   return status;
 }
@@ -179,33 +190,44 @@ absl::StatusOr<GlooCommunicator::GroupContext*> GlooCommunicator::ContextFor(abs
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(aborted_);
     auto it = contexts_.find(group_key);
-    if (it != contexts_.end()) return &it->second;
+    if (it != contexts_.end()) return it->second.get();
   }
-  GroupContext entry;
-  entry.hosts = HostsOf(group);
-  const int rank = static_cast<int>(std::find(entry.hosts.begin(), entry.hosts.end(), options_.self_host) -
-                                    entry.hosts.begin());
-  try {
-    auto context = std::make_shared<gloo::rendezvous::Context>(rank, static_cast<int>(entry.hosts.size()));
-    context->setTimeout(Millis(options_.timeout));
-    gloo::rendezvous::PrefixStore store(absl::StrCat(options_.run_id, "/", group_key), *options_.store);
-    std::shared_ptr<gloo::transport::Device> device = options_.device;
-    context->connectFullMesh(store, device);
-    entry.context = std::move(context);
-  } catch (const std::exception& e) {
-    return GlooFailure(e, entry.hosts, label);
+  const std::vector<int> hosts = HostsOf(group);
+  const int rank = static_cast<int>(std::find(hosts.begin(), hosts.end(), options_.self_host) - hosts.begin());
+  GlooContextSource::Connect connect =
+      [&](const std::string& prefix) -> absl::StatusOr<std::shared_ptr<gloo::Context>> {
+    try {
+      auto context = std::make_shared<gloo::rendezvous::Context>(rank, static_cast<int>(hosts.size()));
+      context->setTimeout(Millis(options_.timeout));
+      gloo::rendezvous::PrefixStore store(prefix, *options_.store);
+      std::shared_ptr<gloo::transport::Device> device = options_.device;
+      context->connectFullMesh(store, device);
+      return context;
+    } catch (const std::exception& e) {
+      return GlooFailure(e, hosts, label);
+    }
+  };
+  std::shared_ptr<GroupContext> entry;
+  if (options_.context_source != nullptr) {
+    absl::StatusOr<std::shared_ptr<GroupContext>> acquired =
+        options_.context_source->Acquire(options_.run_id, group_key, hosts, connect);
+    if (!acquired.ok()) {
+      Abort(acquired.status());
+      return acquired.status();
+    }
+    entry = *std::move(acquired);
+  } else {
+    ASSIGN_OR_RETURN(std::shared_ptr<gloo::Context> context, connect(absl::StrCat(options_.run_id, "/", group_key)));
+    entry = std::make_shared<GroupContext>(GroupContext{std::move(context), hosts});
   }
   absl::MutexLock lock(&mu_);
-  GroupContext& stored = contexts_[group_key];
-  stored = std::move(entry);
+  contexts_[group_key] = entry;
   // An abort while connecting found no context to close: close it now.
   if (!aborted_.ok()) {
-    for (int i = 0; i < stored.context->size; ++i) {
-      if (i != stored.context->rank) stored.context->getPair(i)->close();
-    }
+    entry->Close();
     return aborted_;
   }
-  return &stored;
+  return entry.get();
 }
 
 absl::StatusOr<std::vector<GlooCommunicator::PartHeader>> GlooCommunicator::GatherHeaders(
@@ -416,11 +438,7 @@ void GlooCommunicator::Abort(const absl::Status& status) {
     aborted_ = status.ok() ? absl::AbortedError("aborted") : status;
     first = aborted_;
     // The other hosts' leaders see their connections close and fail now.
-    for (auto& [key, group_context] : contexts_) {
-      for (int i = 0; i < group_context.context->size; ++i) {
-        if (i != group_context.context->rank) group_context.context->getPair(i)->close();
-      }
-    }
+    for (auto& [key, group_context] : contexts_) group_context->Close();
   }
   if (options_.on_abort) options_.on_abort(first);
 }

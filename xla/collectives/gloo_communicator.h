@@ -20,8 +20,10 @@
 // (which differs between segments). Integer results, and every other
 // collective, are bit for bit those of one process.
 //
-// Gloo contexts: one per distinct cross-host group, connected through the
-// run's Store (keys under "<run id>/<group>/") on first use. A group's
+// Gloo contexts: one per distinct cross-host group, from the context source
+// when there is one (a cluster daemon's contexts kept across runs), else
+// connected through the run's Store (keys under "<run id>/<group>/") on
+// first use and closed with the communicator. A group's
 // leader on each host is the same process every time, which runs its
 // collectives in program order, so the operations on one context come in
 // the same order on every host; each carries a sequence number as its Gloo
@@ -44,11 +46,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "xla/collectives/communicator.h"
+#include "xla/collectives/gloo_context_source.h"
 #include "xla/collectives/rendezvous.h"
 
 namespace gloo {
@@ -92,6 +94,12 @@ class GlooCommunicator final : public Communicator {
     // hosts learn of a failure here before they have a connection to see
     // close (ClusterMember publishes it through the coordinator).
     std::function<void(const absl::Status&)> on_abort;
+    // When a Gloo operation fails: why another host aborted the run, if one
+    // did (empty: none), so the failure says so (ABORTED) rather than
+    // blaming the connection its abort closed.
+    std::function<std::string()> peer_abort_reason;
+    // Null: each group's context is connected for this run only.
+    std::shared_ptr<GlooContextSource> context_source;
   };
 
   static absl::StatusOr<std::shared_ptr<GlooCommunicator>> Create(Options options);
@@ -115,12 +123,7 @@ class GlooCommunicator final : public Communicator {
     absl::StatusOr<std::vector<Blob>> blobs;
     int64_t readers_left = 0;
   };
-  // A cross-host group's Gloo context and the sequence of its operations.
-  struct GroupContext {
-    std::shared_ptr<gloo::Context> context;
-    std::vector<int> hosts;  // the context's ranks, as host indices
-    uint32_t next_tag = 0;
-  };
+  using GroupContext = GlooGroupContext;
 
   // What each host's leader sends first: the exchange key's digest and the
   // byte size of its part.
@@ -161,7 +164,7 @@ class GlooCommunicator final : public Communicator {
 
   mutable absl::Mutex mu_;
   absl::Status aborted_ ABSL_GUARDED_BY(mu_);
-  absl::node_hash_map<std::string, GroupContext> contexts_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<GroupContext>> contexts_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Handoff> handoffs_ ABSL_GUARDED_BY(mu_);
 };
 

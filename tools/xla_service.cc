@@ -99,6 +99,9 @@ ABSL_FLAG(std::string, cluster_gloo_address, "",
 ABSL_FLAG(std::string, cluster_advertise_address, "",
           "HOST:PORT clients reach this daemon at, as the cluster's device handles name it (default: --address and "
           "the port the daemon listens on).");
+ABSL_FLAG(bool, cluster_keep_gloo_contexts, true,
+          "Keep Gloo contexts across runs (a run whose hosts ran together before connects nothing); false: every "
+          "run connects its own, as a comparison for benchmarks and a fallback.");
 ABSL_FLAG(double, cluster_join_timeout_seconds, 120, "How long the daemon waits for the whole cluster to register.");
 
 namespace xla {
@@ -304,6 +307,7 @@ int Main(const std::vector<std::string>& plugins) {
     member.gloo_address = absl::GetFlag(FLAGS_cluster_gloo_address).empty() ? absl::GetFlag(FLAGS_address)
                                                                              : absl::GetFlag(FLAGS_cluster_gloo_address);
     member.auth_token = token;
+    member.keep_gloo_contexts = absl::GetFlag(FLAGS_cluster_keep_gloo_contexts);
     if (!tls_cert.empty()) {
       grpc::SslCredentialsOptions ssl;
       ssl.pem_root_certs = tls_cert;

@@ -207,7 +207,7 @@ absl::StatusOr<std::shared_ptr<collectives::Communicator>> ClusterMember::MakeCo
     std::shared_ptr<CoordinatorStore> s = weak.lock();
     return s != nullptr ? s->AbortReason() : "";
   };
-  options.context_source = pool_;
+  if (options_.keep_gloo_contexts) options.context_source = pool_;
   options.device = device_;
   options.timeout = timeout;
   std::vector<int> hosts = options.host_of_process;

@@ -54,6 +54,9 @@ class ClusterMember final : public ClusterView {
     std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: insecure
     absl::Duration join_timeout = absl::Minutes(2);
     absl::Duration heartbeat_interval = absl::Milliseconds(500);
+    // Gloo contexts kept across runs (GlooContextPool); false: each run
+    // connects its own.
+    bool keep_gloo_contexts = true;
   };
 
   // Registers and waits for the whole cluster (up to join_timeout).

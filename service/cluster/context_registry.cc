@@ -32,18 +32,24 @@ std::vector<int64_t> ContextRegistry::LiveIds(const std::vector<int>& hosts) con
 }
 
 int64_t ContextRegistry::Take(const std::vector<int>& hosts, const std::string& run_id) {
+  const absl::Time now = absl::Now();
+  absl::erase_if(contexts_, [&](const auto& entry) {
+    const Context& c = entry.second;
+    return c.hosts == hosts && !c.run_id.empty() && c.claimed + options_.run_ttl < now;
+  });
   const std::vector<int64_t> live = LiveIds(hosts);
   for (int64_t id : live) {
     Context& context = contexts_.at(id);
     if (context.run_id.empty()) {
       context.run_id = run_id;
+      context.claimed = now;
       context.released.clear();
       return id;
     }
   }
   if (static_cast<int64_t>(live.size()) >= options_.max_contexts_per_set) return 0;
   const int64_t id = next_id_++;
-  contexts_[id] = Context{hosts, run_id, {}};
+  contexts_[id] = Context{hosts, run_id, now, {}};
   return id;
 }
 

@@ -39,7 +39,9 @@ class ContextRegistry {
     // run connects its own context).
     int max_contexts_per_set = 8;
     // Runs with claims outstanding, and aborted runs remembered (so their
-    // late claims are refused) for run_ttl.
+    // late claims are refused) for run_ttl. A context held longer than
+    // run_ttl is retired (a host that never released it): the hosts still
+    // using it keep their copies until their run ends.
     int64_t max_runs = 4096;
     absl::Duration run_ttl = absl::Minutes(10);
   };
@@ -73,6 +75,7 @@ class ContextRegistry {
   struct Context {
     std::vector<int> hosts;
     std::string run_id;  // the run holding it; empty: free
+    absl::Time claimed;
     std::vector<int> released;  // ranks that released it after that run
   };
   struct GroupClaim {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/time/clock.h"
+
 namespace xla {
 namespace {
 
@@ -132,6 +134,18 @@ TEST(ContextRegistryTest, ASetAtItsBoundGetsIdZeroOnEveryHost) {
   EXPECT_GT(ClaimAll(registry, "r2", "g", {0, 1}), 0);
   EXPECT_EQ(ClaimAll(registry, "r3", "g", {0, 1}), 0);
   EXPECT_EQ(registry.live_contexts(), 2);
+}
+
+TEST(ContextRegistryTest, AContextNeverReleasedIsRetiredAfterTheRunTtl) {
+  ContextRegistry::Options options = ClusterOf(2);
+  options.run_ttl = absl::Milliseconds(20);
+  ContextRegistry registry(options);
+  const int64_t stuck = ClaimAll(registry, "a", "g", {0, 1});
+  registry.Release(0, "a", {stuck}, true);  // rank 1 never releases it
+  absl::SleepFor(absl::Milliseconds(40));
+  const int64_t next = ClaimAll(registry, "b", "g", {0, 1});
+  EXPECT_NE(next, stuck);
+  EXPECT_EQ(registry.live_contexts(), 1);
 }
 
 TEST(ContextRegistryTest, BadClaimsAreRefused) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "service/cluster/cluster_call.h"
@@ -56,8 +57,11 @@ absl::StatusOr<std::shared_ptr<collectives::GlooGroupContext>> GlooContextPool::
   std::shared_ptr<collectives::GlooGroupContext> kept;
   {
     absl::MutexLock lock(&mu_);
+    absl::flat_hash_set<int64_t> held;
+    for (const auto& [run, ids] : held_) held.insert(ids.begin(), ids.end());
     for (const auto& [kept_id, context] : kept_) {
-      if (context->hosts == hosts &&
+      // One a run here still uses is dropped after that run.
+      if (context->hosts == hosts && !held.contains(kept_id) &&
           std::find(response.live_ids().begin(), response.live_ids().end(), kept_id) == response.live_ids().end()) {
         retired.push_back(kept_id);
       }

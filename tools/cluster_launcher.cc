@@ -1,6 +1,8 @@
 #include "tools/cluster_launcher.h"
 
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,7 +61,18 @@ std::string Cluster::HostAddress(int rank) const {
 absl::Status Cluster::CreateNamespaces() {
   if (geteuid() != 0) return FailedPrecondition("not root");
   if (access(kIp, X_OK) != 0) return FailedPrecondition("no %s", kIp);
-  // The first 10.213.X.0/24 no interface of this machine uses.
+  // The first 10.213.X.0/24 no interface of this machine uses. Launchers
+  // running at once (a test and the demo) take turns from the choice until
+  // the bridge holds the address, so two never pick one subnet.
+  const int lock = open("/tmp/xla_cluster_launcher.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+  if (lock < 0 || flock(lock, LOCK_EX) != 0) {
+    if (lock >= 0) close(lock);
+    return FailedPrecondition("cannot lock /tmp/xla_cluster_launcher.lock to choose a subnet");
+  }
+  struct Unlock {
+    int fd;
+    ~Unlock() { close(fd); }  // closing releases the lock
+  } unlock{lock};
   std::string in_use;
   if (FILE* pipe = popen(absl::StrCat(kIp, " -4 -o addr show 2>/dev/null").c_str(), "r")) {
     char buffer[512];

@@ -69,6 +69,11 @@ XlaComputation EveryCollective() {
   std::vector<XlaOp> results = {
       CrossReplicaSum(x),                                                         // native Gloo sum
       AllReduce(y, add_s32, {Group({0, 1, 2}), Group({3, 4, 5})}),                // across hosts, exact
+      // Combined with the one above (all-reduce-combiner): across hosts the
+      // two small operands travel packed together, the large one alone.
+      AllReduce(Mul(y, ConstantR0<int32_t>(&b, 3)), add_s32, {Group({0, 1, 2}), Group({3, 4, 5})}),
+      AllReduce(Add(BroadcastInDim(y, {6, 4, 11000}, {0, 1}), Iota(&b, ShapeUtil::MakeShape(S32, {6, 4, 11000}), 2)),
+                add_s32, {Group({0, 1, 2}), Group({3, 4, 5})}),  // 1 MB: on its own
       AllReduce(y, max_s32, {Group({0, 3}), Group({1, 4}), Group({2, 5})}),       // inside each host
       AllReduce(x, max_f32, {Group({5, 0, 1}), Group({2, 4, 3})}),                // exchanged and folded
       AllGather(y, 0, kReplicas),                                                 // s32[36,4]

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "xla/hlo/scalar_reducer.h"
+#include "xla/primitive_util.h"
 #include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
@@ -72,8 +73,10 @@ absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessI
   ASSIGN_OR_RETURN(GroupMode mode, ReplicaGroupMode(Label(op), op.channel_id, op.use_global_device_ids));
   ASSIGN_OR_RETURN(std::vector<ProcessId> group, MemberGroup(op, mode, nr, np, self));
   // A reduction the communicator runs natively (across hosts): in place on
-  // the results, operand by operand. (ToProto gives a reduction only when
-  // every operand has the first one's type.)
+  // the results, a large operand on its own, the small ones together in one
+  // buffer (a cross-host exchange costs its round trips whatever its size).
+  // (ToProto gives a reduction only when every operand has the first one's
+  // type.)
   if (op.reduction != ReductionKind::kNone && group.size() > 1 && context != nullptr &&
       context->communicator() != nullptr &&
       context->communicator()->ReducesNatively(group, op.reduction, op.operands[0].element_type())) {
@@ -83,11 +86,36 @@ absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessI
       }
     }
     const std::string key = ExchangeKey(context, op);
+    const PrimitiveType type = op.operands[0].element_type();
+    constexpr int64_t kPackedBelowBytes = int64_t{1} << 20;
+    std::vector<size_t> packed;
+    int64_t packed_bytes = 0;
     for (size_t i = 0; i < op.operands.size(); ++i) {
-      if (results[i] != operands[i]) std::memcpy(results[i], operands[i], Bytes(op.operands[i]));
-      RETURN_IF_ERROR(context->communicator()->AllReduce(absl::StrCat(key, "/", i), group, self, op.reduction,
-                                                         op.operands[i].element_type(), results[i],
-                                                         ShapeUtil::ElementsIn(op.operands[i]), Label(op)));
+      const int64_t bytes = Bytes(op.operands[i]);
+      if (op.operands.size() > 1 && bytes < kPackedBelowBytes) {
+        packed.push_back(i);
+        packed_bytes += bytes;
+        continue;
+      }
+      if (results[i] != operands[i]) std::memcpy(results[i], operands[i], bytes);
+      RETURN_IF_ERROR(context->communicator()->AllReduce(absl::StrCat(key, "/", i), group, self, op.reduction, type,
+                                                         results[i], ShapeUtil::ElementsIn(op.operands[i]),
+                                                         Label(op)));
+    }
+    if (packed_bytes == 0) return absl::OkStatus();  // empty arrays only
+    std::string buffer(packed_bytes, '\0');
+    int64_t offset = 0;
+    for (size_t i : packed) {
+      std::memcpy(buffer.data() + offset, operands[i], Bytes(op.operands[i]));
+      offset += Bytes(op.operands[i]);
+    }
+    RETURN_IF_ERROR(context->communicator()->AllReduce(absl::StrCat(key, "/packed"), group, self, op.reduction, type,
+                                                       buffer.data(), packed_bytes / primitive_util::ByteWidth(type),
+                                                       Label(op)));
+    offset = 0;
+    for (size_t i : packed) {
+      std::memcpy(results[i], buffer.data() + offset, Bytes(op.operands[i]));
+      offset += Bytes(op.operands[i]);
     }
     return absl::OkStatus();
   }

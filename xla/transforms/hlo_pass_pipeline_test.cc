@@ -217,7 +217,7 @@ TEST(PassRegistryTest, EveryRegisteredPassByName) {
     EXPECT_EQ((*pass)->name(), info.name);
     EXPECT_FALSE(info.description.empty());
   }
-  EXPECT_EQ(RegisteredHloPasses().size(), 13u);
+  EXPECT_EQ(RegisteredHloPasses().size(), 14u);
   absl::StatusOr<std::unique_ptr<HloPass>> standard = CreateHloPass("standard");
   ASSERT_TRUE(standard.ok());
   EXPECT_TRUE((*standard)->IsPassPipeline());

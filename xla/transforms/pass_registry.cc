@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "xla/status_macros.h"
 #include "xla/transforms/algebraic_simplifier.h"
+#include "xla/transforms/all_reduce_combiner.h"
 #include "xla/transforms/batch_norm_expander.h"
 #include "xla/transforms/call_inliner.h"
 #include "xla/transforms/common_subexpression_elimination.h"
@@ -43,6 +44,7 @@ const std::vector<HloPassInfo>& RegisteredHloPasses() {
       Info<BatchNormExpander>("batch-norm-training/-inference/-grad as reduces, broadcasts and rsqrt"),
       Info<DimensionSizeLowering>("get-dimension-size as a constant, set-dimension-size to the static size as its operand"),
       Info<TransposeFolding>("dots read transposed operands in place (dot(transpose(a), b) -> dot(a, b))"),
+      Info<AllReduceCombiner>("independent all-reduces that agree (groups, reduction, type) as one all-reduce"),
   };
   return *passes;
 }

@@ -16,6 +16,7 @@
 #include "xla/hlo/hlo_verifier.h"
 #include "xla/status_macros.h"
 #include "xla/transforms/algebraic_simplifier.h"
+#include "xla/transforms/all_reduce_combiner.h"
 #include "xla/transforms/batch_norm_expander.h"
 #include "xla/transforms/call_inliner.h"
 #include "xla/transforms/common_subexpression_elimination.h"
@@ -78,6 +79,9 @@ void BuildPipeline(HloPassPipeline& pipeline) {
   // flatten them again).
   pipeline.AddPass<ConcatenateSplitting>();
   pipeline.AddPass<DeadCodeElimination>();
+  // A step's gradient all-reduces as one: one rendezvous, and across hosts
+  // one Gloo exchange of the small ones.
+  pipeline.AddPass<AllReduceCombiner>();
   // What is generated inline and what gets a buffer, as fusion instructions
   // (the emitter follows them; buffer assignment places what they leave).
   pipeline.AddPass<CpuFusion>();

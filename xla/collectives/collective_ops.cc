@@ -1,5 +1,6 @@
 #include "xla/collectives/collective_ops.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -91,9 +92,12 @@ absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessI
     std::vector<size_t> packed;
     int64_t packed_bytes = 0;
     for (size_t i = 0; i < op.operands.size(); ++i) {
+      if (Bytes(op.operands[i]) < kPackedBelowBytes) packed.push_back(i);
+    }
+    if (packed.size() < 2) packed.clear();  // one alone needs no packing
+    for (size_t i = 0; i < op.operands.size(); ++i) {
       const int64_t bytes = Bytes(op.operands[i]);
-      if (op.operands.size() > 1 && bytes < kPackedBelowBytes) {
-        packed.push_back(i);
+      if (std::find(packed.begin(), packed.end(), i) != packed.end()) {
         packed_bytes += bytes;
         continue;
       }
@@ -102,7 +106,7 @@ absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessI
                                                          results[i], ShapeUtil::ElementsIn(op.operands[i]),
                                                          Label(op)));
     }
-    if (packed_bytes == 0) return absl::OkStatus();  // empty arrays only
+    if (packed_bytes == 0) return absl::OkStatus();  // none packed, or empty arrays only
     std::string buffer(packed_bytes, '\0');
     int64_t offset = 0;
     for (size_t i : packed) {

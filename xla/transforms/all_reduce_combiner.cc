@@ -69,7 +69,7 @@ struct Group {
   std::vector<HloInstruction*> members;
   int64_t bytes = 0;
   int64_t operands = 0;
-  bool open = true;
+  bool open = true;  // later all-reduces may still join
 };
 
 // The combined all-reduce of a group's members, which then read their
@@ -112,8 +112,24 @@ absl::StatusOr<bool> AllReduceCombiner::Run(HloModule* module) {
     std::vector<Group> groups;
     absl::flat_hash_map<std::string, int> open;  // key -> its open group
     absl::flat_hash_map<const HloInstruction*, int> group_of;
-    // The open groups each instruction depends on (through any path).
+    // The groups each instruction depends on directly (through a member's
+    // result); a group's combined all-reduce depends on what its members
+    // depend on, so "depends on" goes through groups too.
     absl::flat_hash_map<const HloInstruction*, std::vector<int>> depends_on;
+    std::vector<std::vector<int>> group_depends_on;
+    auto reaches = [&](const std::vector<int>& from, int target) {
+      std::vector<int> stack = from;
+      std::vector<bool> seen(groups.size(), false);
+      while (!stack.empty()) {
+        const int g = stack.back();
+        stack.pop_back();
+        if (g == target) return true;
+        if (seen[g]) continue;
+        seen[g] = true;
+        stack.insert(stack.end(), group_depends_on[g].begin(), group_depends_on[g].end());
+      }
+      return false;
+    };
     for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
       std::vector<int> deps;
       for (const HloInstruction* operand : instruction->operands()) {
@@ -124,15 +140,13 @@ absl::StatusOr<bool> AllReduceCombiner::Run(HloModule* module) {
       }
       std::sort(deps.begin(), deps.end());
       deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-      deps.erase(std::remove_if(deps.begin(), deps.end(), [&](int g) { return !groups[g].open; }), deps.end());
 
       const std::string key = CombineKey(*instruction);
       if (!key.empty()) {
         const int64_t bytes = ResultBytes(*instruction);
         auto it = open.find(key);
         int g = it == open.end() ? -1 : it->second;
-        if (g >= 0 && (std::binary_search(deps.begin(), deps.end(), g) ||
-                       groups[g].bytes + bytes > options_.max_bytes ||
+        if (g >= 0 && (reaches(deps, g) || groups[g].bytes + bytes > options_.max_bytes ||
                        groups[g].operands + instruction->operand_count() > options_.max_operands)) {
           groups[g].open = false;  // what comes later cannot join it
           g = -1;
@@ -140,17 +154,21 @@ absl::StatusOr<bool> AllReduceCombiner::Run(HloModule* module) {
         if (g < 0) {
           g = static_cast<int>(groups.size());
           groups.emplace_back();
+          group_depends_on.emplace_back();
           open[key] = g;
         }
         groups[g].members.push_back(instruction);
         groups[g].bytes += bytes;
         groups[g].operands += instruction->operand_count();
+        std::vector<int>& joined = group_depends_on[g];
+        joined.insert(joined.end(), deps.begin(), deps.end());
+        std::sort(joined.begin(), joined.end());
+        joined.erase(std::unique(joined.begin(), joined.end()), joined.end());
         group_of[instruction] = g;
       } else if (HasSideEffect(instruction)) {
         // Nothing moves across another side effect.
         for (Group& group : groups) group.open = false;
         open.clear();
-        deps.clear();
       }
       if (!deps.empty()) depends_on[instruction] = std::move(deps);
     }

@@ -80,6 +80,27 @@ ENTRY main {
   EXPECT_EQ(CountOpcode(*run.module, HloOpcode::kAllReduce), 2);
 }
 
+TEST(AllReduceCombinerTest, GroupsThatWouldWaitForEachOtherStayApart) {
+  // c reads a's result and b reads d's: combining {a, b} and {c, d} would
+  // make each combined all-reduce wait for the other. {c, d} combine; b,
+  // which depends on that group (and through it on a), does not join a.
+  testing::PassRun run = RunPass<AllReduceCombiner>(Module(R"(
+ENTRY main {
+  x = f32[2] parameter(0)
+  i = s32[2] parameter(1)
+  a = f32[2] all-reduce(x), replica_groups={}, to_apply=sum0
+  ca = s32[2] convert(a)
+  c = s32[2] all-reduce(ca), replica_groups={}, to_apply=isum
+  d = s32[2] all-reduce(i), replica_groups={}, to_apply=isum
+  cd = f32[2] convert(d)
+  b = f32[2] all-reduce(cd), replica_groups={}, to_apply=sum0
+  ROOT t = (f32[2], s32[2], s32[2], f32[2]) tuple(a, c, d, b)
+})"));
+  ASSERT_NE(run.module, nullptr);
+  EXPECT_TRUE(run.changed);
+  EXPECT_EQ(CountOpcode(*run.module, HloOpcode::kAllReduce), 3);
+}
+
 TEST(AllReduceCombinerTest, OnlyAllReducesThatAgreeAreCombined) {
   testing::PassRun run = RunPass<AllReduceCombiner>(Module(R"(
 ENTRY main {

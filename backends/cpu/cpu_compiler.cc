@@ -68,6 +68,7 @@ struct EmittedModule {
   // Where the compile's time went so far, for the dump.
   double hlo_passes_ms = 0;
   double emission_ms = 0;  // the JIT's setup, buffer assignment and IR emission
+  int64_t shared_kernels = 0;  // kernels emitted once for several fusions
 };
 
 absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& options,
@@ -113,6 +114,7 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
     f.addFnAttr("target-cpu", jit.cpu_name());
     f.addFnAttr("target-features", jit.cpu_features());
   }
+  emitted.shared_kernels = emitter.shared_kernels();
   emitted.arena_bytes = assignment->arena_bytes();
   emitted.custom_calls = emitter.TakeCustomCalls();
   emitted.constants = std::make_unique<ExternalConstants>();
@@ -171,10 +173,12 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
     // NAME.llvm-pass-timings.txt.
     RETURN_IF_ERROR(DumpToFile(
         options, module->name() + ".compile-phases.txt",
-        absl::StrFormat("HLO passes %.3f ms\nJIT setup, buffer assignment and IR emission %.3f ms\n"
+        absl::StrFormat("HLO passes %.3f ms\nJIT setup, buffer assignment and IR emission %.3f ms "
+                        "(%d kernel(s) shared with an identical one)\n"
                         "LLVM (IR pipeline and code generation, %d part(s)) %.3f ms\nlinking %.3f ms\n"
                         "(while dumping, which adds its own time)\n",
-                        emitted.hlo_passes_ms, emitted.emission_ms, static_cast<int>(objects.size()), llvm_ms,
+                        emitted.hlo_passes_ms, emitted.emission_ms, static_cast<int>(emitted.shared_kernels),
+                        static_cast<int>(objects.size()), llvm_ms,
                         link_ms)));
   }
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".ir-opt.ll", optimized_ir));

@@ -55,6 +55,12 @@ void CopyBufferRegion(llvm::Value* base, llvm::Value* copy) {
   if (llvm::MDNode* node = from->getMetadata(kBufferKind)) to->setMetadata(kBufferKind, node);
 }
 
+std::optional<BufferRegion> RegionOfMark(unsigned kind, const llvm::MDNode& node) {
+  llvm::LLVMContext& ctx = node.getContext();
+  if (kind != ctx.getMDKindID(kBufferKind) && kind != ctx.getMDKindID(kAccessKind)) return std::nullopt;
+  return RegionOf(node);
+}
+
 void TagBufferAccess(llvm::Instruction* access, llvm::Value* base) {
   auto* inst = llvm::dyn_cast_or_null<llvm::Instruction>(base);
   if (access == nullptr || inst == nullptr) return;

@@ -14,6 +14,7 @@
 #define BACKENDS_CPU_CODEGEN_ALIAS_ANALYSIS_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/Module.h"
@@ -51,6 +52,11 @@ void CopyBufferRegion(llvm::Value* base, llvm::Value* copy);
 // Tags `access` (a load or store of one element at an index within the
 // buffer `base` points to) with base's region; nothing if base is unmarked.
 void TagBufferAccess(llvm::Instruction* access, llvm::Value* base);
+
+// The region `node` names when it is attached as metadata of kind `kind`
+// by MarkBufferRegion or TagBufferAccess (kernel_sharing.cc compares
+// functions by their regions' overlaps); nullopt for any other metadata.
+std::optional<BufferRegion> RegionOfMark(unsigned kind, const llvm::MDNode& node);
 
 // Replaces the tags of every function of `module` by !alias.scope (one
 // scope per distinct region) and !noalias (the scopes of every region that

@@ -8,12 +8,15 @@
 #define BACKENDS_CPU_CODEGEN_EMIT_CONTEXT_H_
 
 #include <cstdint>
+#include <string>
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 
 namespace xla {
 namespace cpu {
+
+class KernelSharing;
 
 struct EmitContext {
   EmitContext(llvm::IRBuilder<>* builder, llvm::Module* llvm_module) : b(builder), module(llvm_module) {}
@@ -37,6 +40,14 @@ struct EmitContext {
   // (loop_emitter.cc); the entry function returns at its next check between
   // kernels.
   llvm::Value* stop_flag = nullptr;
+
+  // Identical kernels compiled once (kernel_sharing.h): while a fusion with
+  // structural twins is emitted, `sharing_key` is its structure, and each
+  // function EmitOutlinedFunction makes for it (the `sharing_ordinal`-th)
+  // is offered to `sharing`, which may return an earlier equal one.
+  KernelSharing* sharing = nullptr;
+  std::string sharing_key;
+  int sharing_ordinal = 0;
 
   // stop_flag, or a null pointer: the argument of the runtime calls that
   // check it (backends/cpu/runtime/runtime_stop.h).

@@ -244,8 +244,14 @@ absl::Status IrEmitter::Visit(const HloInstruction& hlo, ElementalIrEmitter& ele
     case HloOpcode::kTuple:
     case HloOpcode::kGetTupleElement:
       return absl::OkStatus();  // in place before the code runs, or names for other values' buffers
-    case HloOpcode::kFusion:
-      return IsFusionOfKind(hlo, kRowGroupFusion) ? EmitRowGroup(hlo) : EmitFusion(hlo, elemental);
+    case HloOpcode::kFusion: {
+      // A fusion with structural twins offers its kernels for sharing.
+      ctx_.sharing_key = sharing_.CandidateKey(hlo);
+      ctx_.sharing_ordinal = 0;
+      absl::Status emitted = IsFusionOfKind(hlo, kRowGroupFusion) ? EmitRowGroup(hlo) : EmitFusion(hlo, elemental);
+      ctx_.sharing_key.clear();
+      return emitted;
+    }
     case HloOpcode::kWhile:
     case HloOpcode::kConditional:
     case HloOpcode::kCall:
@@ -351,6 +357,10 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
   results_->setName("results");
   arena_->setName("arena");
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  if (computation.parent() != nullptr) {
+    sharing_.CountFusions(*computation.parent());
+    ctx_.sharing = &sharing_;
+  }
   llvm::FunctionCallee stop_flag_of = module_->getOrInsertFunction(
       "__xla_runtime_StopFlag", llvm::FunctionType::get(ptr, {ptr}, false));
   if (auto* decl = llvm::dyn_cast<llvm::Function>(stop_flag_of.getCallee())) {

@@ -41,6 +41,7 @@
 #include "absl/status/status.h"
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/elemental_ir_emitter.h"
+#include "backends/cpu/codegen/kernel_sharing.h"
 #include "backends/cpu/codegen/value_buffers.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -76,6 +77,8 @@ class IrEmitter : public ValueBuffers {
     const Literal* literal;
   };
   std::vector<ExternalConstant> TakeExternalConstants() { return std::move(external_constants_); }
+  // Outlined kernels not emitted because an equal one was (kernel_sharing.h).
+  int64_t shared_kernels() const { return sharing_.shared(); }
 
 
  private:
@@ -164,6 +167,8 @@ class IrEmitter : public ValueBuffers {
   std::vector<ExternalConstant> external_constants_;
   // Each constant's global, made once however many computations read it.
   absl::flat_hash_map<const HloInstruction*, llvm::GlobalVariable*> constant_globals_;
+  // Fusions with structural twins, and the kernels emitted for them.
+  KernelSharing sharing_;
 };
 
 }  // namespace cpu

@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/alias_analysis.h"
+#include "backends/cpu/codegen/kernel_sharing.h"
 #include "backends/cpu/runtime/runtime_parallel.h"
 #include "backends/cpu/codegen/streaming_stores.h"
 #include "llvm/IR/Constants.h"
@@ -70,13 +72,16 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(EmitContext& context, cons
     // the copies a program of thousands of buffers loaded every address in
     // the caller's entry block and stored it into each kernel's array: one
     // basic block of tens of thousands of instructions, where LLVM's
-    // instruction selection spent 90% of the compile.
+    // instruction selection spent 90% of the compile. A kernel that may be
+    // shared (EmitContext::sharing_key) takes every address from the
+    // array instead: its twins differ in nothing else.
+    const bool shareable = context.sharing != nullptr && !context.sharing_key.empty();
     ValueRemap remap;
     remap = [&](llvm::Value* v) -> llvm::Value* {
       if (v == nullptr || llvm::isa<llvm::Constant>(v)) return v;
       if (auto it = remapped.find(v); it != remapped.end()) return it->second;
       llvm::Value* mapped = nullptr;
-      if (auto* original = llvm::dyn_cast<llvm::Instruction>(v); original != nullptr && IsRecomputableAddress(*original)) {
+      if (auto* original = llvm::dyn_cast<llvm::Instruction>(v); original != nullptr && !shareable && IsRecomputableAddress(*original)) {
         // Operands first (a chain of a few GEPs and loads at most); the copy
         // keeps the original's metadata: alignment, buffer region, streaming.
         llvm::Instruction* copy = original->clone();
@@ -108,6 +113,12 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(EmitContext& context, cons
     context.stop_flag = caller_stop_flag;
     RETURN_IF_ERROR(emitted);
     b->CreateRetVoid();
+  }
+  if (context.sharing != nullptr && !context.sharing_key.empty()) {
+    // Never inlined: its alias scopes describe the first caller's buffers,
+    // which equal the others' only up to renaming.
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    fn = context.sharing->Share(absl::StrCat(context.sharing_key, "#", context.sharing_ordinal++), fn);
   }
 
   // The captured values, stored into a stack array of the caller.

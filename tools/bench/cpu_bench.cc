@@ -31,7 +31,9 @@
 //   GROUP: elementwise reduce matmul conv mlp models compile overhead (default:
 //   all). The models come from $XLA_SHARED_DIR, else ../shared.
 //   For profiling a compile: --compile_sizes=10[,100...] (the chain sizes)
-//   and --compile_repeat=N (compiles per size, default 5; 3 for 1000).
+//   and --compile_repeat=N (compiles per size, default 5; 3 for 1000);
+//   --dump_to=DIR writes the cpu backend's dumps (compile phases, LLVM
+//   pass timings, IR) of every compile there.
 #include <sched.h>
 #include <unistd.h>
 
@@ -1183,6 +1185,7 @@ int Main(int argc, char** argv) {
   std::set<std::string> groups;
   std::vector<int64_t> compile_sizes = {10, 100, 1000};
   int compile_repeat = 0;  // 0: the bench's own counts
+  std::string dump_to;
   const std::set<std::string> known = {"elementwise", "reduce", "matmul",  "conv",
                                        "mlp",         "models", "compile", "overhead"};
   for (int i = 1; i < argc; ++i) {
@@ -1205,6 +1208,8 @@ int Main(int argc, char** argv) {
     } else if (arg.rfind("--compile_repeat=", 0) == 0) {
       compile_repeat = std::atoi(arg.c_str() + 17);
       if (compile_repeat < 1) Die("--compile_repeat wants a positive count");
+    } else if (arg.rfind("--dump_to=", 0) == 0) {
+      dump_to = arg.substr(10);
     } else if (arg.rfind("--torch_script=", 0) == 0) {
       torch_script = arg.substr(15);
     } else if (known.count(arg)) {
@@ -1222,6 +1227,7 @@ int Main(int argc, char** argv) {
               "reference, one run of each per round\n");
   std::fflush(stdout);
   Target cpu = MakeTarget("cpu", threads);
+  if (!dump_to.empty()) cpu.options.mutable_debug_options()->set_xla_dump_to(dump_to);
   Target interpreter = MakeTarget("interpreter", threads);
   if (groups.count("elementwise")) BenchElementwise(cpu, threads);
   if (groups.count("reduce")) BenchReduce(cpu, threads);

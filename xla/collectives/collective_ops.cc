@@ -101,10 +101,9 @@ absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessI
         packed_bytes += bytes;
         continue;
       }
-      if (results[i] != operands[i]) std::memcpy(results[i], operands[i], bytes);
       RETURN_IF_ERROR(context->communicator()->AllReduce(absl::StrCat(key, "/", i), group, self, op.reduction, type,
-                                                         results[i], ShapeUtil::ElementsIn(op.operands[i]),
-                                                         Label(op)));
+                                                         operands[i], results[i],
+                                                         ShapeUtil::ElementsIn(op.operands[i]), Label(op)));
     }
     if (packed_bytes == 0) return absl::OkStatus();  // none packed, or empty arrays only
     std::string buffer(packed_bytes, '\0');
@@ -114,7 +113,8 @@ absl::Status AllReduce(ReplicaContext* context, const CollectiveOp& op, ProcessI
       offset += Bytes(op.operands[i]);
     }
     RETURN_IF_ERROR(context->communicator()->AllReduce(absl::StrCat(key, "/packed"), group, self, op.reduction, type,
-                                                       buffer.data(), packed_bytes / primitive_util::ByteWidth(type),
+                                                       buffer.data(), buffer.data(),
+                                                       packed_bytes / primitive_util::ByteWidth(type),
                                                        Label(op)));
     offset = 0;
     for (size_t i : packed) {

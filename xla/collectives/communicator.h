@@ -47,12 +47,13 @@ class Communicator {
                                PrimitiveType type) const {
     return false;
   }
-  // The native all-reduce of `count` elements of `type` at `data` (this
-  // process's operand, replaced by the result) with `reduction`; only when
-  // ReducesNatively says so.
+  // The native all-reduce of `count` elements of `type` with `reduction`:
+  // this process's operand at `input`, the result written to `output` (the
+  // same buffer or one that does not overlap it); only when ReducesNatively
+  // says so.
   virtual absl::Status AllReduce(absl::string_view key, absl::Span<const ProcessId> group, ProcessId self,
-                                 ReductionKind reduction, PrimitiveType type, void* data, int64_t count,
-                                 absl::string_view label) {
+                                 ReductionKind reduction, PrimitiveType type, const void* input, void* output,
+                                 int64_t count, absl::string_view label) {
     return absl::UnimplementedError("this communicator has no native all-reduce");
   }
 

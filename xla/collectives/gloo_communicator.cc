@@ -45,11 +45,18 @@ uint64_t KeyDigest(absl::string_view key) {
 struct NativeReduction {
   gloo::AllreduceOptions::Func reduce;
   void (*set_output)(gloo::AllreduceOptions& options, void* data, size_t count) = nullptr;
+  void (*set_input)(gloo::AllreduceOptions& options, const void* data, size_t count) = nullptr;
 };
 
 template <typename T>
 void SetOutput(gloo::AllreduceOptions& options, void* data, size_t count) {
   options.setOutput(static_cast<T*>(data), count);
+}
+
+// Gloo only reads its inputs (its setter takes them non-const).
+template <typename T>
+void SetInput(gloo::AllreduceOptions& options, const void* data, size_t count) {
+  options.setInput(static_cast<T*>(const_cast<void*>(data)), count);
 }
 
 template <typename T>
@@ -73,7 +80,7 @@ NativeReduction Typed(ReductionKind kind) {
       break;
   }
   if (reduce == nullptr) return {};
-  return {reduce, &SetOutput<T>};
+  return {reduce, &SetOutput<T>, &SetInput<T>};
 }
 
 NativeReduction GlooReduction(ReductionKind kind, PrimitiveType type) {
@@ -376,8 +383,8 @@ bool GlooCommunicator::ReducesNatively(absl::Span<const ProcessId> group, Reduct
 }
 
 absl::Status GlooCommunicator::AllReduce(absl::string_view key, absl::Span<const ProcessId> group, ProcessId self,
-                                         ReductionKind reduction, PrimitiveType type, void* data, int64_t count,
-                                         absl::string_view label) {
+                                         ReductionKind reduction, PrimitiveType type, const void* input,
+                                         void* output, int64_t count, absl::string_view label) {
   const NativeReduction native = GlooReduction(reduction, type);
   if (!ReducesNatively(group, reduction, type)) {
     return Internal("%s: no native all-reduce for this group and type", label);
@@ -393,13 +400,16 @@ absl::Status GlooCommunicator::AllReduce(absl::string_view key, absl::Span<const
     // Fold this host's members in group order on the leader.
     ASSIGN_OR_RETURN(std::vector<Blob> local_blobs,
                      local_.Exchange(absl::StrCat("in:", local_key), local, self,
-                                     std::string(static_cast<const char*>(data), bytes), label));
+                                     std::string(static_cast<const char*>(input), bytes), label));
     if (self != local[0]) {
       ASSIGN_OR_RETURN(std::vector<Blob> result, AwaitPublished(local_key, self, label));
-      std::memcpy(data, result[0]->data(), bytes);
+      std::memcpy(output, result[0]->data(), bytes);
       return absl::OkStatus();
     }
-    for (size_t i = 1; i < local_blobs.size(); ++i) native.reduce(data, data, local_blobs[i]->data(), count);
+    for (size_t i = 1; i < local_blobs.size(); ++i) {
+      native.reduce(output, i == 1 ? input : output, local_blobs[i]->data(), count);
+    }
+    input = output;  // the host's fold is what goes around the ring
   }
   absl::Status status = [&]() -> absl::Status {
     ASSIGN_OR_RETURN(GroupContext * group_context, ContextFor(group, label));
@@ -409,7 +419,10 @@ absl::Status GlooCommunicator::AllReduce(absl::string_view key, absl::Span<const
                           .status());
       gloo::AllreduceOptions options(group_context->context);
       options.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
-      native.set_output(options, data, count);
+      native.set_output(options, output, count);
+      // A separate operand is copied into the result segment by segment as
+      // the ring reaches it (overlapping the transfers), not all up front.
+      if (input != output) native.set_input(options, input, count);
       options.setReduceFunction(native.reduce);
       options.setTag(group_context->next_tag++);
       options.setTimeout(Millis(options_.timeout));
@@ -422,7 +435,7 @@ absl::Status GlooCommunicator::AllReduce(absl::string_view key, absl::Span<const
   if (local.size() > 1) {
     absl::StatusOr<std::vector<Blob>> published =
         status.ok() ? absl::StatusOr<std::vector<Blob>>(std::vector<Blob>{
-                          std::make_shared<const std::string>(static_cast<const char*>(data), bytes)})
+                          std::make_shared<const std::string>(static_cast<const char*>(output), bytes)})
                     : absl::StatusOr<std::vector<Blob>>(status);
     Publish(local_key, std::move(published), static_cast<int64_t>(local.size()) - 1);
   }

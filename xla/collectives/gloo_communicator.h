@@ -111,8 +111,8 @@ class GlooCommunicator final : public Communicator {
   bool ReducesNatively(absl::Span<const ProcessId> group, ReductionKind reduction,
                        PrimitiveType type) const override;
   absl::Status AllReduce(absl::string_view key, absl::Span<const ProcessId> group, ProcessId self,
-                         ReductionKind reduction, PrimitiveType type, void* data, int64_t count,
-                         absl::string_view label) override;
+                         ReductionKind reduction, PrimitiveType type, const void* input, void* output,
+                         int64_t count, absl::string_view label) override;
   void Abort(const absl::Status& status) override;
   absl::Status aborted() const override;
   absl::Duration timeout() const override { return options_.timeout; }

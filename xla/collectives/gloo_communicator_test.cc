@@ -209,6 +209,46 @@ TEST_F(GlooCommunicatorTest, AllReduceNativeAndExchangedMatchOneProcess) {
   Check(opaque, ReductionKind::kSum, true);
 }
 
+// One process per host, a sum large enough for Gloo's ring to cut it into
+// many segments (with an uneven last chunk): the operand in its own buffer
+// (copied into the result segment by segment inside the ring) and in place
+// give the exact sum, and a separate operand is left as it was.
+TEST(GlooCommunicatorNativeTest, SeparateAndInPlaceOperandsGiveTheSum) {
+  constexpr int kHosts = 3;
+  constexpr int64_t kCount = 1000003;
+  auto cluster = ClusterCommunicators({0, 1, 2}, 1, kHosts, "separate_and_in_place");
+  const std::vector<ProcessId> group = {ProcessId{0, 0}, ProcessId{1, 0}, ProcessId{2, 0}};
+  auto operand = [](int h, int64_t i) { return static_cast<int32_t>((h + 1) * (i % 1009) - 7 * h); };
+  std::vector<std::vector<int32_t>> inputs(kHosts, std::vector<int32_t>(kCount));
+  std::vector<std::vector<int32_t>> separate(kHosts, std::vector<int32_t>(kCount, -1));
+  std::vector<std::vector<int32_t>> in_place(kHosts, std::vector<int32_t>(kCount));
+  for (int h = 0; h < kHosts; ++h) {
+    for (int64_t i = 0; i < kCount; ++i) inputs[h][i] = in_place[h][i] = operand(h, i);
+  }
+  ASSERT_TRUE(cluster[0]->ReducesNatively(group, ReductionKind::kSum, S32));
+  std::vector<absl::Status> status(2 * kHosts);
+  std::vector<std::thread> threads;
+  for (int h = 0; h < kHosts; ++h) {
+    threads.emplace_back([&, h] {
+      status[h] = cluster[h]->AllReduce("separate#0", group, group[h], ReductionKind::kSum, S32, inputs[h].data(),
+                                        separate[h].data(), kCount, "all-reduce 'separate'");
+      status[kHosts + h] = cluster[h]->AllReduce("in_place#0", group, group[h], ReductionKind::kSum, S32,
+                                                 in_place[h].data(), in_place[h].data(), kCount,
+                                                 "all-reduce 'in_place'");
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const absl::Status& s : status) ASSERT_TRUE(s.ok()) << s;
+  for (int h = 0; h < kHosts; ++h) {
+    for (int64_t i = 0; i < kCount; ++i) {
+      const int32_t want = operand(0, i) + operand(1, i) + operand(2, i);
+      ASSERT_EQ(separate[h][i], want) << "host " << h << " element " << i;
+      ASSERT_EQ(in_place[h][i], want) << "host " << h << " element " << i;
+      ASSERT_EQ(inputs[h][i], operand(h, i)) << "host " << h << " element " << i;
+    }
+  }
+}
+
 TEST_F(GlooCommunicatorTest, DataMovementMatchesOneProcess) {
   const Shape in = ShapeUtil::MakeShape(S32, {6, 4});
   Check(MakeOp(HloOpcode::kAllGather, "gather", in, ShapeUtil::MakeShape(S32, {36, 4})), ReductionKind::kNone, true);

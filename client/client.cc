@@ -303,6 +303,19 @@ absl::StatusOr<ChannelHandle> Client::CreateChannelHandle(ChannelHandle::Channel
   return response.channel();
 }
 
+absl::Status Client::CheckInstance(const ComputationInstance& c, size_t i) {
+  if (c.computation != nullptr && c.executable.handle() != 0) {
+    return InvalidArgument("ExecuteParallel: computation %d gives both a computation and an executable", i);
+  }
+  if (c.computation == nullptr && c.executable.handle() == 0) {
+    return InvalidArgument("ExecuteParallel: computation %d has neither a computation nor an executable", i);
+  }
+  for (const GlobalData* arg : c.arguments) {
+    if (arg == nullptr) return InvalidArgument("ExecuteParallel: computation %d has a null argument", i);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> Client::ExecuteParallel(
     absl::Span<const ComputationInstance> computations, std::vector<ExecutionProfile>* profiles,
     const ClusterRun* cluster_run) {
@@ -310,13 +323,14 @@ absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> Client::ExecuteParallel
   if (cluster_run != nullptr) *request.mutable_cluster_run() = *cluster_run;
   for (size_t i = 0; i < computations.size(); ++i) {
     const ComputationInstance& c = computations[i];
-    if (c.computation == nullptr) return InvalidArgument("ExecuteParallel: computation %d is null", i);
+    RETURN_IF_ERROR(CheckInstance(c, i));
     ExecuteGraphRequest* r = request.add_requests();
-    *r->mutable_computation() = c.computation->proto();
-    for (const GlobalData* arg : c.arguments) {
-      if (arg == nullptr) return InvalidArgument("ExecuteParallel: computation %d has a null argument", i);
-      *r->add_arguments() = arg->handle();
+    if (c.computation != nullptr) {
+      *r->mutable_computation() = c.computation->proto();
+    } else {
+      *r->mutable_executable() = c.executable;
     }
+    for (const GlobalData* arg : c.arguments) *r->add_arguments() = arg->handle();
     *r->mutable_execution_options() = c.execution_options;
   }
   ExecuteParallelResponse response;

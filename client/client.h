@@ -98,9 +98,13 @@ class Client {
   // names the device (device_handles, at most one) and, for a replicated
   // run, num_replicas / num_partitions.
   struct ComputationInstance {
+    // The program, or (computation null) `executable`.
     const XlaComputation* computation = nullptr;
     std::vector<GlobalData*> arguments;
     ExecutionOptions execution_options;
+    // A handle Compile returned on this service, which a run then neither
+    // sends nor looks up (last, for aggregate initialization).
+    ExecutionHandle executable;
   };
   // Runs the computations at once, each on its device, and returns one
   // result per computation. Either all are single-process runs, or they
@@ -111,6 +115,10 @@ class Client {
   absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> ExecuteParallel(
       absl::Span<const ComputationInstance> computations, std::vector<ExecutionProfile>* profiles = nullptr,
       const ClusterRun* cluster_run = nullptr);
+  // Why instance i of an ExecuteParallel call cannot be sent (OK if it can):
+  // ClusterClient checks every host's part before sending any, since hosts
+  // that got theirs would wait for the one that did not.
+  static absl::Status CheckInstance(const ComputationInstance& c, size_t i);
 
   // Appends `literal` to the device's infeed queue (device 0 when null):
   // that device's runs take it, in FIFO order, now or later.

@@ -1,5 +1,6 @@
 #include "client/cluster_client.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "absl/random/random.h"
@@ -47,6 +48,53 @@ absl::StatusOr<std::unique_ptr<GlobalData>> ClusterClient::TransferToDevice(cons
   return client->TransferToServer(literal);
 }
 
+absl::StatusOr<std::vector<ExecutionHandle>> ClusterClient::Compile(const XlaComputation& computation,
+                                                                    absl::Span<const DeviceHandle> devices,
+                                                                    const ExecutionOptions* options) {
+  if (devices.empty()) return InvalidArgument("Compile: no devices");
+  std::vector<std::string> hosts;
+  std::vector<size_t> host_of_device;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i].host_address().empty()) {
+      return InvalidArgument("Compile: device %d (handle %d) names no host", i, devices[i].handle());
+    }
+    auto it = std::find(hosts.begin(), hosts.end(), devices[i].host_address());
+    host_of_device.push_back(it - hosts.begin());
+    if (it == hosts.end()) hosts.push_back(devices[i].host_address());
+  }
+  ExecutionOptions host_options = options != nullptr ? *options : ExecutionOptions();
+  host_options.clear_device_handles();
+  std::vector<absl::StatusOr<ExecutionHandle>> handles(hosts.size(), absl::UnknownError("not compiled"));
+  std::vector<std::thread> threads;
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    threads.emplace_back([&, h] {
+      absl::StatusOr<Client*> client = ClientAt(hosts[h]);
+      handles[h] = client.ok() ? (*client)->Compile(computation, {}, &host_options) : client.status();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  absl::Status failed;
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    if (!handles[h].ok() && failed.ok()) {
+      failed = absl::Status(handles[h].status().code(),
+                            absl::StrCat("host ", hosts[h], ": ", handles[h].status().message()));
+    }
+  }
+  if (!failed.ok()) {
+    // The hosts that did compile keep no executable the caller cannot name.
+    for (size_t h = 0; h < hosts.size(); ++h) {
+      if (!handles[h].ok()) continue;
+      if (absl::StatusOr<Client*> client = ClientAt(hosts[h]); client.ok()) {
+        (*client)->UnregisterExecutable(*handles[h]).IgnoreError();
+      }
+    }
+    return failed;
+  }
+  std::vector<ExecutionHandle> out;
+  for (size_t i = 0; i < devices.size(); ++i) out.push_back(*handles[host_of_device[i]]);
+  return out;
+}
+
 absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> ClusterClient::ExecuteReplicated(
     absl::Span<const Client::ComputationInstance> computations, std::vector<ExecutionProfile>* profiles) {
   if (computations.empty()) return InvalidArgument("ExecuteReplicated: no computations");
@@ -57,6 +105,7 @@ absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> ClusterClient::ExecuteR
   std::vector<std::string> hosts;
   absl::flat_hash_map<std::string, std::vector<size_t>> processes_of_host;
   for (size_t i = 0; i < computations.size(); ++i) {
+    RETURN_IF_ERROR(Client::CheckInstance(computations[i], i));
     const ExecutionOptions& options = computations[i].execution_options;
     if (options.device_handles_size() != 1) {
       return InvalidArgument("ExecuteReplicated: computation %d names %d devices; each names exactly one", i,

@@ -10,7 +10,8 @@
 // once, tagged with one run id (128 random bits) and the run's whole device
 // assignment; each daemon runs its local processes, and their collectives
 // meet across hosts through Gloo. Every host compiles the computation once
-// (its compilation cache serves later runs).
+// (its compilation cache serves later runs), or Compile does it up front and
+// runs name the executables, so that no run sends or looks up the program.
 #ifndef CLIENT_CLUSTER_CLIENT_H_
 #define CLIENT_CLUSTER_CLIENT_H_
 
@@ -43,9 +44,20 @@ class ClusterClient {
 
   absl::StatusOr<std::unique_ptr<GlobalData>> TransferToDevice(const Literal& literal, const DeviceHandle& device);
 
+  // Compiles `computation` once on each host that owns one of `devices`
+  // (all hosts at once), for ExecuteReplicated runs that name executables
+  // instead of sending the program with every run: result i is the
+  // executable on the host of devices[i]. `options` as for Client::Compile
+  // (its device handles are not used: code does not depend on the device).
+  // Release with ClientFor(devices[i])->UnregisterExecutable.
+  absl::StatusOr<std::vector<ExecutionHandle>> Compile(const XlaComputation& computation,
+                                                       absl::Span<const DeviceHandle> devices,
+                                                       const ExecutionOptions* options = nullptr);
+
   // One replicated run: computations[i] is process i (replica-major, as
   // ExecuteParallel), on the device its execution_options name (exactly
-  // one), with arguments on that device's host. Returns every process's
+  // one), with arguments on that device's host; a process given by its
+  // executable names the one Compile returned for its device. Returns every process's
   // result handle, on its host. One failing process (or host) fails the
   // call with the first failure.
   absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> ExecuteReplicated(

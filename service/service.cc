@@ -859,6 +859,9 @@ absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest&
                                    const RequestControl& request) {
   auto start = std::chrono::steady_clock::now();
   const ExecutionOptions& options = arg.execution_options();
+  if (arg.has_executable()) {
+    return InvalidArgument("ExecuteGraph: the request names an executable; run a compiled executable with Execute");
+  }
   if (std::max(options.num_replicas(), 1) * std::max(options.num_partitions(), 1) > 1) {
     return InvalidArgument(
         "ExecuteGraph: a run of %d replica(s) x %d partition(s) has one argument list and result per process; "
@@ -949,10 +952,21 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareParallelRequest(SessionId s
                                                                      int64_t index, int64_t device,
                                                                      const RequestControl& request,
                                                                      ExecuteParallelResponse* result) {
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(r.computation()));
-  bool hit = false;
-  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable,
-                   CompileModule(std::move(module), r.execution_options(), &hit, request));
+  std::shared_ptr<Executable> executable;
+  bool hit = true;
+  if (r.has_executable()) {
+    if (r.has_computation()) {
+      return InvalidArgument("ExecuteParallel: request %d gives both a computation and an executable; give one", index);
+    }
+    absl::StatusOr<std::shared_ptr<Executable>> compiled = ResolveExecutable(session, r.executable());
+    if (!compiled.ok()) {
+      return absl::Status(compiled.status().code(), absl::StrCat("request ", index, ": ", compiled.status().message()));
+    }
+    executable = *std::move(compiled);
+  } else {
+    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(r.computation()));
+    ASSIGN_OR_RETURN(executable, CompileModule(std::move(module), r.execution_options(), &hit, request));
+  }
   result->add_responses()->mutable_profile()->set_compilation_cache_hit(hit);
   absl::StatusOr<PreparedRun> run = PrepareRun(session, std::move(executable), r.arguments());
   if (!run.ok()) return absl::Status(run.status().code(), absl::StrCat("request ", index, ": ", run.status().message()));

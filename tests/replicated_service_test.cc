@@ -118,6 +118,47 @@ TEST_P(ReplicatedServiceTest, FourReplicaAllReduceReturnsOneResultPerReplica) {
   }
 }
 
+// The same run by handle: compiled once, then run twice with nothing
+// compiled or looked up; a released handle is refused, naming the request.
+TEST_P(ReplicatedServiceTest, ReplicatedRunByExecutableHandle) {
+  std::vector<DeviceHandle> devices = Devices(4);
+  ASSERT_EQ(devices.size(), 4u);
+  XlaComputation computation = SumTimesReplica(3);
+  ASSERT_OK_AND_ASSIGN(ExecutionHandle executable, client()->Compile(computation, {}));
+  std::vector<std::unique_ptr<GlobalData>> args;
+  std::vector<Client::ComputationInstance> instances;
+  for (int r = 0; r < 4; ++r) {
+    args.push_back(Put(Literal::CreateR1<float>({float(r), 10.0f * r, 100.0f * r + 1})));
+    Client::ComputationInstance instance{nullptr, {args.back().get()}, OnDevice(devices[r], 4)};
+    instance.executable = executable;
+    instances.push_back(instance);
+  }
+  ASSERT_OK_AND_ASSIGN(GetServiceInfoResponse before, client()->GetServiceInfo());
+  for (int round = 0; round < 2; ++round) {
+    std::vector<ExecutionProfile> profiles;
+    ASSERT_OK_AND_ASSIGN(std::vector<std::unique_ptr<GlobalData>> results,
+                         client()->ExecuteParallel(instances, &profiles));
+    ASSERT_EQ(results.size(), 4u);
+    for (int r = 0; r < 4; ++r) {
+      SCOPED_TRACE(r);
+      EXPECT_TRUE(profiles[r].compilation_cache_hit());
+      const float k = r + 1;
+      EXPECT_OK(test::ExactlyEqual(Literal::CreateR1<float>({6 * k, 60 * k, 604 * k}), Get(*results[r])));
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(GetServiceInfoResponse after, client()->GetServiceInfo());
+  EXPECT_EQ(after.compilations(), before.compilations());
+  EXPECT_EQ(after.cache_hits() + after.cache_misses(), before.cache_hits() + before.cache_misses());
+  EXPECT_EQ(after.executions() - before.executions(), 8);
+  ASSERT_OK(client()->UnregisterExecutable(executable));
+  absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> released = client()->ExecuteParallel(instances);
+  ASSERT_FALSE(released.ok());
+  EXPECT_EQ(released.status().code(), absl::StatusCode::kNotFound) << released.status();
+  EXPECT_TRUE(absl::StrContains(released.status().message(), "request 0: no executable")) << released.status();
+  instances[0].computation = &computation;
+  EXPECT_EQ(client()->ExecuteParallel(instances).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_P(ReplicatedServiceTest, ReplicasDefaultToDevicesInRequestOrder) {
   XlaComputation computation = SumTimesReplica(1);
   std::vector<std::unique_ptr<GlobalData>> args;

@@ -13,6 +13,8 @@
 //     unauthenticated calls.
 #include <signal.h>
 
+#include <array>
+
 #include <chrono>
 #include <memory>
 #include <random>
@@ -250,6 +252,98 @@ TEST_F(ClusterTest, EveryCollectiveAcrossHostsMatchesOneProcess) {
     EXPECT_EQ(after_second[h].second - after_first[h].second, first_run_groups)
         << "host " << h << " did not reuse every context of the first run";
   }
+}
+
+// ClusterClient::Compile once, then runs that name each host's executable:
+// the same results as runs that send the program, and no compile, cache
+// lookup or program on any host for them.
+TEST_F(ClusterTest, CompiledOnceRunsByHandleLikeTheProgram) {
+  std::unique_ptr<ClusterClient> client = Connect(1);
+  ASSERT_NE(client, nullptr);
+  auto devices = client->GetDeviceHandles(kReplicas);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  const XlaComputation computation = EveryCollective();
+  std::vector<std::unique_ptr<GlobalData>> args;
+  std::vector<Client::ComputationInstance> by_program(kReplicas);
+  for (int r = 0; r < kReplicas; ++r) {
+    for (const Literal& arg : {RandomF32(64, 50 + r), RandomS32(150 + r)}) {
+      auto remote = client->TransferToDevice(arg, (*devices)[r]);
+      ASSERT_TRUE(remote.ok()) << remote.status();
+      by_program[r].arguments.push_back(remote->get());
+      args.push_back(std::move(*remote));
+    }
+    by_program[r].computation = &computation;
+    *by_program[r].execution_options.add_device_handles() = (*devices)[r];
+    by_program[r].execution_options.set_num_replicas(kReplicas);
+  }
+  auto want = client->ExecuteReplicated(by_program);
+  ASSERT_TRUE(want.ok()) << want.status();
+
+  auto executables = client->Compile(computation, *devices);
+  ASSERT_TRUE(executables.ok()) << executables.status();
+  ASSERT_EQ(executables->size(), kReplicas);
+  std::vector<Client::ComputationInstance> by_handle = by_program;
+  for (int r = 0; r < kReplicas; ++r) {
+    by_handle[r].computation = nullptr;
+    by_handle[r].executable = (*executables)[r];
+    // Devices of one host share its one executable.
+    EXPECT_EQ((*executables)[r].handle(), (*executables)[r % kHosts].handle()) << r;
+  }
+  auto counters = [&]() {
+    std::vector<std::array<int64_t, 3>> out;
+    for (int h = 0; h < kHosts; ++h) {
+      auto info = client->ClientFor((*devices)[h]).value()->GetServiceInfo();
+      EXPECT_TRUE(info.ok()) << info.status();
+      out.push_back({info->compilations(), info->cache_hits() + info->cache_misses(), info->executions()});
+    }
+    return out;
+  };
+  const std::vector<std::array<int64_t, 3>> before = counters();
+  for (int round = 0; round < 2; ++round) {
+    std::vector<ExecutionProfile> profiles;
+    auto got = client->ExecuteReplicated(by_handle, &profiles);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), kReplicas);
+    for (int r = 0; r < kReplicas; ++r) {
+      EXPECT_TRUE(profiles[r].compilation_cache_hit()) << r;
+      Client* host = client->ClientFor((*devices)[r]).value();
+      std::vector<Literal> got_parts = host->TransferToClient(*(*got)[r]).value().DecomposeTuple();
+      std::vector<Literal> want_parts = host->TransferToClient(*(*want)[r]).value().DecomposeTuple();
+      ASSERT_EQ(got_parts.size(), want_parts.size());
+      for (size_t i = 0; i < got_parts.size(); ++i) {
+        EXPECT_EQ(got_parts[i], want_parts[i]) << "round " << round << " replica " << r << " result " << i;
+      }
+    }
+  }
+  const std::vector<std::array<int64_t, 3>> after = counters();
+  for (int h = 0; h < kHosts; ++h) {
+    EXPECT_EQ(after[h][0], before[h][0]) << "host " << h << " compiled";
+    EXPECT_EQ(after[h][1], before[h][1]) << "host " << h << " looked in its compilation cache";
+    EXPECT_EQ(after[h][2] - before[h][2], 2 * kReplicas / kHosts) << "host " << h << " executions";
+  }
+
+  // A handle no host gave out, both forms at once, and released handles
+  // are refused (the first two naming the request); the daemons keep serving.
+  std::vector<Client::ComputationInstance> wrong = by_handle;
+  wrong[0].executable.set_handle(987654321);
+  auto unknown = client->ExecuteReplicated(wrong);
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound) << unknown.status();
+  EXPECT_THAT(unknown.status().message(), HasSubstr("request 0: no executable with handle 987654321"));
+  // Refused before any host is sent its part (the others would wait for
+  // host 0's processes until the run's bound, 30 s).
+  std::vector<Client::ComputationInstance> both = by_handle;
+  both[0].computation = &computation;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(client->ExecuteReplicated(both).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
+  for (int h = 0; h < kHosts; ++h) {
+    ASSERT_TRUE(client->ClientFor((*devices)[h]).value()->UnregisterExecutable((*executables)[h]).ok()) << h;
+  }
+  auto released = client->ExecuteReplicated(by_handle);
+  ASSERT_FALSE(released.ok());
+  EXPECT_EQ(released.status().code(), absl::StatusCode::kNotFound) << released.status();
+  auto again = client->ExecuteReplicated(by_program);
+  ASSERT_TRUE(again.ok()) << again.status();
 }
 
 TEST_F(ClusterTest, HostThatCannotRunItsPartStopsTheOthersAtOnce) {

@@ -8,7 +8,8 @@
 // run therefore ends with DEADLINE_EXCEEDED (or CANCELLED) within about
 // kWatchInterval plus one check interval, instead of holding a thread
 // forever. CancelAll() stops everything in flight (daemon shutdown).
-// Thread-safe.
+// Thread-safe; registering and releasing a control takes no lock (a slot
+// of a fixed table claimed with one atomic exchange).
 //
 // It also carries the run's execution context: which process of a
 // replicated/partitioned run this execution is (replica-id, partition-id,
@@ -66,9 +67,13 @@ class ExecutionControl {
   void SetError(const absl::Status& status) const;
   absl::Status error() const;
 
+  // Whether the watchdog checks it (it has a deadline or a cancel probe).
+  bool watched() const { return watched_; }
+
  private:
   const absl::Time deadline_;
   const std::function<bool()> cancelled_probe_;
+  const bool watched_;
   mutable std::atomic<bool> cancelled_{false};
   mutable std::atomic<int64_t> next_probe_ns_{0};  // when the probe may be asked again
   mutable std::atomic<uint8_t> stop_flag_{0};
@@ -77,6 +82,9 @@ class ExecutionControl {
   mutable std::atomic<bool> has_error_{false};
   mutable absl::Mutex error_mu_;
   mutable absl::Status error_ ABSL_GUARDED_BY(error_mu_);
+  // Where the watchdog finds it (-1: the overflow set); registered last, once
+  // every other member is initialized.
+  int registry_slot_ = -1;
 };
 
 }  // namespace xla

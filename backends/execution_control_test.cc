@@ -57,6 +57,65 @@ ENTRY e {
 }
 )";
 
+// The registry of live controls: CancelAll reaches controls with no
+// deadline, and the watchdog every control with one, also beyond the table
+// of slots (the overflow set); controls made and destroyed on many threads
+// while the watchdog visits them are each stopped exactly when they should.
+TEST(ExecutionControlRegistryTest, CancelAllStopsControlsWithoutADeadline) {
+  ExecutionControl plain;
+  EXPECT_FALSE(plain.stopped());
+  ExecutionControl::CancelAll();
+  EXPECT_TRUE(plain.stopped());
+  EXPECT_EQ(plain.StopStatus().code(), absl::StatusCode::kCancelled);
+  ExecutionControl later;  // made after the CancelAll: unaffected
+  EXPECT_FALSE(later.ShouldStop());
+}
+
+TEST(ExecutionControlRegistryTest, MoreControlsThanSlotsAreAllWatched) {
+  constexpr int kControls = 5000;  // more than the registry's 4096 slots
+  std::vector<std::unique_ptr<ExecutionControl>> past, future;
+  for (int i = 0; i < kControls; ++i) {
+    past.push_back(std::make_unique<ExecutionControl>(absl::Now() + absl::Milliseconds(20)));
+    future.push_back(std::make_unique<ExecutionControl>(absl::InfiniteFuture(), [] { return false; }));
+  }
+  // The watchdog raises every expired control's flag (none asked itself).
+  const absl::Time give_up = absl::Now() + absl::Seconds(10);
+  auto all_stopped = [&] {
+    for (const auto& c : past) {
+      if (!c->stopped()) return false;
+    }
+    return true;
+  };
+  while (!all_stopped() && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(5));
+  EXPECT_TRUE(all_stopped());
+  for (const auto& c : future) EXPECT_FALSE(c->stopped());
+  // Released in another order than made, then reused.
+  for (int i = 0; i < kControls; i += 2) past[i].reset();
+  future.clear();
+  for (int i = 0; i < kControls; ++i) future.push_back(std::make_unique<ExecutionControl>());
+  ExecutionControl::CancelAll();
+  for (const auto& c : future) ASSERT_TRUE(c->stopped());
+}
+
+TEST(ExecutionControlRegistryTest, ControlsChurnOnManyThreadsWhileWatched) {
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&wrong, t] {
+      for (int i = 0; i < 3000; ++i) {
+        // Expired ones stop at their first check; the others never do.
+        ExecutionControl expired(absl::Now() - absl::Milliseconds(1));
+        ExecutionControl probed(absl::InfiniteFuture(), [] { return false; });
+        ExecutionControl plain;
+        if (!expired.ShouldStop() || probed.ShouldStop() || plain.ShouldStop()) ++wrong;
+        if ((i + t) % 500 == 0) absl::SleepFor(ExecutionControl::kWatchInterval);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 class ExecutionControlTest : public ::testing::TestWithParam<std::string> {
  protected:
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Run(int64_t limit, const ExecutionControl* control) {

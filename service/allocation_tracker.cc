@@ -101,16 +101,16 @@ void AllocationTracker::ReleaseReservation(SessionId session, int64_t bytes) {
 
 absl::StatusOr<GlobalDataHandle> AllocationTracker::Register(SessionId session,
                                                              std::shared_ptr<const DeviceBuffer> buffer,
-                                                             const std::string& tag) {
+                                                             absl::string_view what) {
   absl::MutexLock lock(&mutex_);
   if (!open_sessions_.contains(session)) {
-    return FailedPrecondition("session %d closed before its %s could be registered", session, tag);
+    return FailedPrecondition("session %d closed before its %s could be registered", session, what);
   }
   session_bytes_[session] += kHandleBytes;
   GlobalDataHandle handle;
   handle.set_handle(next_handle_++);
   AddReferences(session, *buffer);
-  handles_[handle.handle()] = Allocation{session, std::move(buffer), tag};
+  handles_[handle.handle()] = Allocation{session, std::move(buffer)};
   return handle;
 }
 
@@ -120,10 +120,12 @@ absl::Status AllocationTracker::NotFoundError(const GlobalDataHandle& handle) co
 }
 
 absl::Status AllocationTracker::Unregister(SessionId session, const GlobalDataHandle& handle) {
+  std::shared_ptr<const DeviceBuffer> released;  // freed after the lock (other sessions wait on it)
   absl::MutexLock lock(&mutex_);
   auto it = handles_.find(handle.handle());
   if (it == handles_.end() || it->second.session != session) return NotFoundError(handle);
   DropReferences(session, *it->second.buffer);
+  released = std::move(it->second.buffer);
   handles_.erase(it);
   if ((session_bytes_[session] -= kHandleBytes) == 0) session_bytes_.erase(session);
   return absl::OkStatus();

@@ -24,6 +24,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "backends/device_buffer.h"
 #include "proto/xla_data.pb.h"
@@ -69,9 +70,10 @@ class AllocationTracker {
   void OpenSession(SessionId session);
   int64_t CloseSession(SessionId session);
 
-  // FailedPrecondition if the session is not open.
+  // FailedPrecondition if the session is not open; `what` (e.g. "execution
+  // result") names the buffer in that error.
   absl::StatusOr<GlobalDataHandle> Register(SessionId session, std::shared_ptr<const DeviceBuffer> buffer,
-                                            const std::string& tag);
+                                            absl::string_view what);
   // NotFound for unknown, released, or other sessions' handles.
   absl::Status Unregister(SessionId session, const GlobalDataHandle& handle);
   absl::StatusOr<std::shared_ptr<const DeviceBuffer>> Resolve(SessionId session,
@@ -99,7 +101,6 @@ class AllocationTracker {
   struct Allocation {
     SessionId session;
     std::shared_ptr<const DeviceBuffer> buffer;
-    std::string tag;
   };
   // Adds/removes one reference to every buffer in the tree.
   void AddReferences(SessionId session, const DeviceBuffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -1,8 +1,10 @@
 #include "backends/cpu/cpu_executable.h"
 
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/runtime/cpu_thread_pool.h"
@@ -16,7 +18,9 @@ namespace cpu {
 namespace {
 
 // Array leaves of a buffer tree, depth-first.
-void CollectLeaves(const DeviceBuffer& buffer, std::vector<void*>* leaves) {
+using Pointers = absl::InlinedVector<void*, 8>;  // no allocation for a run of up to 8 leaves
+
+void CollectLeaves(const DeviceBuffer& buffer, Pointers* leaves) {
   if (!buffer.shape().IsTuple()) {
     leaves->push_back(const_cast<void*>(buffer.data()));
     return;
@@ -89,8 +93,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   }
   // Arguments in another layout than compiled for are relaid out first.
   std::vector<std::shared_ptr<const DeviceBuffer>> relaid;
-  std::vector<void*> params;
-  params.reserve(arguments.size());  // one leaf each, unless tuples
+  Pointers params;
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Shape& want = signature.parameters()[i];
     const DeviceBuffer* arg = arguments[i].get();
@@ -110,18 +113,22 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
   }
   const Shape& result_shape = signature.result();
   ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, DeviceBuffer::AllocateTreeOfCheckedShape(result_shape));
-  std::vector<void*> results;
-  results.reserve(1);
-  for (DeviceBuffer* leaf : result->MutableLeaves()) results.push_back(leaf->mutable_data());
+  Pointers results;
+  if (result_shape.IsTuple()) {
+    for (DeviceBuffer* leaf : result->MutableLeaves()) results.push_back(leaf->mutable_data());
+  } else {
+    results.push_back(result->mutable_data());
+  }
 
   const int64_t arena_size = std::max<int64_t>(arena_bytes_, 1);
   HostMemoryPool& pool = HostMemoryPool::Global();
   auto free_arena = [&pool, arena_size](char* p) { pool.Free(p, arena_size); };
   std::unique_ptr<char, decltype(free_arena)> arena(static_cast<char*>(pool.Allocate(arena_size)), free_arena);
   if (arena == nullptr) return ResourceExhausted("CPU backend: could not allocate a %d-byte arena", arena_size);
-  // Runtime calls (collectives, feeds) report failures through the control.
-  ExecutionControl local_control;
-  if (control == nullptr) control = &local_control;
+  // Runtime calls (collectives, feeds) report failures through the control:
+  // a caller without one gets a local one.
+  std::optional<ExecutionControl> local_control;
+  if (control == nullptr) control = &local_control.emplace();
   entry_(params.data(), results.data(), arena.get(), device_, control);
   RETURN_IF_ERROR(control->error());
   if (control->stopped()) return control->StopStatus();

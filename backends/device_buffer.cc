@@ -19,7 +19,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateArray(const 
 }
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateCheckedArray(const Shape& shape) {
-  auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(shape));
+  auto buffer = Make(shape);
   buffer->size_bytes_ = ShapeUtil::ByteSizeOfElements(shape);
   buffer->data_ = HostMemoryPool::Global().Allocate(std::max<int64_t>(buffer->size_bytes_, 1));
   if (buffer->data_ == nullptr) {
@@ -30,7 +30,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::AllocateCheckedArray
 
 std::shared_ptr<DeviceBuffer> DeviceBuffer::MakeTuple(const Shape& shape,
                                                       std::vector<std::shared_ptr<const DeviceBuffer>> elements) {
-  auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(shape));
+  auto buffer = Make(shape);
   buffer->elements_ = std::move(elements);
   return buffer;
 }
@@ -93,7 +93,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> DeviceBuffer::FromHostArray(const 
                          reinterpret_cast<uintptr_t>(data) % HostMemoryPool::kAlignment == 0 && bytes > 0;
   if (aliased != nullptr) *aliased = can_alias;
   if (can_alias) {
-    auto buffer = std::shared_ptr<DeviceBuffer>(new DeviceBuffer(with_layout));
+    auto buffer = Make(with_layout);
     buffer->size_bytes_ = bytes;
     buffer->data_ = const_cast<void*>(data);  // never written: device buffers are immutable once made
     buffer->host_owner_ = owner != nullptr ? std::move(owner) : std::shared_ptr<const void>(data, [](const void*) {});

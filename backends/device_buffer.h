@@ -17,6 +17,12 @@
 namespace xla {
 
 class DeviceBuffer {
+  // Only DeviceBuffer can name this: its factories make buffers with one
+  // allocation for the buffer and its shared_ptr's count (make_shared).
+  struct Key {
+    explicit Key() = default;
+  };
+
  public:
   // Allocates an array buffer of `shape` (contents uninitialized).
   static absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateArray(const Shape& shape);
@@ -43,6 +49,8 @@ class DeviceBuffer {
   // Copies the buffer tree into a literal.
   Literal ToLiteral() const;
 
+  // Public for make_shared; only the factories can make a Key.
+  DeviceBuffer(Key, const Shape& shape) : shape_(shape) {}
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -62,7 +70,7 @@ class DeviceBuffer {
  private:
   // AllocateArray after its checks.
   static absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateCheckedArray(const Shape& shape);
-  explicit DeviceBuffer(const Shape& shape) : shape_(shape) {}
+  static std::shared_ptr<DeviceBuffer> Make(const Shape& shape) { return std::make_shared<DeviceBuffer>(Key(), shape); }
   Shape shape_;
   void* data_ = nullptr;
   // Set for an aliased host array: the caller's memory, not the pool's.

@@ -671,7 +671,7 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
                              buffer->shape().ToString(), i, signature.parameter_names()[i], entry_name,
                              expected.ToString());
     }
-    if (buffer->shape() != expected) {
+    if (!ShapeUtil::SameLayouts(buffer->shape(), expected)) {
       ASSIGN_OR_RETURN(AllocationTracker::Reservation copy,
                        allocations_.Reserve(session, 2 * AllocationTracker::ChargedBytesOfTree(expected),
                                             absl::StrCat("relaying out argument ", i)));

@@ -96,6 +96,18 @@ absl::Status ShapeUtil::CheckNoPadding(const Shape& shape, absl::string_view wha
 
 bool ShapeUtil::SameDimensions(const Shape& a, const Shape& b) { return a.dimensions() == b.dimensions(); }
 
+bool ShapeUtil::SameLayouts(const Shape& a, const Shape& b) {
+  if (a.IsTuple() != b.IsTuple()) return false;
+  if (a.IsTuple()) {
+    if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
+    for (int i = 0; i < a.tuple_shapes_size(); ++i) {
+      if (!SameLayouts(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+    }
+    return true;
+  }
+  return !a.IsArray() || a.layout() == b.layout();
+}
+
 bool ShapeUtil::HasZeroElements(const Shape& shape) {
   return std::any_of(shape.dimensions().begin(), shape.dimensions().end(),
                      [](int64_t d) { return d == 0; });

@@ -46,6 +46,9 @@ class ShapeUtil {
   // The shape with a row-major layout set on every array in it.
   static Shape WithDefaultLayout(const Shape& shape);
   static bool HasDefaultLayout(const Shape& shape);
+  // Whether every array of `a` has the layout of the same array of `b`, for
+  // shapes already known Compatible (then a == b exactly when this holds).
+  static bool SameLayouts(const Shape& a, const Shape& b);
 
   // Checks element type, non-negative dimensions, a permutation layout, no
   // overflow of the element count (limit 2^62 bytes), recursively for tuples,

@@ -17,26 +17,15 @@ namespace cpu {
 
 namespace {
 
-// Array leaves of a buffer tree, depth-first.
 using Pointers = absl::InlinedVector<void*, 8>;  // no allocation for a run of up to 8 leaves
 
+// Array leaves of a buffer tree, depth-first.
 void CollectLeaves(const DeviceBuffer& buffer, Pointers* leaves) {
   if (!buffer.shape().IsTuple()) {
     leaves->push_back(const_cast<void*>(buffer.data()));
     return;
   }
   for (const auto& e : buffer.elements()) CollectLeaves(*e, leaves);
-}
-
-// True when every array of `a` has the layout `b` expects.
-bool SameLayouts(const Shape& a, const Shape& b) {
-  if (a.IsTuple() != b.IsTuple()) return false;
-  if (!a.IsTuple()) return a.layout() == b.layout();
-  if (a.tuple_shapes_size() != b.tuple_shapes_size()) return false;
-  for (int i = 0; i < a.tuple_shapes_size(); ++i) {
-    if (!SameLayouts(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -103,7 +92,7 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
       return InvalidArgument("CPU backend: argument %d has shape %s but parameter %d is %s", i, arg->shape().ToString(),
                              i, want.ToString());
     }
-    if (!SameLayouts(arg->shape(), want)) {
+    if (!ShapeUtil::SameLayouts(arg->shape(), want)) {
       ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> copy,
                        DeviceBuffer::FromLiteral(arg->ToLiteral().RelayoutTo(want)));
       relaid.push_back(copy);

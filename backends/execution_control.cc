@@ -72,16 +72,25 @@ class Registry {
     if (watched) watched_count_.fetch_sub(1);
   }
 
-  // Calls fn on every live control (only the watched ones if asked).
+  // Calls fn on every live control (only the watched ones if asked). A slot
+  // another visit holds is waited for, not skipped: CancelAll must reach
+  // every control even while the watchdog looks at one.
   template <typename Fn>
   void ForEach(bool watched_only, Fn fn) {
     for (std::atomic<uintptr_t>& slot : slots_) {
       uintptr_t value = slot.load(std::memory_order_acquire);
-      if (value == 0 || (value & 1) != 0) continue;
-      if (!slot.compare_exchange_strong(value, value | 1, std::memory_order_acq_rel)) continue;
-      auto* control = reinterpret_cast<ExecutionControl*>(value);
-      if (!watched_only || control->watched()) fn(control);
-      slot.store(value, std::memory_order_release);
+      while (value != 0) {
+        if ((value & 1) != 0) {
+          std::this_thread::yield();
+          value = slot.load(std::memory_order_acquire);
+          continue;
+        }
+        if (!slot.compare_exchange_weak(value, value | 1, std::memory_order_acq_rel)) continue;
+        auto* control = reinterpret_cast<ExecutionControl*>(value);
+        if (!watched_only || control->watched()) fn(control);
+        slot.store(value, std::memory_order_release);
+        break;
+      }
     }
     absl::MutexLock lock(&mu_);
     for (ExecutionControl* control : overflow_) {

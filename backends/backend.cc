@@ -12,6 +12,7 @@ Executable::Executable(std::unique_ptr<HloModule> module) : module_(std::move(mo
   const HloComputation* entry = module_->entry_computation();
   entry_name_ = entry->name();
   program_shape_ = entry->ComputeProgramShape();
+  input_output_aliases_ = module_->input_output_aliases();
   uses_replica_context_ = false;
   for (const HloComputation* computation : module_->computations()) {
     for (const HloInstruction* instruction : computation->instructions()) {

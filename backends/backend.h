@@ -37,6 +37,20 @@ class Executable {
   // stops at the next loop check and returns its StopStatus().
   virtual absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control = nullptr) = 0;
+  // Execute with donated arguments: `donated` is empty or has one entry per
+  // argument, non-null where the caller gives up that argument's buffer (it
+  // holds the only reference and drops it after the run). A backend that
+  // honours an input_output_alias in place writes the result leaf into the
+  // donated buffer; the default runs as Execute (results in fresh buffers).
+  virtual absl::StatusOr<std::shared_ptr<DeviceBuffer>> ExecuteWithDonations(
+      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
+      absl::Span<const std::shared_ptr<DeviceBuffer>> donated, const ExecutionControl* control = nullptr) {
+    return Execute(arguments, control);
+  }
+  // The module's input_output_aliases (xla/hlo/input_output_alias.h); kept
+  // for executables loaded without their module.
+  const std::vector<InputOutputAlias>& input_output_aliases() const { return input_output_aliases_; }
+  void set_input_output_aliases(std::vector<InputOutputAlias> aliases) { input_output_aliases_ = std::move(aliases); }
 
   // The compiled module; only for executables made by Compile.
   bool has_module() const { return module_ != nullptr; }
@@ -61,6 +75,7 @@ class Executable {
   bool uses_replica_context_ = true;
   std::string entry_name_;
   ProgramShape program_shape_;
+  std::vector<InputOutputAlias> input_output_aliases_;
 };
 
 class Compiler {

@@ -59,6 +59,9 @@ class DeviceBuffer {
   const void* data() const { return data_; }
   void* mutable_data() { return data_; }
   int64_t size_bytes() const { return size_bytes_; }
+  // False for a buffer over memory the host lent (FromHostArray's aliasing):
+  // a run may not write into it even when donated.
+  bool owns_memory() const { return host_owner_ == nullptr; }
   const std::vector<std::shared_ptr<const DeviceBuffer>>& elements() const { return elements_; }
 
   // Bytes of the whole tree, counting shared elements once per reference.

@@ -70,7 +70,11 @@ absl::StatusOr<std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>>> Execu
     control.set_replica_context(contexts[i].get());
     // Host allocation failures become a status, not a crash of the process.
     try {
-      return const_cast<Executable*>(processes[i].executable)->Execute(processes[i].arguments, &control);
+      Executable* executable = const_cast<Executable*>(processes[i].executable);
+      if (!processes[i].donated.empty()) {
+        return executable->ExecuteWithDonations(processes[i].arguments, processes[i].donated, &control);
+      }
+      return executable->Execute(processes[i].arguments, &control);
     } catch (const std::bad_alloc&) {
       return ResourceExhausted("execution ran out of host memory");
     }

@@ -82,6 +82,9 @@ struct DeviceProcessRun {
   // an empty queue of the run's own.
   std::shared_ptr<collectives::FeedQueue> infeed;
   std::shared_ptr<collectives::FeedQueue> outfeed;
+  // Per argument, its buffer when the caller donates it (Executable::
+  // ExecuteWithDonations); empty: none.
+  std::vector<std::shared_ptr<DeviceBuffer>> donated;
 };
 
 // The same on device buffers (the service: arguments stay where they are,

@@ -138,11 +138,12 @@ class StackArena {
 absl::StatusOr<const ExecuteResponse*> RunByHandle(ServiceInterface* service, google::protobuf::Arena* arena,
                                                    const ExecutionHandle& executable,
                                                    absl::Span<GlobalData* const> arguments, bool transfer_result,
-                                                   ExecutionProfile* profile) {
+                                                   ExecutionProfile* profile, absl::Span<const int64_t> donated = {}) {
   auto* request = google::protobuf::Arena::CreateMessage<ExecuteRequest>(arena);
   *request->mutable_handle() = executable;
   RETURN_IF_ERROR(AddArguments(arguments, request->mutable_arguments()));
   request->set_transfer_result(transfer_result);
+  for (int64_t i : donated) request->add_donated_arguments(i);
   auto* response = google::protobuf::Arena::CreateMessage<ExecuteResponse>(arena);
   RETURN_IF_ERROR(service->Execute(*request, response));
   if (profile != nullptr) *profile = response->profile();
@@ -157,6 +158,18 @@ absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(const ExecutionHandl
   StackArena arena;
   ASSIGN_OR_RETURN(const ExecuteResponse* response,
                    RunByHandle(service_, arena.get(), executable, arguments, /*transfer_result=*/false, profile));
+  return std::make_unique<GlobalData>(service_, response->output());
+}
+
+absl::StatusOr<std::unique_ptr<GlobalData>> Client::ExecuteDonating(const ExecutionHandle& executable,
+                                                                    absl::Span<GlobalData* const> arguments,
+                                                                    absl::Span<const int64_t> donated,
+                                                                    ExecutionProfile* profile) {
+  StackArena arena;
+  ASSIGN_OR_RETURN(const ExecuteResponse* response, RunByHandle(service_, arena.get(), executable, arguments,
+                                                                /*transfer_result=*/false, profile, donated));
+  // The service validated the positions before consuming any.
+  for (int64_t i : donated) arguments[i]->Release();
   return std::make_unique<GlobalData>(service_, response->output());
 }
 
@@ -313,6 +326,14 @@ absl::Status Client::CheckInstance(const ComputationInstance& c, size_t i) {
   for (const GlobalData* arg : c.arguments) {
     if (arg == nullptr) return InvalidArgument("ExecuteParallel: computation %d has a null argument", i);
   }
+  std::vector<bool> donated(c.arguments.size(), false);
+  for (int64_t d : c.donated_arguments) {
+    if (d < 0 || d >= static_cast<int64_t>(c.arguments.size()) || donated[d]) {
+      return InvalidArgument("ExecuteParallel: computation %d donates argument %d, which it has not or donates twice",
+                             i, d);
+    }
+    donated[d] = true;
+  }
   return absl::OkStatus();
 }
 
@@ -331,10 +352,14 @@ absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> Client::ExecuteParallel
       *r->mutable_executable() = c.executable;
     }
     for (const GlobalData* arg : c.arguments) *r->add_arguments() = arg->handle();
+    for (int64_t d : c.donated_arguments) r->add_donated_arguments(d);
     *r->mutable_execution_options() = c.execution_options;
   }
   ExecuteParallelResponse response;
   RETURN_IF_ERROR(service_->ExecuteParallel(request, &response));
+  for (const ComputationInstance& c : computations) {
+    for (int64_t d : c.donated_arguments) c.arguments[d]->Release();
+  }
   std::vector<std::unique_ptr<GlobalData>> out;
   for (const ExecuteResponse& r : response.responses()) {
     out.push_back(std::make_unique<GlobalData>(service_, r.output()));

@@ -61,6 +61,15 @@ class Client {
   absl::StatusOr<std::unique_ptr<GlobalData>> Execute(const ExecutionHandle& executable,
                                                       absl::Span<GlobalData* const> arguments,
                                                       ExecutionProfile* profile = nullptr);
+  // Execute, consuming the arguments at `donated` positions: a result leaf
+  // the computation aliases to such a parameter (XlaBuilder::SetUpAlias)
+  // may be written into the argument's buffer instead of a new one. On
+  // success their GlobalData are released (the handles are gone); the
+  // service refuses a donation whose buffer another handle or run holds.
+  absl::StatusOr<std::unique_ptr<GlobalData>> ExecuteDonating(const ExecutionHandle& executable,
+                                                              absl::Span<GlobalData* const> arguments,
+                                                              absl::Span<const int64_t> donated,
+                                                              ExecutionProfile* profile = nullptr);
   // Compiles (through the service's cache) and runs.
   absl::StatusOr<std::unique_ptr<GlobalData>> Execute(const XlaComputation& computation,
                                                       absl::Span<GlobalData* const> arguments,
@@ -103,8 +112,10 @@ class Client {
     std::vector<GlobalData*> arguments;
     ExecutionOptions execution_options;
     // A handle Compile returned on this service, which a run then neither
-    // sends nor looks up (last, for aggregate initialization).
+    // sends nor looks up.
     ExecutionHandle executable;
+    // Positions in `arguments` the run consumes (as ExecuteDonating).
+    std::vector<int64_t> donated_arguments;
   };
   // Runs the computations at once, each on its device, and returns one
   // result per computation. Either all are single-process runs, or they

@@ -770,6 +770,11 @@ absl::StatusOr<ProgramShape> XlaBuilder::GetProgramShape() const {
   return ps;
 }
 
+void XlaBuilder::SetUpAlias(std::vector<int64_t> output_index, int64_t param_number,
+                            std::vector<int64_t> param_index, bool must_alias) {
+  input_output_aliases_.push_back({std::move(output_index), param_number, std::move(param_index), must_alias});
+}
+
 absl::StatusOr<XlaComputation> XlaBuilder::DoBuild(int64_t root_id) {
   RETURN_IF_ERROR(first_error_);
   if (built_) return FailedPrecondition("builder '%s' was already built", name_);
@@ -801,6 +806,10 @@ absl::StatusOr<XlaComputation> XlaBuilder::DoBuild(int64_t root_id) {
   module.set_entry_computation_name(name_);
   module.set_entry_computation_id(entry.id());
   *module.mutable_host_program_shape() = ps.ToProto();
+  // Checked here so that a bad alias fails at Build, naming the builder.
+  absl::Status aliases = CheckInputOutputAliases(input_output_aliases_, ps);
+  if (!aliases.ok()) return AddErrorContext(aliases, absl::StrCat("builder '", name_, "'"));
+  for (const InputOutputAlias& a : input_output_aliases_) *module.add_input_output_alias() = InputOutputAliasToProto(a);
   built_ = true;
   return XlaComputation(std::move(module));
 }

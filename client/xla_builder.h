@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "client/xla_computation.h"
+#include "xla/hlo/input_output_alias.h"
 #include "proto/hlo.pb.h"
 #include "xla/hlo/comparison.h"
 #include "xla/hlo/hlo_opcode.h"
@@ -67,6 +68,14 @@ class XlaBuilder {
   absl::StatusOr<Shape> GetShape(XlaOp op) const;
   absl::StatusOr<ProgramShape> GetProgramShape() const;
   absl::Status first_error() const { return first_error_; }
+
+  // The result's leaf at `output_index` may share the buffer of parameter
+  // `param_number`'s leaf at `param_index` (same element type and
+  // dimensions; checked at Build): a run given that argument donated writes
+  // the leaf in place where the backend can (xla/hlo/input_output_alias.h).
+  // `must_alias`: runs must donate it. Entry computations only.
+  void SetUpAlias(std::vector<int64_t> output_index, int64_t param_number, std::vector<int64_t> param_index,
+                  bool must_alias = false);
 
   // Records `error` (if it is the first) and returns an invalid op.
   XlaOp ReportError(const absl::Status& error);
@@ -180,6 +189,7 @@ class XlaBuilder {
   std::vector<HloComputationProto> embedded_;
   absl::flat_hash_map<int64_t, int> embedded_index_;
   absl::Status first_error_;
+  std::vector<InputOutputAlias> input_output_aliases_;
   bool built_ = false;
   XlaBuilder* parent_ = nullptr;
 };

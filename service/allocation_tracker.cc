@@ -131,6 +131,34 @@ absl::Status AllocationTracker::Unregister(SessionId session, const GlobalDataHa
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> AllocationTracker::TakeDonated(
+    SessionId session, absl::Span<const GlobalDataHandle> handles) {
+  std::vector<std::shared_ptr<DeviceBuffer>> taken;
+  absl::MutexLock lock(&mutex_);
+  for (const GlobalDataHandle& handle : handles) {
+    auto it = handles_.find(handle.handle());
+    if (it == handles_.end() || it->second.session != session) return NotFoundError(handle);
+    // References are only copied from one another or made by Resolve under
+    // this lock, so a count of one (this table's) cannot grow while it is
+    // held: the buffer is this handle's alone.
+    if (it->second.buffer.use_count() != 1) {
+      return FailedPrecondition(
+          "handle %d cannot be donated: its buffer is also held elsewhere (another handle or tuple, or a run "
+          "reading it)",
+          handle.handle());
+    }
+  }
+  for (const GlobalDataHandle& handle : handles) {
+    auto it = handles_.find(handle.handle());
+    DropReferences(session, *it->second.buffer);
+    // Made mutable by DeviceBuffer's factories; const only while shared.
+    taken.push_back(std::const_pointer_cast<DeviceBuffer>(std::move(it->second.buffer)));
+    handles_.erase(it);
+    if ((session_bytes_[session] -= kHandleBytes) == 0) session_bytes_.erase(session);
+  }
+  return taken;
+}
+
 absl::StatusOr<std::shared_ptr<const DeviceBuffer>> AllocationTracker::Resolve(SessionId session,
                                                                               const GlobalDataHandle& handle) const {
   absl::MutexLock lock(&mutex_);

@@ -78,6 +78,13 @@ class AllocationTracker {
   absl::Status Unregister(SessionId session, const GlobalDataHandle& handle);
   absl::StatusOr<std::shared_ptr<const DeviceBuffer>> Resolve(SessionId session,
                                                               const GlobalDataHandle& handle) const;
+  // Removes the handles (a run's donated arguments) and returns their
+  // buffers, which the caller then holds alone: all of them or, on an
+  // error, none. NotFound as Resolve; FailedPrecondition naming the handle
+  // when its buffer is referenced elsewhere too (another handle, a tuple, a
+  // run reading it): writing into it would change what they see.
+  absl::StatusOr<std::vector<std::shared_ptr<DeviceBuffer>>> TakeDonated(SessionId session,
+                                                                         absl::Span<const GlobalDataHandle> handles);
   // New handles (same session) for each element of a tuple buffer.
   absl::StatusOr<std::vector<GlobalDataHandle>> DeconstructTuple(SessionId session, const GlobalDataHandle& handle);
   // Releases every handle of `session` (which stays open); returns how many.

@@ -54,9 +54,10 @@ int64_t WorkingSetBytes(const HloModule& module) {
 // Host allocation failures inside a backend become a status, not a crash.
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> ExecuteCatchingOutOfMemory(
     Executable& executable, absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
-    const ExecutionControl* control) {
+    absl::Span<const std::shared_ptr<DeviceBuffer>> donated, const ExecutionControl* control) {
   try {
-    return executable.Execute(arguments, control);
+    return donated.empty() ? executable.Execute(arguments, control)
+                           : executable.ExecuteWithDonations(arguments, donated, control);
   } catch (const std::bad_alloc&) {
     return ResourceExhausted("execution ran out of host memory");
   }
@@ -653,7 +654,7 @@ bool Service::LastRunTookAtMost(SessionId session, const ExecutionHandle& handle
 
 absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
     SessionId session, std::shared_ptr<Executable> executable,
-    const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args) {
+    const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, absl::Span<const int64_t> donated) {
   const ProgramShape& signature = executable->program_shape();
   const std::string& entry_name = executable->entry_name();
   const int num_parameters = static_cast<int>(signature.parameters().size());
@@ -661,8 +662,30 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
     return InvalidArgument("Execute: computation '%s' takes %d arguments but %d were given", entry_name,
                            num_parameters, args.size());
   }
+  std::vector<bool> is_donated(args.size(), false);
+  for (int64_t i : donated) {
+    if (i < 0 || i >= args.size()) {
+      return InvalidArgument("Execute: donated argument %d of '%s', which takes %d arguments", i, entry_name,
+                             args.size());
+    }
+    if (is_donated[i]) return InvalidArgument("Execute: argument %d of '%s' is donated twice", i, entry_name);
+    is_donated[i] = true;
+    for (int j = 0; j < args.size(); ++j) {
+      if (j != i && args[j].handle() == args[i].handle()) {
+        return InvalidArgument("Execute: argument %d of '%s' is donated but its handle %d is also argument %d", i,
+                               entry_name, args[i].handle(), j);
+      }
+    }
+  }
+  for (const InputOutputAlias& alias : executable->input_output_aliases()) {
+    if (alias.must_alias && !is_donated[alias.parameter]) {
+      return InvalidArgument("Execute: parameter %d of '%s' must be donated (its input_output_alias is must-alias)",
+                             alias.parameter, entry_name);
+    }
+  }
   PreparedRun run;
   run.arguments.reserve(args.size());
+  std::vector<bool> relaid(args.size(), false);
   for (int i = 0; i < args.size(); ++i) {
     ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, args[i]));
     const Shape& expected = signature.parameters()[i];
@@ -676,9 +699,10 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
                        allocations_.Reserve(session, 2 * AllocationTracker::ChargedBytesOfTree(expected),
                                             absl::StrCat("relaying out argument ", i)));
       // Same values, another layout: relayout into the parameter's layout.
-      ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> relaid,
+      ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> relaid_buffer,
                        DeviceBuffer::FromLiteral(buffer->ToLiteral().RelayoutTo(expected)));
-      buffer = std::move(relaid);
+      buffer = std::move(relaid_buffer);
+      relaid[i] = true;
     }
     run.arguments.push_back(std::move(buffer));
   }
@@ -696,15 +720,32 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
   ASSIGN_OR_RETURN(run.reservation, allocations_.Reserve(session, run_bytes, [&entry_name] {
                      return absl::StrCat("running '", entry_name, "' (its values)");
                    }));
+  if (!donated.empty()) {
+    // This run's own references go first: a taken buffer must be held by
+    // the handle alone. An argument relaid above keeps its copy.
+    std::vector<GlobalDataHandle> handles;
+    for (int64_t i : donated) {
+      handles.push_back(args[i]);
+      if (!relaid[i]) run.arguments[i].reset();
+    }
+    ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DeviceBuffer>> taken, allocations_.TakeDonated(session, handles));
+    run.donated.resize(args.size());
+    for (size_t k = 0; k < donated.size(); ++k) {
+      const int64_t i = donated[k];
+      if (run.arguments[i] == nullptr) run.arguments[i] = taken[k];
+      run.donated[i] = std::move(taken[k]);
+    }
+  }
   run.executable = std::move(executable);
   return run;
 }
 
 absl::Status Service::Run(SessionId session, std::shared_ptr<Executable> executable,
-                          const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, int64_t device,
+                          const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
+                          absl::Span<const int64_t> donated, int64_t device,
                           bool transfer_result, const Shape* output_layout, ExecuteResponse* result,
                           const RequestControl& request) {
-  ASSIGN_OR_RETURN(PreparedRun run, PrepareRun(session, std::move(executable), args));
+  ASSIGN_OR_RETURN(PreparedRun run, PrepareRun(session, std::move(executable), args, donated));
   return RunPrepared(session, std::move(run), device, transfer_result, output_layout, result, request);
 }
 
@@ -728,7 +769,7 @@ absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t de
     control.set_replica_context(&*context);
   }
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> output =
-      ExecuteCatchingOutOfMemory(*run.executable, run.arguments, &control);
+      ExecuteCatchingOutOfMemory(*run.executable, run.arguments, run.donated, &control);
   RETURN_IF_ERROR(output.status());
   // The result's literal stands in for a handle when it is small; the run's
   // reservation (which counted the result) covers the copy, and keeps
@@ -756,7 +797,8 @@ absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, Exec
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle(), &last_run_ns));
   result->mutable_profile()->set_compilation_cache_hit(true);
   const auto start = std::chrono::steady_clock::now();
-  absl::Status status = Run(session, std::move(executable), arg.arguments(), /*device=*/0, arg.transfer_result(),
+  absl::Status status = Run(session, std::move(executable), arg.arguments(), arg.donated_arguments(), /*device=*/0,
+                            arg.transfer_result(),
                             /*output_layout=*/nullptr, result, request);
   // Failed runs too: a run stopped at its deadline was not short.
   last_run_ns->store(NanosSince(start), std::memory_order_relaxed);
@@ -767,7 +809,8 @@ absl::Status Service::ExecuteAsync(SessionId session, const ExecuteAsyncRequest&
   const ExecuteRequest& execute = arg.execute();
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, execute.handle()));
   // Argument errors (and quota) are the caller's to see now.
-  ASSIGN_OR_RETURN(PreparedRun prepared, PrepareRun(session, std::move(executable), execute.arguments()));
+  ASSIGN_OR_RETURN(PreparedRun prepared,
+                   PrepareRun(session, std::move(executable), execute.arguments(), execute.donated_arguments()));
   auto run = std::make_shared<AsyncRun>();
   run->session = session;
   run->response.mutable_profile()->set_compilation_cache_hit(true);
@@ -878,7 +921,8 @@ absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest&
   if (arg.transfer_result() && options.has_shape_with_output_layout()) {
     ASSIGN_OR_RETURN(output_layout, ShapeUtil::FromProto(options.shape_with_output_layout()));
   }
-  RETURN_IF_ERROR(Run(session, std::move(executable), arg.arguments(), device, arg.transfer_result(),
+  RETURN_IF_ERROR(Run(session, std::move(executable), arg.arguments(), arg.donated_arguments(), device,
+                      arg.transfer_result(),
                       output_layout.has_value() ? &*output_layout : nullptr, result, request));
   result->mutable_profile()->set_compute_and_transfer_time_ns(NanosSince(start));
   return absl::OkStatus();
@@ -968,7 +1012,7 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareParallelRequest(SessionId s
     ASSIGN_OR_RETURN(executable, CompileModule(std::move(module), r.execution_options(), &hit, request));
   }
   result->add_responses()->mutable_profile()->set_compilation_cache_hit(hit);
-  absl::StatusOr<PreparedRun> run = PrepareRun(session, std::move(executable), r.arguments());
+  absl::StatusOr<PreparedRun> run = PrepareRun(session, std::move(executable), r.arguments(), r.donated_arguments());
   if (!run.ok()) return absl::Status(run.status().code(), absl::StrCat("request ", index, ": ", run.status().message()));
   run->device = device;
   return run;
@@ -1029,7 +1073,8 @@ absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRe
   options.channels = Channels(session);
   auto process = [&](int64_t i) {
     DeviceFeeds feeds = Feeds(session, runs[i].device);
-    return DeviceProcessRun{runs[i].executable.get(), runs[i].arguments, feeds.infeed, feeds.outfeed};
+    return DeviceProcessRun{runs[i].executable.get(), runs[i].arguments, feeds.infeed, feeds.outfeed,
+                            runs[i].donated};
   };
   std::vector<absl::StatusOr<std::shared_ptr<DeviceBuffer>>> outputs(n);
   if (replicated) {
@@ -1179,7 +1224,7 @@ absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParalle
   std::vector<DeviceProcessRun> processes;
   for (PreparedRun& r : runs) {
     DeviceFeeds feeds = Feeds(session, r.device);
-    processes.push_back(DeviceProcessRun{r.executable.get(), r.arguments, feeds.infeed, feeds.outfeed});
+    processes.push_back(DeviceProcessRun{r.executable.get(), r.arguments, feeds.infeed, feeds.outfeed, r.donated});
   }
   auto start = std::chrono::steady_clock::now();
   *started = true;  // from here on, the communicator tells the others of a failure

@@ -201,6 +201,9 @@ class Service {
   struct PreparedRun {
     std::shared_ptr<Executable> executable;
     std::vector<std::shared_ptr<const DeviceBuffer>> arguments;
+    // Per argument, its buffer when donated (ExecuteRequest.donated_arguments;
+    // the handle is gone), else null; empty when none is.
+    std::vector<std::shared_ptr<DeviceBuffer>> donated;
     AllocationTracker::Reservation reservation;
     int64_t device = 0;
   };
@@ -272,14 +275,17 @@ class Service {
   absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(
       SessionId s, const ExecutionHandle& handle, std::shared_ptr<std::atomic<int64_t>>* last_run_ns = nullptr) const;
   // Argument handles -> buffers checked against (and relaid into) the
-  // parameters of `executable`, plus the quota the run takes.
+  // parameters of `executable`, plus the quota the run takes. The handles
+  // at `donated` positions are taken (consumed) last, once all else passed.
   absl::StatusOr<PreparedRun> PrepareRun(SessionId s, std::shared_ptr<Executable> executable,
-                                         const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args);
+                                         const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
+                                         absl::Span<const int64_t> donated);
   // Runs `executable` on argument handles (checked against its signature)
   // as the only process on `device`; with `transfer_result`, a small
   // result comes back as a literal (in `output_layout` when given).
   absl::Status Run(SessionId s, std::shared_ptr<Executable> executable,
-                   const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, int64_t device,
+                   const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
+                   absl::Span<const int64_t> donated, int64_t device,
                    bool transfer_result, const Shape* output_layout, ExecuteResponse* result,
                    const RequestControl& request);
   // `inline_result_charge` (async runs): receives the part of the run's

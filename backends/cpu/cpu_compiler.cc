@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_compiler.h"
 
+#include <algorithm>
 #include <climits>
 #include <string>
 #include <vector>
@@ -60,6 +61,7 @@ struct EmittedModule {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> llvm_module;
   int64_t arena_bytes = 0;
+  std::vector<InPlaceResult> in_place_results;
   int threads = 1;
   CpuTarget target;
   std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls;
@@ -116,6 +118,7 @@ absl::StatusOr<EmittedModule> EmitModule(HloModule* module, const DebugOptions& 
   }
   emitted.shared_kernels = emitter.shared_kernels();
   emitted.arena_bytes = assignment->arena_bytes();
+  emitted.in_place_results = assignment->in_place_results();
   emitted.custom_calls = emitter.TakeCustomCalls();
   emitted.constants = std::make_unique<ExternalConstants>();
   for (const IrEmitter::ExternalConstant& constant : emitter.TakeExternalConstants()) {
@@ -186,11 +189,12 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::Compile(std::unique_ptr
   // Where the LLVM part of the compile went, pass by pass.
   RETURN_IF_ERROR(DumpToFile(options, module->name() + ".llvm-pass-timings.txt", pass_timings));
   if (!options.xla_cpu_keep_optimized_ir()) optimized_ir.clear();
-  return std::make_unique<CpuExecutable>(std::move(module), std::move(emitted.jit),
-                                         reinterpret_cast<CpuExecutable::EntryFunction>(entry), emitted.arena_bytes,
-                                         std::move(optimized_ir), emitted.threads,
-                                         FeaturesMissingOnHost(emitted.target), std::move(emitted.custom_calls),
-                                         std::move(objects), std::move(emitted.constants));
+  auto executable = std::make_unique<CpuExecutable>(
+      std::move(module), std::move(emitted.jit), reinterpret_cast<CpuExecutable::EntryFunction>(entry),
+      emitted.arena_bytes, std::move(optimized_ir), emitted.threads, FeaturesMissingOnHost(emitted.target),
+      std::move(emitted.custom_calls), std::move(objects), std::move(emitted.constants));
+  executable->set_in_place_results(std::move(emitted.in_place_results));
+  return executable;
 }
 
 absl::StatusOr<AotCompilation> CompileAheadOfTime(std::unique_ptr<HloModule> module, const DebugOptions& options,
@@ -279,6 +283,14 @@ absl::StatusOr<std::string> CpuCompiler::SerializeExecutable(const Executable& e
   }
   proto.set_entry_symbol(kEntryName);
   proto.set_arena_bytes(cpu->arena_bytes());
+  for (const InputOutputAlias& alias : cpu->input_output_aliases()) {
+    *proto.add_input_output_alias() = InputOutputAliasToProto(alias);
+  }
+  for (const InPlaceResult& in_place : cpu->in_place_results()) {
+    CpuInPlaceResultProto* r = proto.add_in_place_results();
+    r->set_result_leaf(in_place.result_leaf);
+    r->set_parameter(in_place.parameter);
+  }
   proto.set_threads(cpu->threads());
   proto.set_cpu_name(cpu->target().cpu_name);
   proto.set_cpu_features(cpu->target().features);
@@ -332,10 +344,29 @@ absl::StatusOr<std::unique_ptr<Executable>> CpuCompiler::LoadExecutable(absl::st
     }
   }
   ASSIGN_OR_RETURN(void* entry, jit->AddObjects(objects, *constants, proto.entry_symbol(), proto.module_name()));
-  return std::make_unique<CpuExecutable>(proto.module_name(), proto.entry_name(), std::move(program_shape),
-                                         std::move(jit),
-                                         reinterpret_cast<CpuExecutable::EntryFunction>(entry), proto.arena_bytes(),
-                                         threads, std::move(objects), std::move(constants));
+  std::vector<InputOutputAlias> aliases;
+  for (const InputOutputAliasProto& alias : proto.input_output_alias()) {
+    aliases.push_back(InputOutputAliasFromProto(alias));
+  }
+  // The saved aliases are checked like a module's: a damaged entry must not
+  // make a run write where it should not.
+  RETURN_IF_ERROR(CheckInputOutputAliases(aliases, program_shape));
+  std::vector<InPlaceResult> in_place;
+  for (const CpuInPlaceResultProto& r : proto.in_place_results()) {
+    const bool aliased = std::any_of(aliases.begin(), aliases.end(), [&](const InputOutputAlias& a) {
+      return a.parameter == r.parameter() && a.parameter_index.empty() &&
+             LeafNumber(program_shape.result(), a.output_index) == r.result_leaf();
+    });
+    if (!aliased) return FailedPrecondition("CPU backend: the saved executable has a malformed in-place result");
+    in_place.push_back({r.result_leaf(), r.parameter()});
+  }
+  auto executable = std::make_unique<CpuExecutable>(
+      proto.module_name(), proto.entry_name(), std::move(program_shape), std::move(jit),
+      reinterpret_cast<CpuExecutable::EntryFunction>(entry), proto.arena_bytes(), threads, std::move(objects),
+      std::move(constants));
+  executable->set_input_output_aliases(std::move(aliases));
+  executable->set_in_place_results(std::move(in_place));
+  return executable;
 }
 
 }  // namespace cpu

@@ -28,6 +28,34 @@ void CollectLeaves(const DeviceBuffer& buffer, Pointers* leaves) {
   for (const auto& e : buffer.elements()) CollectLeaves(*e, leaves);
 }
 
+// The result tree of `shape`, its leaves fresh buffers except those `given`
+// (by leaf number; null: allocate).
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> AllocateResult(const Shape& shape,
+                                                             absl::Span<const std::shared_ptr<DeviceBuffer>> given,
+                                                             int64_t* next_leaf) {
+  if (!shape.IsTuple()) {
+    const int64_t leaf = (*next_leaf)++;
+    if (leaf < static_cast<int64_t>(given.size()) && given[leaf] != nullptr) return given[leaf];
+    return DeviceBuffer::AllocateTreeOfCheckedShape(shape);
+  }
+  std::vector<std::shared_ptr<const DeviceBuffer>> elements;
+  elements.reserve(shape.tuple_shapes().size());
+  for (const Shape& s : shape.tuple_shapes()) {
+    ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> e, AllocateResult(s, given, next_leaf));
+    elements.push_back(std::move(e));
+  }
+  return DeviceBuffer::MakeTuple(shape, std::move(elements));
+}
+
+// The leaf at `number` of `shape` (non-tuple leaves, depth-first).
+const Shape* LeafShape(const Shape& shape, int64_t* number) {
+  if (!shape.IsTuple()) return (*number)-- == 0 ? &shape : nullptr;
+  for (const Shape& s : shape.tuple_shapes()) {
+    if (const Shape* found = LeafShape(s, number)) return found;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 CpuExecutable::CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<CpuJit> jit, EntryFunction entry,
@@ -70,6 +98,12 @@ int64_t CpuExecutable::SizeInBytes() const {
 
 absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments, const ExecutionControl* control) {
+  return ExecuteWithDonations(arguments, {}, control);
+}
+
+absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::ExecuteWithDonations(
+    absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
+    absl::Span<const std::shared_ptr<DeviceBuffer>> donated, const ExecutionControl* control) {
   if (!features_missing_on_host_.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "CPU backend: compiled for ", jit_->target().Describe(), ", whose features this host lacks (",
@@ -101,7 +135,29 @@ absl::StatusOr<std::shared_ptr<DeviceBuffer>> CpuExecutable::Execute(
     CollectLeaves(*arg, &params);
   }
   const Shape& result_shape = signature.result();
-  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, DeviceBuffer::AllocateTreeOfCheckedShape(result_shape));
+  // Result leaves written in place of donated arguments.
+  absl::InlinedVector<std::shared_ptr<DeviceBuffer>, 4> given;
+  if (!donated.empty()) {
+    for (const InPlaceResult& in_place : in_place_results_) {
+      if (in_place.parameter >= static_cast<int64_t>(donated.size())) continue;
+      const std::shared_ptr<DeviceBuffer>& buffer = donated[in_place.parameter];
+      int64_t number = in_place.result_leaf;
+      const Shape* leaf = LeafShape(result_shape, &number);
+      if (buffer == nullptr || leaf == nullptr || !buffer->owns_memory() || buffer->shape().IsTuple() ||
+          !buffer->shape().Compatible(*leaf) || !ShapeUtil::SameLayouts(buffer->shape(), *leaf)) {
+        continue;
+      }
+      if (given.size() <= static_cast<size_t>(in_place.result_leaf)) given.resize(in_place.result_leaf + 1);
+      given[in_place.result_leaf] = buffer;
+    }
+  }
+  std::shared_ptr<DeviceBuffer> result;
+  if (given.empty()) {
+    ASSIGN_OR_RETURN(result, DeviceBuffer::AllocateTreeOfCheckedShape(result_shape));
+  } else {
+    int64_t next_leaf = 0;
+    ASSIGN_OR_RETURN(result, AllocateResult(result_shape, given, &next_leaf));
+  }
   Pointers results;
   if (result_shape.IsTuple()) {
     for (DeviceBuffer* leaf : result->MutableLeaves()) results.push_back(leaf->mutable_data());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/codegen/external_constants.h"
 #include "backends/cpu/codegen/jit.h"
 #include "xla/custom_call/custom_call_invocation.h"
@@ -40,6 +41,15 @@ class CpuExecutable : public Executable {
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> Execute(
       absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
       const ExecutionControl* control = nullptr) override;
+  // A result leaf of in_place_results() whose parameter's argument is
+  // donated (in the result leaf's layout, in memory of its own) is written
+  // into the donated buffer, which becomes that leaf of the result.
+  absl::StatusOr<std::shared_ptr<DeviceBuffer>> ExecuteWithDonations(
+      absl::Span<const std::shared_ptr<const DeviceBuffer>> arguments,
+      absl::Span<const std::shared_ptr<DeviceBuffer>> donated, const ExecutionControl* control = nullptr) override;
+  // The input_output_aliases the code honours in place (buffer assignment).
+  const std::vector<InPlaceResult>& in_place_results() const { return in_place_results_; }
+  void set_in_place_results(std::vector<InPlaceResult> results) { in_place_results_ = std::move(results); }
   // The code and its IR text; the arena is charged per run (ScratchBytesPerRun).
   int64_t SizeInBytes() const override;
   std::optional<int64_t> ScratchBytesPerRun() const override { return arena_bytes_; }
@@ -73,6 +83,7 @@ class CpuExecutable : public Executable {
   std::vector<std::string> features_missing_on_host_;
   // The bound custom calls whose addresses the code holds.
   std::vector<std::unique_ptr<CustomCallInvocation>> custom_calls_;
+  std::vector<InPlaceResult> in_place_results_;
 };
 
 }  // namespace cpu

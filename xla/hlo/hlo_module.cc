@@ -52,6 +52,9 @@ HloComputation* HloModule::GetComputationByName(absl::string_view name) const {
 absl::StatusOr<std::unique_ptr<HloModule>> HloModule::CreateFromProto(const HloModuleProto& proto) {
   auto module = std::make_unique<HloModule>(proto.name());
   for (const auto& [k, v] : proto.attributes()) module->attributes_[k] = v;
+  for (const InputOutputAliasProto& a : proto.input_output_alias()) {
+    module->input_output_aliases_.push_back(InputOutputAliasFromProto(a));
+  }
   if (proto.computations_size() == 0) return InvalidArgument("module '%s' has no computations", proto.name());
 
   absl::flat_hash_map<int64_t, HloComputation*> computation_by_id;
@@ -203,6 +206,7 @@ HloModuleProto HloModule::ToProto() const {
     *proto.mutable_host_program_shape() = entry_->ComputeProgramShape().ToProto();
   }
   for (const auto& [k, v] : attributes_) (*proto.mutable_attributes())[k] = v;
+  for (const InputOutputAlias& a : input_output_aliases_) *proto.add_input_output_alias() = InputOutputAliasToProto(a);
   return proto;
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "proto/hlo.pb.h"
 #include "xla/hlo/hlo_computation.h"
+#include "xla/hlo/input_output_alias.h"
 
 namespace xla {
 
@@ -46,6 +47,11 @@ class HloModule {
   std::map<std::string, std::string>& attributes() { return attributes_; }
   const std::map<std::string, std::string>& attributes() const { return attributes_; }
 
+  // The entry's input/output aliasing (input_output_alias.h), checked
+  // against the entry's shapes by HloVerifier.
+  const std::vector<InputOutputAlias>& input_output_aliases() const { return input_output_aliases_; }
+  std::vector<InputOutputAlias>& mutable_input_output_aliases() { return input_output_aliases_; }
+
   // Builds the IR from a proto. Checks structure (ids resolve, operands are
   // defined before use in the same computation, callees precede callers,
   // parameter numbers are dense, arities, valid shapes, constants match their
@@ -64,6 +70,7 @@ class HloModule {
   int64_t next_id_ = 1;
   int64_t structure_version_ = 0;
   std::map<std::string, std::string> attributes_;
+  std::vector<InputOutputAlias> input_output_aliases_;
 };
 
 }  // namespace xla

@@ -24,6 +24,8 @@
 // `largest` defaults to true; empty sub-messages are cleared.
 #include "xla/hlo/hlo_parser.h"
 
+#include "xla/hlo/input_output_alias.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -1430,7 +1432,16 @@ absl::StatusOr<HloModuleProto> Parser::Build(bool has_header) {
 
   HloModuleProto module;
   module.set_name(module_name_);
-  for (const auto& [k, v] : module_attributes_) (*module.mutable_attributes())[k] = v;
+  for (const auto& [k, v] : module_attributes_) {
+    if (k == "input_output_alias") {
+      // A typed field of the proto, checked against the entry by the verifier.
+      absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAliases(v);
+      if (!aliases.ok()) return aliases.status();
+      for (const InputOutputAlias& a : *aliases) *module.add_input_output_alias() = InputOutputAliasToProto(a);
+      continue;
+    }
+    (*module.mutable_attributes())[k] = v;
+  }
   for (int c : comp_order) {
     ParsedComputation& comp = computations_[c];
     const int n = static_cast<int>(comp.instructions.size());

@@ -12,6 +12,8 @@
 //    unknown_attributes["elided"] == "true"; it is printed as `{...}` again.
 #include "xla/hlo/hlo_printer.h"
 
+#include "xla/hlo/input_output_alias.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -474,6 +476,9 @@ std::string HloModuleToString(const HloModule& module) {
   std::string out = absl::StrCat("HloModule ", module.name());
   // std::map: attributes come out sorted by key.
   for (const auto& [key, value] : module.attributes()) absl::StrAppend(&out, ", ", key, "=", value);
+  if (!module.input_output_aliases().empty()) {
+    absl::StrAppend(&out, ", input_output_alias=", InputOutputAliasesToText(module.input_output_aliases()));
+  }
   out += "\n";
   // Callees come before callers in computations(); the entry is printed last.
   for (const HloComputation* c : module.computations()) {

@@ -68,6 +68,11 @@ class Verifier {
       RETURN_IF_ERROR(VerifyStructure(*c));
     }
     for (const HloComputation* c : computations) RETURN_IF_ERROR(VerifyShapes(*c));
+    if (!module_.input_output_aliases().empty()) {
+      absl::Status aliases = CheckInputOutputAliases(module_.input_output_aliases(),
+                                                     module_.entry_computation()->ComputeProgramShape());
+      if (!aliases.ok()) return AddErrorContext(aliases, absl::StrCat("module '", module_.name(), "'"));
+    }
     return absl::OkStatus();
   }
 

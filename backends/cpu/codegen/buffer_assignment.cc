@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "xla/hlo/input_output_alias.h"
 #include "backends/cpu/codegen/arena_packing.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
@@ -129,7 +130,165 @@ absl::StatusOr<std::unique_ptr<BufferAssignment>> BufferAssignment::Run(const Hl
     return absl::OkStatus();
   };
   RETURN_IF_ERROR(assign(*module.entry_computation()));
+  assignment->FindInPlaceResults(module);
   return assignment;
+}
+
+namespace {
+
+bool TreeContains(const ValueTree& tree, const ValueTree* leaf) {
+  if (&tree == leaf) return true;
+  for (const auto& e : tree.elements) {
+    if (TreeContains(*e, leaf)) return true;
+  }
+  return false;
+}
+
+void CollectLeaves(const ValueTree& tree, std::vector<const ValueTree*>* leaves) {
+  if (!tree.is_tuple) {
+    leaves->push_back(&tree);
+    return;
+  }
+  for (const auto& e : tree.elements) CollectLeaves(*e, leaves);
+}
+
+// Whether every value `fused` computes from its parameters `from` is
+// elementwise of them (no reshape, broadcast, slice, reduction...): output
+// element i then reads their elements i only.
+bool OnlyElementwiseOf(const std::vector<const HloInstruction*>& from) {
+  std::vector<const HloInstruction*> pending = from;
+  absl::flat_hash_set<const HloInstruction*> seen;
+  while (!pending.empty()) {
+    const HloInstruction* h = pending.back();
+    pending.pop_back();
+    for (const HloInstruction* user : h->users()) {
+      if (!seen.insert(user).second) continue;
+      if (!IsElementwise(user->opcode())) return false;
+      pending.push_back(user);
+    }
+  }
+  return true;
+}
+
+// Whether `hlo` (a plain instruction or a loop fusion, of the parameter's
+// shape and layout `shape`) reads its operands `reads` only at the element
+// it writes.
+bool ElementwiseOfOperands(const HloInstruction& hlo, const std::vector<int64_t>& reads, const Shape& shape) {
+  if (!hlo.shape().IsArray() || !hlo.shape().Compatible(shape) || !ShapeUtil::SameLayouts(hlo.shape(), shape)) {
+    return false;
+  }
+  if (IsElementwise(hlo.opcode())) return true;  // element i from the operands' elements i
+  if (!IsFusionOfKind(hlo, kLoopFusion)) return false;
+  const HloComputation& fused = *hlo.called_computations().front();
+  std::vector<const HloInstruction*> from;
+  for (int64_t i : reads) from.push_back(fused.parameter_instruction(i));
+  return OnlyElementwiseOf(from);
+}
+
+// Whether `writer`, whose operands include the parameter leaf `param`, may
+// write `result` (one of its array results) over `param` as it goes: it
+// reads each element of the parameter only at the position it writes, and
+// before writing it, or reads the whole operand before writing any result.
+bool ReadsOnlyWhereItWrites(const HloInstruction& writer, const ValueTree* param, const ValueTree* result,
+                            const ComputationBuffers& buffers) {
+  std::vector<int64_t> reads;
+  for (int64_t i = 0; i < writer.operand_count(); ++i) {
+    if (&buffers.ValueOf(writer.operand(i)) == param) reads.push_back(i);
+  }
+  if (writer.opcode() == HloOpcode::kAllReduce) {
+    // The collective runtime copies its operand out (in process) or reduces
+    // in place (across hosts) before it writes the result.
+    return writer.shape().IsArray() && writer.operand_count() == 1 && reads.size() == 1;
+  }
+  if (!IsFusionOfKind(writer, kRowGroupFusion)) return ElementwiseOfOperands(writer, reads, param->shape);
+  // A row group runs its members row by row, in order: the members reading
+  // the parameter must each read it elementwise, and none may come after
+  // the member writing the result (it would read rows already overwritten).
+  const HloComputation& group = *writer.called_computations().front();
+  absl::flat_hash_set<const HloInstruction*> from;
+  for (int64_t i : reads) from.insert(group.parameter_instruction(i));
+  bool past_writer = false;
+  for (const HloInstruction* member : RowGroupMembers(writer)) {
+    std::vector<int64_t> member_reads;
+    for (int64_t i = 0; i < member->operand_count(); ++i) {
+      if (from.contains(member->operand(i))) member_reads.push_back(i);
+    }
+    if (!member_reads.empty() && (past_writer || !ElementwiseOfOperands(*member, member_reads, param->shape))) {
+      return false;
+    }
+    past_writer |= member == result->producer;
+  }
+  // Nothing else in the group (values generated inline) reads it.
+  for (const HloInstruction* p : from) {
+    for (const HloInstruction* user : p->users()) {
+      const std::vector<const HloInstruction*> members = RowGroupMembers(writer);
+      if (std::find(members.begin(), members.end(), user) == members.end()) return false;
+    }
+  }
+  return past_writer;
+}
+
+}  // namespace
+
+void BufferAssignment::FindInPlaceResults(const HloModule& module) {
+  const HloComputation& entry = *module.entry_computation();
+  const ComputationBuffers* buffers = ForComputation(entry);
+  if (buffers == nullptr || module.input_output_aliases().empty()) return;
+  const HloInstruction* root = entry.root_instruction();
+  std::vector<const ValueTree*> result_leaves;
+  CollectLeaves(buffers->ValueOf(root), &result_leaves);
+  const std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
+  const absl::flat_hash_set<const HloInstruction*> reachable = entry.LiveInstructions();
+  for (const InputOutputAlias& alias : module.input_output_aliases()) {
+    // Parameters of the entry are whole buffers; a tuple parameter's leaf
+    // is not donated on its own.
+    if (!alias.parameter_index.empty() || alias.parameter >= entry.num_parameters()) continue;
+    const HloInstruction* parameter = entry.parameter_instruction(alias.parameter);
+    if (!parameter->shape().IsArray()) continue;
+    const ValueTree* param = &buffers->ValueOf(parameter);
+    if (!ShapeUtil::TryGetSubshape(root->shape(), alias.output_index).ok()) continue;  // the verifier refuses it
+    const int64_t leaf = LeafNumber(root->shape(), alias.output_index);
+    if (leaf < 0 || leaf >= static_cast<int64_t>(result_leaves.size())) continue;
+    const ValueTree* result = result_leaves[leaf];
+    // Written straight into the result by its instruction (not copied there
+    // at the end), in the parameter's layout, and not also a result copy's
+    // source at the end.
+    if (result->slot.kind != BufferSlot::kResult || result->slot.index != leaf) continue;
+    if (!result->shape.Compatible(parameter->shape()) || !ShapeUtil::SameLayouts(result->shape, parameter->shape())) {
+      continue;
+    }
+    bool copied_at_end = false;
+    for (const ResultCopy& copy : buffers->result_copies) copied_at_end |= TreeContains(*copy.source, param);
+    if (copied_at_end) continue;
+    // The instruction that writes the leaf, and every reader of the
+    // parameter: all before it, or it alone reading in place.
+    const HloInstruction* writer = nullptr;
+    for (const HloInstruction* h : order) {
+      auto it = buffers->values.find(h);
+      if (it == buffers->values.end()) continue;
+      if ((!it->second->is_tuple && it->second.get() == result && result->producer == h) ||
+          (IsFusionOfKind(*h, kRowGroupFusion) && TreeContains(*it->second, result))) {
+        writer = h;
+        break;
+      }
+    }
+    if (writer == nullptr) continue;
+    bool safe = true;
+    bool after_writer = false;
+    for (const HloInstruction* h : order) {
+      if (h == writer) after_writer = true;
+      if (!reachable.contains(h) || HasStorageOfItsOwn(*h) || IsPlumbing(*h)) continue;
+      bool reads = false;
+      for (const HloInstruction* o : h->operands()) reads |= TreeContains(buffers->ValueOf(o), param);
+      if (!reads) continue;
+      if (h == writer) {
+        safe &= ReadsOnlyWhereItWrites(*h, param, result, *buffers);
+      } else if (after_writer) {
+        safe = false;
+      }
+    }
+    if (safe) in_place_results_.push_back({leaf, alias.parameter});
+  }
 }
 
 absl::Status BufferAssignment::AssignComputation(const HloComputation& computation) {
@@ -406,6 +565,9 @@ std::string BufferAssignment::ToString() const {
       absl::StrAppend(&out, "  result leaf ", copy.leaf, ": copied from ",
                       copy.source->producer != nullptr ? "%" + copy.source->producer->name() : "?", "\n");
     }
+  }
+  for (const InPlaceResult& r : in_place_results_) {
+    absl::StrAppend(&out, "result leaf ", r.result_leaf, ": in place of parameter ", r.parameter, " when donated\n");
   }
   return out;
 }

@@ -71,6 +71,14 @@ struct ResultCopy {
   Shape shape;  // the result leaf's shape (its layout may differ)
 };
 
+// A result leaf the entry's code may write into the buffer of an entry
+// parameter when the caller donates that argument: an input_output_alias
+// the assignment can honour in place (BufferAssignment::in_place_results).
+struct InPlaceResult {
+  int64_t result_leaf = 0;
+  int64_t parameter = 0;
+};
+
 struct ComputationBuffers {
   const HloComputation* computation = nullptr;
   // Every value reachable from the root, and the members of its row-group
@@ -105,15 +113,24 @@ class BufferAssignment {
   const ComputationBuffers* ForComputation(const HloComputation& computation) const;
   // The arena a run needs, 64-byte aligned.
   int64_t arena_bytes() const { return arena_bytes_; }
+  // The module's input_output_aliases the code honours in place: the result
+  // leaf is written directly by one instruction, no instruction reads the
+  // parameter after it, and it reads the parameter only at the element it
+  // writes (an elementwise op or loop fusion over it, or an all-reduce of
+  // it, which reads its whole operand first), in the same layout. Others
+  // are runs like any (the result in a buffer of its own).
+  const std::vector<InPlaceResult>& in_place_results() const { return in_place_results_; }
   // Every computation's slots, one value per line (for --xla_dump_to).
   std::string ToString() const;
 
  private:
   absl::Status AssignComputation(const HloComputation& computation);
+  void FindInPlaceResults(const HloModule& module);
 
   std::vector<std::unique_ptr<ComputationBuffers>> computations_;
   absl::flat_hash_map<const HloComputation*, const ComputationBuffers*> by_computation_;
   int64_t arena_bytes_ = 0;
+  std::vector<InPlaceResult> in_place_results_;
 };
 
 }  // namespace cpu

@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -662,7 +663,10 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
     return InvalidArgument("Execute: computation '%s' takes %d arguments but %d were given", entry_name,
                            num_parameters, args.size());
   }
-  std::vector<bool> is_donated(args.size(), false);
+  // Donation bookkeeping only when there is a donation: the hot path of a
+  // cached executable allocates nothing here.
+  absl::InlinedVector<bool, 8> is_donated;
+  if (!donated.empty() || !executable->input_output_aliases().empty()) is_donated.assign(args.size(), false);
   for (int64_t i : donated) {
     if (i < 0 || i >= args.size()) {
       return InvalidArgument("Execute: donated argument %d of '%s', which takes %d arguments", i, entry_name,
@@ -685,7 +689,8 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
   }
   PreparedRun run;
   run.arguments.reserve(args.size());
-  std::vector<bool> relaid(args.size(), false);
+  absl::InlinedVector<bool, 8> relaid;  // per argument, when donating
+  if (!donated.empty()) relaid.assign(args.size(), false);
   for (int i = 0; i < args.size(); ++i) {
     ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, args[i]));
     const Shape& expected = signature.parameters()[i];
@@ -702,7 +707,7 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
       ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> relaid_buffer,
                        DeviceBuffer::FromLiteral(buffer->ToLiteral().RelayoutTo(expected)));
       buffer = std::move(relaid_buffer);
-      relaid[i] = true;
+      if (!relaid.empty()) relaid[i] = true;
     }
     run.arguments.push_back(std::move(buffer));
   }

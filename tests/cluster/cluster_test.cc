@@ -346,6 +346,69 @@ TEST_F(ClusterTest, CompiledOnceRunsByHandleLikeTheProgram) {
   ASSERT_TRUE(again.ok()) << again.status();
 }
 
+// A training step's in-place update across hosts: the sum is aliased to its
+// operand and each call donates it, so every replica's buffer is reduced in
+// place (in memory on a host, Gloo across hosts) and donated again.
+TEST_F(ClusterTest, DonatedOperandsAreSummedInPlaceAcrossHosts) {
+  std::unique_ptr<ClusterClient> client = Connect(2);
+  ASSERT_NE(client, nullptr);
+  auto devices = client->GetDeviceHandles(kReplicas);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  XlaBuilder b("sum_in_place");
+  // 1 MiB: reduced by Gloo on its own (smaller operands travel packed).
+  CrossReplicaSum(Parameter(&b, 0, ShapeUtil::MakeShape(S32, {256, 1024}), "x"));
+  b.SetUpAlias({}, 0, {});
+  const XlaComputation computation = b.Build().value();
+  auto executables = client->Compile(computation, *devices);
+  ASSERT_TRUE(executables.ok()) << executables.status();
+  std::vector<std::unique_ptr<GlobalData>> operands;
+  std::vector<Client::ComputationInstance> run(kReplicas);
+  std::vector<int32_t> want(256 * 1024, 0);
+  for (int r = 0; r < kReplicas; ++r) {
+    std::vector<int32_t> v(256 * 1024);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>((i * 7919 + r * 104729) % 2001) - 1000;
+    for (size_t i = 0; i < v.size(); ++i) want[i] += v[i];
+    auto remote = client->TransferToDevice(Literal::CreateR1<int32_t>(v).Reshape({256, 1024}).value(), (*devices)[r]);
+    ASSERT_TRUE(remote.ok()) << remote.status();
+    operands.push_back(std::move(*remote));
+    run[r].executable = (*executables)[r];
+    run[r].arguments = {operands.back().get()};
+    run[r].donated_arguments = {0};
+    *run[r].execution_options.add_device_handles() = (*devices)[r];
+    run[r].execution_options.set_num_replicas(kReplicas);
+  }
+  auto live = [&]() {
+    std::vector<int64_t> out;
+    for (int h = 0; h < kHosts; ++h) out.push_back(client->ClientFor((*devices)[h]).value()->GetServiceInfo()->live_buffers());
+    return out;
+  };
+  const std::vector<int64_t> live_before = live();
+  for (int round = 0; round < 2; ++round) {
+    std::vector<GlobalDataHandle> donated;
+    for (int r = 0; r < kReplicas; ++r) donated.push_back(run[r].arguments[0]->handle());
+    auto sums = client->ExecuteReplicated(run);
+    ASSERT_TRUE(sums.ok()) << sums.status();
+    for (int r = 0; r < kReplicas; ++r) {
+      Client* host = client->ClientFor((*devices)[r]).value();
+      Literal got = host->TransferToClient(*(*sums)[r]).value();
+      ASSERT_EQ(got.data<int32_t>().size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got.data<int32_t>()[i], want[i]) << "round " << round << " replica " << r << " element " << i;
+      }
+      GlobalData stale(nullptr, donated[r]);
+      EXPECT_EQ(host->TransferToClient(stale).status().code(), absl::StatusCode::kNotFound) << r;
+    }
+    operands = std::move(*sums);
+    for (int r = 0; r < kReplicas; ++r) run[r].arguments = {operands[r].get()};
+    for (int32_t& w : want) w *= kReplicas;
+  }
+  // The sums took the operands' places: no buffer more on any host.
+  EXPECT_EQ(live(), live_before);
+  for (int h = 0; h < kHosts; ++h) {
+    EXPECT_TRUE(client->ClientFor((*devices)[h]).value()->UnregisterExecutable((*executables)[h]).ok());
+  }
+}
+
 TEST_F(ClusterTest, HostThatCannotRunItsPartStopsTheOthersAtOnce) {
   std::unique_ptr<ClusterClient> client = Connect(0);
   ASSERT_NE(client, nullptr);

@@ -15,7 +15,9 @@
 //  - shapes: every declared shape is valid and compatible (layouts are not
 //    compared) with the shape ShapeInference::InferInstructionShape infers
 //    from the operands' shapes, the attributes and the called computations'
-//    program shapes; a constant's literal has its instruction's shape.
+//    program shapes; a constant's literal has its instruction's shape;
+//  - input_output_alias: each entry names an array leaf of the entry's
+//    result and of a parameter of the same shape, none twice.
 #ifndef XLA_HLO_HLO_VERIFIER_H_
 #define XLA_HLO_HLO_VERIFIER_H_
 

@@ -131,6 +131,7 @@ struct BlockArg {
   std::string name;
   Type type;
   size_t loc = 0;
+  AttrDict attrs;  // a function argument's attributes (tf.aliasing_output)
 };
 
 struct Block {

@@ -82,11 +82,33 @@ absl::StatusOr<EntryPoint> Emitter::ImportEntry(const Func& func) {
   records_ = nullptr;
   RETURN_IF_ERROR(alone);
   if (entry.stages.empty()) {
+    RETURN_IF_ERROR(ImportAliasing(func));
     entry.module = std::move(hlo_);
   } else {
     entry.stages.back().continuation = std::move(hlo_);
   }
   return entry;
+}
+
+absl::Status Emitter::ImportAliasing(const Func& func) {
+  // JAX's donated arguments (jit's donate_argnums) carry
+  // `tf.aliasing_output = k`: the argument's buffer may hold result k.
+  const Shape& root = hlo_->entry_computation()->root_instruction()->shape();
+  for (size_t i = 0; i < func.args.size(); ++i) {
+    const Attr* attr = stablehlo::FindAttr(func.args[i].attrs, "tf.aliasing_output");
+    if (attr == nullptr) continue;
+    ASSIGN_OR_RETURN(int64_t k, NumberToInt(*attr, lex_));
+    const int64_t results = root.IsTuple() ? root.tuple_shapes_size() : 1;
+    if (k < 0 || k >= static_cast<int64_t>(func.result_types.size()) || k >= results) {
+      return lex_.Error(func.args[i].loc, absl::StrCat("tf.aliasing_output = ", k, ": @", func.name, " has ",
+                                                       func.result_types.size(), " results"));
+    }
+    InputOutputAlias alias;
+    if (root.IsTuple()) alias.output_index = {k};
+    alias.parameter = static_cast<int64_t>(i);
+    hlo_->mutable_input_output_aliases().push_back(std::move(alias));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<HloComputation*> Emitter::LowerFunction(const Func& func, bool is_entry) {

@@ -122,6 +122,8 @@ class Emitter {
   absl::StatusOr<std::vector<std::vector<int64_t>>> IntMatrix(const Attr& attr) const;
 
  private:
+  // The entry's input_output_aliases from its arguments' tf.aliasing_output.
+  absl::Status ImportAliasing(const Func& func);
   absl::StatusOr<HloComputation*> LowerFunction(const Func& func, bool is_entry);
   // interpreter.run_parallel at ops[i] of the entry body (run_parallel.cc):
   // ends the current module (its root: the run's operands, then the values

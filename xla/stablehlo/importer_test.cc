@@ -71,6 +71,31 @@ module @jit_main attributes {mhlo.num_partitions = 1 : i32} {
 }
 
 // The StableHLO spec's batch_norm examples (generic form) and rng.
+// jax.jit(donate_argnums=...) marks a donated argument with the result it
+// may become: the module's input_output_alias.
+TEST(ImporterTest, DonatedArgumentsBecomeInputOutputAliases) {
+  absl::StatusOr<std::vector<ImportedChunk>> chunks = ImportStableHlo(R"(
+module @jit_step {
+  func.func public @main(%w: tensor<4xf32> {tf.aliasing_output = 1 : i32}, %g: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
+    %0 = stablehlo.subtract %w, %g : tensor<4xf32>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    return %z, %0 : tensor<f32>, tensor<4xf32>
+  }
+}
+)", "step.mlir");
+  ASSERT_TRUE(chunks.ok()) << chunks.status();
+  ASSERT_EQ(chunks->size(), 1u);
+  const HloModule& module = *(*chunks)[0].entries.at(0).module;
+  ASSERT_EQ(module.input_output_aliases().size(), 1u);
+  EXPECT_EQ(module.input_output_aliases()[0].output_index, std::vector<int64_t>{1});
+  EXPECT_EQ(module.input_output_aliases()[0].parameter, 0);
+  EXPECT_NE(ImportError(R"(
+func.func public @main(%w: tensor<4xf32> {tf.aliasing_output = 2 : i32}) -> tensor<4xf32> {
+  return %w : tensor<4xf32>
+}
+)").find("tf.aliasing_output = 2"), std::string::npos);
+}
+
 TEST(ImporterTest, BatchNormAndRng) {
   std::vector<Literal> out = ImportAndRun(R"(
 func.func @main() -> (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2x2x2xf64>, tensor<2x2x2xf64>,

@@ -87,8 +87,10 @@ absl::StatusOr<std::vector<BlockArg>> Parser::ParseBlockArgs() {
     ASSIGN_OR_RETURN(arg.name, lex_.ValueSuffix());
     RETURN_IF_ERROR(lex_.Expect(":"));
     ASSIGN_OR_RETURN(arg.type, ParseType());
-    // Argument attributes and locations are dropped.
-    if (lex_.Peek() == '{') RETURN_IF_ERROR(ParseAttrDict().status());
+    // Locations are dropped.
+    if (lex_.Peek() == '{') {
+      ASSIGN_OR_RETURN(arg.attrs, ParseAttrDict());
+    }
     if (lex_.ConsumeWord("loc")) RETURN_IF_ERROR(SkipBalanced('(', ')'));
     args.push_back(std::move(arg));
   } while (lex_.Consume(","));

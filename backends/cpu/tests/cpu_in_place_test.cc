@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/replicated_execution.h"
 #include "backends/cpu/cpu_executable.h"
 #include "backends/cpu/tests/cpu_test_util.h"
 #include "gtest/gtest.h"
@@ -179,6 +180,43 @@ ENTRY e {
   EXPECT_TRUE(c.cpu->in_place_results().empty());
   std::vector<bool> reused;
   ASSERT_NE(RunDonating(c, &reused), nullptr);
+}
+
+TEST(CpuInPlaceTest, AllReduceSumsIntoTheDonatedOperands) {
+  Compiled c = Compile(R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[1000] parameter(0)
+  ROOT r = s32[1000] all-reduce(x), replica_groups={}, to_apply=add
+})");
+  ASSERT_NE(c.cpu, nullptr);
+  ASSERT_EQ(c.cpu->in_place_results().size(), 1u);
+  constexpr int kReplicas = 3;
+  std::vector<DeviceProcessRun> runs(kReplicas);
+  std::vector<const void*> donated_data;
+  std::vector<int32_t> want(1000, 0);
+  for (int r = 0; r < kReplicas; ++r) {
+    std::vector<int32_t> v(1000);
+    for (int i = 0; i < 1000; ++i) want[i] += v[i] = i * (r + 1) - 7 * r;
+    auto b = DeviceBuffer::FromLiteral(Literal::CreateR1<int32_t>(v));
+    ASSERT_TRUE(b.ok()) << b.status();
+    runs[r].executable = c.executable.get();
+    runs[r].arguments = {*b};
+    runs[r].donated = {*b};
+    donated_data.push_back((*b)->data());
+  }
+  ReplicatedRunOptions options;
+  options.num_replicas = kReplicas;
+  auto results = ExecuteReplicatedOnDevices(std::move(runs), options);
+  ASSERT_TRUE(results.ok()) << results.status();
+  for (int r = 0; r < kReplicas; ++r) {
+    EXPECT_EQ((*results)[r]->data(), donated_data[r]) << r;
+    EXPECT_TRUE(literal_comparison::Equal(Literal::CreateR1<int32_t>(want), (*results)[r]->ToLiteral()).ok()) << r;
+  }
 }
 
 TEST(CpuInPlaceTest, SavedExecutableKeepsItsAliases) {

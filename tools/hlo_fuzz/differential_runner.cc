@@ -1,5 +1,6 @@
 #include "tools/hlo_fuzz/differential_runner.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "tools/hlo_fuzz/precision_analysis.h"
 #include "xla/hlo/hlo_parser.h"
 #include "xla/hlo/hlo_verifier.h"
+#include "xla/shape_util.h"
 #include "xla/status_macros.h"
 
 namespace xla {
@@ -32,21 +34,54 @@ Backend& GetBackend(const std::string& name) {
   return name == "cpu" ? *cpu : *interpreter;
 }
 
+// Aliases every result leaf to the first parameter left of its shape and
+// layout (input_output_alias), unless the module has aliases of its own:
+// a run donating every argument then tests buffer assignment's in-place
+// results on every generated program.
+void AliasResultsToParameters(HloModule* module) {
+  if (!module->input_output_aliases().empty()) return;
+  const HloComputation& entry = *module->entry_computation();
+  std::vector<bool> taken(entry.num_parameters(), false);
+  std::vector<int64_t> index;
+  std::function<void(const Shape&)> visit = [&](const Shape& shape) {
+    if (shape.IsTuple()) {
+      for (int i = 0; i < shape.tuple_shapes_size(); ++i) {
+        index.push_back(i);
+        visit(shape.tuple_shapes(i));
+        index.pop_back();
+      }
+      return;
+    }
+    for (int64_t p = 0; p < entry.num_parameters(); ++p) {
+      const Shape& param = entry.parameter_instruction(p)->shape();
+      if (taken[p] || !param.IsArray() || !param.Compatible(shape) || !ShapeUtil::SameLayouts(param, shape)) continue;
+      taken[p] = true;
+      module->mutable_input_output_aliases().push_back({index, p, {}, false});
+      return;
+    }
+  };
+  visit(entry.root_instruction()->shape());
+}
+
 absl::StatusOr<Literal> CompileAndRun(Backend& backend, const HloModule& module, const std::vector<Literal>& args,
-                                      const DebugOptions& options, bool* compile_failed) {
+                                      const DebugOptions& options, bool* compile_failed, bool donate = false) {
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, module.Clone());
+  if (donate) AliasResultsToParameters(copy.get());
   absl::StatusOr<std::unique_ptr<Executable>> executable = backend.compiler()->Compile(std::move(copy), options);
   if (!executable.ok()) {
     *compile_failed = true;
     return executable.status();
   }
   std::vector<std::shared_ptr<const DeviceBuffer>> buffers;
+  std::vector<std::shared_ptr<DeviceBuffer>> donated;
   for (const Literal& a : args) {
     ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> b, DeviceBuffer::FromLiteral(a));
+    if (donate) donated.push_back(b);
     buffers.push_back(std::move(b));
   }
   ExecutionControl control(absl::Now() + kRunDeadline);
-  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result, (*executable)->Execute(buffers, &control));
+  ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> result,
+                   (*executable)->ExecuteWithDonations(buffers, donated, &control));
   return result->ToLiteral();
 }
 
@@ -110,16 +145,20 @@ RunResult RunDifferential(absl::string_view text, const RunOptions& options) {
     DebugOptions debug;
     debug.set_xla_cpu_threads(threads);
     compile_failed = false;
-    absl::StatusOr<Literal> actual = CompileAndRun(GetBackend("cpu"), **module, args, debug, &compile_failed);
+    // The last run aliases the results to the parameters and donates every
+    // argument (results written in place where buffer assignment allows).
+    const bool donate = threads == thread_counts.back();
+    absl::StatusOr<Literal> actual =
+        CompileAndRun(GetBackend("cpu"), **module, args, debug, &compile_failed, donate);
+    const std::string run = absl::StrCat("threads=", threads, donate ? ", arguments donated" : "");
     if (!actual.ok()) {
       return fail(Verdict::kCpuFailure,
-                  absl::StrCat(compile_failed ? "compile" : "run", " (threads=", threads,
-                               "): ", actual.status().ToString()),
+                  absl::StrCat(compile_failed ? "compile" : "run", " (", run, "): ", actual.status().ToString()),
                   threads);
     }
     result.counts = ComparisonCounts();
     absl::Status cmp = CompareOutputs(*expected, *actual, *leaves, &result.counts);
-    if (!cmp.ok()) return fail(Verdict::kMismatch, absl::StrCat("threads=", threads, ": ", cmp.message()), threads);
+    if (!cmp.ok()) return fail(Verdict::kMismatch, absl::StrCat(run, ": ", cmp.message()), threads);
   }
   return result;
 }

@@ -390,12 +390,29 @@ absl::Status IrEmitter::EmitEntryFunction(const HloComputation& computation, con
     params.push_back(load);
     MarkBufferRegion(params.back(), BufferRegion::Param(i));
   }
+  // A result leaf written in place of a donated parameter shares its
+  // storage: LLVM must not take its stores and the parameter's loads for
+  // independent (it would reorder or vectorize across them).
+  absl::flat_hash_map<int64_t, int64_t> in_place_param_leaf;
+  if (&computation == computation.parent()->entry_computation()) {
+    for (const InPlaceResult& in_place : assignment_.in_place_results()) {
+      int64_t leaf = 0;
+      for (int64_t p = 0; p < in_place.parameter; ++p) {
+        std::vector<Shape> leaves;
+        FlattenShape(computation.parameter_instruction(p)->shape(), &leaves);
+        leaf += static_cast<int64_t>(leaves.size());
+      }
+      in_place_param_leaf[in_place.result_leaf] = leaf;
+    }
+  }
   for (size_t i = 0; i < result_shapes.size(); ++i) {
     auto* load = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, results_, i), absl::StrCat("result", i));
     load->setMetadata(llvm::LLVMContext::MD_align, aligned);
     load->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
     results.push_back(load);
-    MarkBufferRegion(results.back(), BufferRegion::Result(i));
+    auto in_place = in_place_param_leaf.find(static_cast<int64_t>(i));
+    MarkBufferRegion(results.back(), in_place != in_place_param_leaf.end() ? BufferRegion::Param(in_place->second)
+                                                                           : BufferRegion::Result(i));
     if (ShapeUtil::ByteSizeOfElements(result_shapes[i]) >= kMinStreamingResultBytes) MarkStreamingBuffer(load);
   }
   RETURN_IF_ERROR(EmitComputation(computation, std::move(params), std::move(results)));

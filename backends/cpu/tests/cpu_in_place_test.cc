@@ -219,6 +219,26 @@ ENTRY e {
   }
 }
 
+// Found by hlo_fuzz (seed 2494, donated run): v5 and the product run as one
+// row group, v5 first, and the product is written over v1 in place. That is
+// safe row by row, but only if LLVM knows the result and v1 share storage:
+// with the two marked as distinct buffers (scoped noalias), it reordered
+// v1's loads after the product's stores.
+TEST(CpuInPlaceTest, RowGroupMemberReadingTheParameterFirst) {
+  Compiled c = Compile(R"(HloModule fuzz, input_output_alias={ {0}: (0, {}, may-alias) }
+ENTRY %main (v1: u32[4]) -> (u32[4], u32[4]) {
+  %v1 = u32[4]{0} parameter(0)
+  %v5 = u32[4]{0} negate(%v1)
+  %v31 = u32[4]{0} iota(), iota_dimension=0
+  %v32 = u32[4]{0} multiply(%v31, %v5)
+  ROOT %out35 = (u32[4]{0}, u32[4]{0}) tuple(%v32, %v5)
+})");
+  ASSERT_NE(c.cpu, nullptr);
+  std::vector<bool> reused;
+  ASSERT_NE(RunDonating(c, &reused), nullptr);
+  EXPECT_EQ(c.cpu->in_place_results().size(), 1u);
+}
+
 TEST(CpuInPlaceTest, SavedExecutableKeepsItsAliases) {
   Compiled c = Compile(std::string(kHeader) + "  ROOT u = f32[64,64] add(w, g)\n}");
   ASSERT_NE(c.cpu, nullptr);

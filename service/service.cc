@@ -110,21 +110,30 @@ SessionId Service::OpenSession(const std::string& client_name) {
   // 128 bits from Abseil's OS-seeded generator: the token is the capability.
   absl::BitGen gen;
   std::string token = absl::StrFormat("%016x%016x", absl::Uniform<uint64_t>(gen), absl::Uniform<uint64_t>(gen));
-  SessionId id;
-  {
-    absl::MutexLock lock(&mutex_);
-    id = next_session_++;
-    sessions_[id] = SessionState{client_name, token, CoarseNow()};
-    session_by_token_[token] = id;
-  }
-  allocations_.OpenSession(id);
+  absl::MutexLock lock(&mutex_);
+  const SessionId id = next_session_++;
+  auto session = std::make_shared<Session>(id, client_name, token, allocations_.OpenSession(id));
+  session->last_active_ns.store(absl::ToUnixNanos(CoarseNow()), std::memory_order_relaxed);
+  sessions_[id] = std::move(session);
+  session_by_token_[token] = id;
   return id;
 }
 
-std::string Service::SessionToken(SessionId session) const {
-  absl::MutexLock lock(&mutex_);
+std::shared_ptr<Service::Session> Service::FindSession(SessionId session) const {
+  absl::ReaderMutexLock lock(&mutex_);
   auto it = sessions_.find(session);
-  return it == sessions_.end() ? "" : it->second.token;
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+absl::StatusOr<std::shared_ptr<Service::Session>> Service::OpenSessionOrError(SessionId session) const {
+  std::shared_ptr<Session> found = FindSession(session);
+  if (found == nullptr) return NotFound("session %d is not open (closed or timed out)", session);
+  return found;
+}
+
+std::string Service::SessionToken(SessionId session) const {
+  std::shared_ptr<Session> found = FindSession(session);
+  return found == nullptr ? "" : found->token;
 }
 
 absl::StatusOr<SessionId> Service::SessionForToken(const std::string& token) const {
@@ -138,40 +147,53 @@ absl::Status Service::CloseSession(SessionId session) {
   // Its async runs stop before its buffers go, so that none registers a
   // result in a closed session.
   AbandonAsyncRuns(session);
+  std::shared_ptr<Session> closed;
   {
     absl::MutexLock lock(&mutex_);
     auto it = sessions_.find(session);
     if (it == sessions_.end()) return NotFound("session %d is not open", session);
-    session_by_token_.erase(it->second.token);
+    closed = std::move(it->second);
+    session_by_token_.erase(closed->token);
     sessions_.erase(it);
-    for (auto it = executables_.begin(); it != executables_.end();) {
-      if (it->second.session == session) {
-        executables_.erase(it++);
-      } else {
-        ++it;
-      }
-    }
   }
+  {
+    // A SessionService that kept the session sees it closed from now on.
+    absl::MutexLock lock(&closed->mutex);
+    closed->open.store(false, std::memory_order_relaxed);
+  }
+  DropExecutables(*closed);
+  executions_.fetch_add(closed->executions.load(std::memory_order_relaxed), std::memory_order_relaxed);
   DropFeeds(session);
   allocations_.CloseSession(session);
   return absl::OkStatus();
 }
 
+void Service::DropExecutables(Session& session) {
+  absl::flat_hash_map<int64_t, std::shared_ptr<ExecutableEntry>> dropped;
+  absl::MutexLock lock(&session.mutex);
+  dropped.swap(session.executables);
+}
+
 absl::Status Service::TouchSession(SessionId session) {
-  absl::MutexLock lock(&mutex_);
-  auto it = sessions_.find(session);
-  if (it == sessions_.end()) return NotFound("session %d is not open (closed or timed out)", session);
-  it->second.last_active = CoarseNow();
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> found, OpenSessionOrError(session));
+  return TouchSession(*found);
+}
+
+absl::Status Service::TouchSession(Session& session) {
+  // A call racing a close may pass here; it then fails at its first access
+  // to the session's tables.
+  if (!session.open.load(std::memory_order_relaxed)) return NotFound("session %d is not open (closed or timed out)", session.id);
+  session.last_active_ns.store(absl::ToUnixNanos(CoarseNow()), std::memory_order_relaxed);
   return absl::OkStatus();
 }
 
 int Service::CloseIdleSessions(absl::Duration idle) {
   std::vector<SessionId> idle_sessions;
   {
-    absl::MutexLock lock(&mutex_);
-    absl::Time cutoff = CoarseNow() - idle;
-    for (const auto& [id, state] : sessions_) {
-      if (state.last_active < cutoff) idle_sessions.push_back(id);
+    absl::ReaderMutexLock lock(&mutex_);
+    const int64_t cutoff_ns = absl::ToUnixNanos(CoarseNow() - idle);
+    for (const auto& [id, session] : sessions_) {
+      if (session->last_active_ns.load(std::memory_order_relaxed) < cutoff_ns) idle_sessions.push_back(id);
     }
   }
   int closed = 0;
@@ -180,7 +202,7 @@ int Service::CloseIdleSessions(absl::Duration idle) {
 }
 
 int64_t Service::open_sessions() const {
-  absl::MutexLock lock(&mutex_);
+  absl::ReaderMutexLock lock(&mutex_);
   return sessions_.size();
 }
 
@@ -284,6 +306,10 @@ absl::Status Service::TransferToClient(SessionId session, const TransferToClient
 
 void Service::ReleaseHandle(SessionId session, const GlobalDataHandle& handle) {
   allocations_.Unregister(session, handle).IgnoreError();
+}
+
+void Service::ReleaseHandle(Session& session, const GlobalDataHandle& handle) {
+  allocations_.Unregister(*session.table, handle).IgnoreError();
 }
 
 absl::Status Service::Unregister(SessionId session, const UnregisterRequest& arg, UnregisterResponse* result) {
@@ -622,30 +648,37 @@ absl::Status Service::Compile(SessionId session, const CompileRequest& arg, Comp
   ASSIGN_OR_RETURN(AllocationTracker::Reservation charge,
                    allocations_.Reserve(session, std::max<int64_t>(executable->SizeInBytes(), 0) + AllocationTracker::kHandleBytes,
                                         "a compiled executable"));
-  absl::MutexLock lock(&mutex_);
+  std::shared_ptr<Session> record = FindSession(session);
+  if (record == nullptr) return FailedPrecondition("session %d closed during Compile", session);
+  absl::MutexLock lock(&record->mutex);
   // The session may have closed while compiling; then nothing is kept.
-  if (!sessions_.contains(session)) return FailedPrecondition("session %d closed during Compile", session);
-  int64_t handle = next_executable_++;
-  executables_[handle] = ExecutableEntry{session, std::move(executable), std::move(charge)};
+  if (!record->open.load(std::memory_order_relaxed)) {
+    return FailedPrecondition("session %d closed during Compile", session);
+  }
+  const int64_t handle = next_executable_.fetch_add(1, std::memory_order_relaxed);
+  record->executables[handle] = std::make_shared<ExecutableEntry>(std::move(executable), std::move(charge));
   result->mutable_handle()->set_handle(handle);
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<Executable>> Service::ResolveExecutable(
-    SessionId session, const ExecutionHandle& handle, std::shared_ptr<std::atomic<int64_t>>* last_run_ns) const {
-  absl::MutexLock lock(&mutex_);
-  auto it = executables_.find(handle.handle());
-  if (it == executables_.end() || it->second.session != session) {
+    Session& session, const ExecutionHandle& handle, std::atomic<int64_t>** last_run_ns) const {
+  absl::MutexLock lock(&session.mutex);
+  auto it = session.executables.find(handle.handle());
+  if (it == session.executables.end()) {
     return NotFound("no executable with handle %d in this session (unknown, released, or another session's)",
                     handle.handle());
   }
-  if (last_run_ns != nullptr) *last_run_ns = it->second.last_run_ns;
-  return it->second.executable;
+  const std::shared_ptr<ExecutableEntry>& entry = it->second;
+  if (last_run_ns != nullptr) *last_run_ns = &entry->last_run_ns;
+  return std::shared_ptr<Executable>(entry, entry->executable.get());
 }
 
 bool Service::LastRunTookAtMost(SessionId session, const ExecutionHandle& handle, absl::Duration bound) const {
-  std::shared_ptr<std::atomic<int64_t>> last_run_ns;
-  absl::StatusOr<std::shared_ptr<Executable>> executable = ResolveExecutable(session, handle, &last_run_ns);
+  std::shared_ptr<Session> record = FindSession(session);
+  if (record == nullptr) return false;
+  std::atomic<int64_t>* last_run_ns = nullptr;
+  absl::StatusOr<std::shared_ptr<Executable>> executable = ResolveExecutable(*record, handle, &last_run_ns);
   // A run that may wait for an infeed, an outfeed or a peer can block however
   // short its last run was.
   if (!executable.ok() || (*executable)->uses_replica_context()) return false;
@@ -654,8 +687,9 @@ bool Service::LastRunTookAtMost(SessionId session, const ExecutionHandle& handle
 }
 
 absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
-    SessionId session, std::shared_ptr<Executable> executable,
+    Session& session, std::shared_ptr<Executable> executable,
     const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args, absl::Span<const int64_t> donated) {
+  AllocationTracker::SessionTable& table = *session.table;
   const ProgramShape& signature = executable->program_shape();
   const std::string& entry_name = executable->entry_name();
   const int num_parameters = static_cast<int>(signature.parameters().size());
@@ -692,7 +726,7 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
   absl::InlinedVector<bool, 8> relaid;  // per argument, when donating
   if (!donated.empty()) relaid.assign(args.size(), false);
   for (int i = 0; i < args.size(); ++i) {
-    ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(session, args[i]));
+    ASSIGN_OR_RETURN(std::shared_ptr<const DeviceBuffer> buffer, allocations_.Resolve(table, args[i]));
     const Shape& expected = signature.parameters()[i];
     if (!buffer->shape().Compatible(expected)) {
       return InvalidArgument("Execute: argument %d has shape %s but parameter %d ('%s') of '%s' is %s", i,
@@ -701,8 +735,9 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
     }
     if (!ShapeUtil::SameLayouts(buffer->shape(), expected)) {
       ASSIGN_OR_RETURN(AllocationTracker::Reservation copy,
-                       allocations_.Reserve(session, 2 * AllocationTracker::ChargedBytesOfTree(expected),
-                                            absl::StrCat("relaying out argument ", i)));
+                       allocations_.Reserve(table, 2 * AllocationTracker::ChargedBytesOfTree(expected), [i] {
+                         return absl::StrCat("relaying out argument ", i);
+                       }));
       // Same values, another layout: relayout into the parameter's layout.
       ASSIGN_OR_RETURN(std::shared_ptr<DeviceBuffer> relaid_buffer,
                        DeviceBuffer::FromLiteral(buffer->ToLiteral().RelayoutTo(expected)));
@@ -722,7 +757,7 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
   const int64_t run_bytes = scratch.has_value()
                                 ? (*scratch > INT64_MAX - result_bytes ? INT64_MAX : *scratch + result_bytes)
                                 : WorkingSetBytes(executable->module());
-  ASSIGN_OR_RETURN(run.reservation, allocations_.Reserve(session, run_bytes, [&entry_name] {
+  ASSIGN_OR_RETURN(run.reservation, allocations_.Reserve(table, run_bytes, [&entry_name] {
                      return absl::StrCat("running '", entry_name, "' (its values)");
                    }));
   if (!donated.empty()) {
@@ -733,7 +768,7 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
       handles.push_back(args[i]);
       if (!relaid[i]) run.arguments[i].reset();
     }
-    ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DeviceBuffer>> taken, allocations_.TakeDonated(session, handles));
+    ASSIGN_OR_RETURN(std::vector<std::shared_ptr<DeviceBuffer>> taken, allocations_.TakeDonated(table, handles));
     run.donated.resize(args.size());
     for (size_t k = 0; k < donated.size(); ++k) {
       const int64_t i = donated[k];
@@ -745,7 +780,7 @@ absl::StatusOr<Service::PreparedRun> Service::PrepareRun(
   return run;
 }
 
-absl::Status Service::Run(SessionId session, std::shared_ptr<Executable> executable,
+absl::Status Service::Run(Session& session, std::shared_ptr<Executable> executable,
                           const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
                           absl::Span<const int64_t> donated, int64_t device,
                           bool transfer_result, const Shape* output_layout, ExecuteResponse* result,
@@ -754,7 +789,7 @@ absl::Status Service::Run(SessionId session, std::shared_ptr<Executable> executa
   return RunPrepared(session, std::move(run), device, transfer_result, output_layout, result, request);
 }
 
-absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t device, bool transfer_result,
+absl::Status Service::RunPrepared(Session& session, PreparedRun run, int64_t device, bool transfer_result,
                                   const Shape* output_layout, ExecuteResponse* result, const RequestControl& request,
                                   AllocationTracker::Reservation* inline_result_charge) {
   auto start = std::chrono::steady_clock::now();
@@ -768,9 +803,9 @@ absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t de
   if (run.executable->uses_replica_context()) {
     const absl::Duration wait = WaitBound(request);
     context.emplace(1, 1, collectives::ProcessId{}, std::make_shared<collectives::Rendezvous>(wait), wait);
-    DeviceFeeds feeds = Feeds(session, device);
+    DeviceFeeds feeds = Feeds(session.id, device);
     context->set_feeds(feeds.infeed, feeds.outfeed);
-    context->set_channels(Channels(session));
+    context->set_channels(Channels(session.id));
     control.set_replica_context(&*context);
   }
   absl::StatusOr<std::shared_ptr<DeviceBuffer>> output =
@@ -785,21 +820,30 @@ absl::Status Service::RunPrepared(SessionId session, PreparedRun run, int64_t de
     *inline_result_charge = run.reservation.Split(AllocationTracker::ChargedBytesOfTree((*output)->shape()));
   }
   result->mutable_profile()->set_compute_time_ns(NanosSince(start));
-  ++executions_;
+  session.executions.fetch_add(1, std::memory_order_relaxed);
   if (inline_result) {
     ASSIGN_OR_RETURN(Literal literal, backend_->transfer_manager()->TransferLiteralFromDevice(**output));
     if (output_layout != nullptr && *output_layout != literal.shape()) literal = literal.RelayoutTo(*output_layout);
     *result->mutable_result_literal() = literal.ToProto();
     return absl::OkStatus();
   }
-  ASSIGN_OR_RETURN(*result->mutable_output(), allocations_.Register(session, std::move(*output), "execution result"));
+  ASSIGN_OR_RETURN(*result->mutable_output(),
+                   allocations_.Register(*session.table, std::move(*output), "execution result"));
   return absl::OkStatus();
 }
 
 absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, ExecuteResponse* result,
                               const RequestControl& request) {
-  std::shared_ptr<std::atomic<int64_t>> last_run_ns;
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> record, OpenSessionOrError(session));
+  return Execute(*record, arg, result, request);
+}
+
+absl::Status Service::Execute(Session& session, const ExecuteRequest& arg, ExecuteResponse* result,
+                              const RequestControl& request) {
+  std::atomic<int64_t>* last_run_ns = nullptr;
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle(), &last_run_ns));
+  // Keeps the entry `last_run_ns` is in, whatever the run does with its own.
+  std::shared_ptr<Executable> held = executable;
   result->mutable_profile()->set_compilation_cache_hit(true);
   const auto start = std::chrono::steady_clock::now();
   absl::Status status = Run(session, std::move(executable), arg.arguments(), arg.donated_arguments(), /*device=*/0,
@@ -812,10 +856,11 @@ absl::Status Service::Execute(SessionId session, const ExecuteRequest& arg, Exec
 
 absl::Status Service::ExecuteAsync(SessionId session, const ExecuteAsyncRequest& arg, ExecuteAsyncResponse* result) {
   const ExecuteRequest& execute = arg.execute();
-  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, execute.handle()));
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> record, OpenSessionOrError(session));
+  ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(*record, execute.handle()));
   // Argument errors (and quota) are the caller's to see now.
   ASSIGN_OR_RETURN(PreparedRun prepared,
-                   PrepareRun(session, std::move(executable), execute.arguments(), execute.donated_arguments()));
+                   PrepareRun(*record, std::move(executable), execute.arguments(), execute.donated_arguments()));
   auto run = std::make_shared<AsyncRun>();
   run->session = session;
   run->response.mutable_profile()->set_compilation_cache_hit(true);
@@ -833,11 +878,11 @@ absl::Status Service::ExecuteAsync(SessionId session, const ExecuteAsyncRequest&
     id = next_async_++;
     async_runs_[id] = run;
     // Started under the lock so that AbandonAsyncRuns always finds a thread.
-    run->thread = std::thread([this, session, run, prepared = std::move(prepared),
+    run->thread = std::thread([this, record, run, prepared = std::move(prepared),
                                transfer = execute.transfer_result()]() mutable {
       RequestControl control;
       control.cancelled = [run]() { return run->abandoned.load(); };
-      run->status = RunPrepared(session, std::move(prepared), /*device=*/0, transfer, /*output_layout=*/nullptr,
+      run->status = RunPrepared(*record, std::move(prepared), /*device=*/0, transfer, /*output_layout=*/nullptr,
                                 &run->response, control, &run->result_charge);
       run->done.Notify();
     });
@@ -917,6 +962,7 @@ absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest&
         std::max(options.num_replicas(), 1), std::max(options.num_partitions(), 1));
   }
   ASSIGN_OR_RETURN(int64_t device, RequestDevice(options, 0));
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> record, OpenSessionOrError(session));
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, LoadModule(arg.computation()));
   bool hit = false;
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, CompileModule(std::move(module), options, &hit, request));
@@ -926,7 +972,7 @@ absl::Status Service::ExecuteGraph(SessionId session, const ExecuteGraphRequest&
   if (arg.transfer_result() && options.has_shape_with_output_layout()) {
     ASSIGN_OR_RETURN(output_layout, ShapeUtil::FromProto(options.shape_with_output_layout()));
   }
-  RETURN_IF_ERROR(Run(session, std::move(executable), arg.arguments(), arg.donated_arguments(), device,
+  RETURN_IF_ERROR(Run(*record, std::move(executable), arg.arguments(), arg.donated_arguments(), device,
                       arg.transfer_result(),
                       output_layout.has_value() ? &*output_layout : nullptr, result, request));
   result->mutable_profile()->set_compute_and_transfer_time_ns(NanosSince(start));
@@ -997,7 +1043,7 @@ absl::Duration Service::WaitBound(const RequestControl& request) const {
   return wait;
 }
 
-absl::StatusOr<Service::PreparedRun> Service::PrepareParallelRequest(SessionId session, const ExecuteGraphRequest& r,
+absl::StatusOr<Service::PreparedRun> Service::PrepareParallelRequest(Session& session, const ExecuteGraphRequest& r,
                                                                      int64_t index, int64_t device,
                                                                      const RequestControl& request,
                                                                      ExecuteParallelResponse* result) {
@@ -1048,6 +1094,7 @@ absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRe
   const int64_t replicas = std::max(first.num_replicas(), 1);
   const int64_t partitions = std::max(first.num_partitions(), 1);
   const bool replicated = replicas * partitions > 1;
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> record, OpenSessionOrError(session));
   std::vector<PreparedRun> runs;
   std::vector<bool> device_used(limits_.num_devices, false);
   for (int64_t i = 0; i < n; ++i) {
@@ -1063,7 +1110,7 @@ absl::Status Service::ExecuteParallel(SessionId session, const ExecuteParallelRe
     if (!device.ok()) return absl::Status(device.status().code(), absl::StrCat("request ", i, ": ", device.status().message()));
     if (device_used[*device]) return InvalidArgument("ExecuteParallel: request %d runs on device %d, which an earlier request already uses", i, *device);
     device_used[*device] = true;
-    ASSIGN_OR_RETURN(PreparedRun run, PrepareParallelRequest(session, r, i, *device, request, result));
+    ASSIGN_OR_RETURN(PreparedRun run, PrepareParallelRequest(*record, r, i, *device, request, result));
     runs.push_back(std::move(run));
   }
   if (replicated && n != replicas * partitions) {
@@ -1134,6 +1181,7 @@ absl::Status Service::ExecuteClusterRun(SessionId session, const ExecuteParallel
 absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParallelRequest& arg,
                                          ExecuteParallelResponse* result, const RequestControl& request,
                                          bool* started) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> record, OpenSessionOrError(session));
   const ClusterRun& run = arg.cluster_run();
   const std::string& run_id = run.run_id();
   const int64_t total = run.devices_size();
@@ -1198,7 +1246,7 @@ absl::Status Service::ExecuteClusterPart(SessionId session, const ExecuteParalle
     if (std::find(process_indices.begin(), process_indices.end(), process->second) != process_indices.end()) {
       return InvalidArgument("ExecuteParallel: two requests run on device %d", options.device_handles(0).handle());
     }
-    ASSIGN_OR_RETURN(PreparedRun prepared, PrepareParallelRequest(session, r, i, *device, request, result));
+    ASSIGN_OR_RETURN(PreparedRun prepared, PrepareParallelRequest(*record, r, i, *device, request, result));
     runs.push_back(std::move(prepared));
     process_indices.push_back(process->second);
   }
@@ -1320,13 +1368,16 @@ absl::Status Service::TransferFromOutfeed(SessionId session, const TransferFromO
 
 absl::Status Service::UnregisterExecutable(SessionId session, const UnregisterExecutableRequest& arg,
                                            UnregisterExecutableResponse* result) {
-  absl::MutexLock lock(&mutex_);
-  auto it = executables_.find(arg.handle().handle());
-  if (it == executables_.end() || it->second.session != session) {
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> record, OpenSessionOrError(session));
+  std::shared_ptr<ExecutableEntry> dropped;  // released outside the lock
+  absl::MutexLock lock(&record->mutex);
+  auto it = record->executables.find(arg.handle().handle());
+  if (it == record->executables.end()) {
     return NotFound("no executable with handle %d in this session (unknown, released, or another session's)",
                     arg.handle().handle());
   }
-  executables_.erase(it);
+  dropped = std::move(it->second);
+  record->executables.erase(it);
   return absl::OkStatus();
 }
 
@@ -1407,16 +1458,8 @@ absl::Status Service::ResetDevice(SessionId session, const ResetDeviceRequest& a
   // executables and queued feed values (others' are untouched).
   if (arg.has_device_handle()) RETURN_IF_ERROR(DeviceOrdinal(arg.device_handle(), "ResetDevice").status());
   DropFeeds(session);
-  {
-    absl::MutexLock lock(&mutex_);
-    for (auto it = executables_.begin(); it != executables_.end();) {
-      if (it->second.session == session) {
-        executables_.erase(it++);
-      } else {
-        ++it;
-      }
-    }
-  }
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> record, OpenSessionOrError(session));
+  DropExecutables(*record);
   allocations_.ReleaseSession(session);
   return absl::OkStatus();
 }
@@ -1473,7 +1516,12 @@ absl::Status Service::GetServiceInfo(const GetServiceInfoRequest& arg, GetServic
     result->set_persistent_cache_loads(persistent_loads_);
   }
   result->set_compilations(compilations_);
-  result->set_executions(executions_);
+  int64_t executions = executions_.load(std::memory_order_relaxed);
+  {
+    absl::ReaderMutexLock lock(&mutex_);
+    for (const auto& [id, session] : sessions_) executions += session->executions.load(std::memory_order_relaxed);
+  }
+  result->set_executions(executions);
   if (cluster() != nullptr) {
     result->set_cluster_rank(cluster()->rank());
     result->set_cluster_size(cluster()->size());
@@ -1496,9 +1544,15 @@ SessionService::~SessionService() {
   if (owns_session_) service_->CloseSession(session_).IgnoreError();
 }
 
+// A session that was not open when this SessionService was made has no
+// record; its calls then fail as the service's own lookup does.
+absl::Status SessionService::Touch() {
+  return record_ != nullptr ? service_->TouchSession(*record_) : service_->TouchSession(session_);
+}
+
 #define FORWARD(METHOD, REQUEST, RESPONSE)                                       \
   absl::Status SessionService::METHOD(const REQUEST& arg, RESPONSE* result) {    \
-    RETURN_IF_ERROR(service_->TouchSession(session_));                           \
+    RETURN_IF_ERROR(Touch());                                                    \
     return service_->METHOD(session_, arg, result);                              \
   }
 FORWARD(TransferToServer, TransferToServerRequest, TransferToServerResponse)
@@ -1508,7 +1562,6 @@ FORWARD(DeconstructTuple, DeconstructTupleRequest, DeconstructTupleResponse)
 FORWARD(GetShape, GetShapeRequest, GetShapeResponse)
 FORWARD(GetComputationShape, GetComputationShapeRequest, GetComputationShapeResponse)
 FORWARD(Compile, CompileRequest, CompileResponse)
-FORWARD(Execute, ExecuteRequest, ExecuteResponse)
 FORWARD(ExecuteGraph, ExecuteGraphRequest, ExecuteResponse)
 FORWARD(ExecuteParallel, ExecuteParallelRequest, ExecuteParallelResponse)
 FORWARD(ExecuteAsync, ExecuteAsyncRequest, ExecuteAsyncResponse)
@@ -1522,26 +1575,38 @@ FORWARD(CreateChannelHandle, CreateChannelHandleRequest, CreateChannelHandleResp
 FORWARD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 #undef FORWARD
 
+// Execute and ReleaseHandle, an in-process client's calls per run, go
+// through the kept record: no lock another session takes.
+absl::Status SessionService::Execute(const ExecuteRequest& arg, ExecuteResponse* result) {
+  RETURN_IF_ERROR(Touch());
+  if (record_ == nullptr) return service_->Execute(session_, arg, result);
+  return service_->Execute(*record_, arg, result);
+}
+
 void SessionService::ReleaseHandle(const GlobalDataHandle& handle) {
   // Already unregistered (explicitly, or by a consumed tuple) is fine here.
-  service_->ReleaseHandle(session_, handle);
+  if (record_ == nullptr) {
+    service_->ReleaseHandle(session_, handle);
+  } else {
+    service_->ReleaseHandle(*record_, handle);
+  }
 }
 
 absl::StatusOr<GlobalDataHandle> SessionService::TransferLiteralToServer(const Literal& literal) {
-  RETURN_IF_ERROR(service_->TouchSession(session_));
+  RETURN_IF_ERROR(Touch());
   return service_->TransferLiteralToServer(session_, literal);
 }
 
 absl::StatusOr<GlobalDataHandle> SessionService::TransferHostArrayInProcess(const Shape& shape, const void* data,
                                                                            std::shared_ptr<const void> owner,
                                                                            bool* aliased) {
-  RETURN_IF_ERROR(service_->TouchSession(session_));
+  RETURN_IF_ERROR(Touch());
   return service_->TransferHostArrayInProcess(session_, shape, data, std::move(owner), aliased);
 }
 
 absl::StatusOr<Literal> SessionService::TransferLiteralToClient(const GlobalDataHandle& handle,
                                                                 const Shape* shape_with_layout) {
-  RETURN_IF_ERROR(service_->TouchSession(session_));
+  RETURN_IF_ERROR(Touch());
   return service_->TransferLiteralToClient(session_, handle, shape_with_layout);
 }
 

@@ -112,6 +112,15 @@ class Service {
   absl::Status CloseSession(SessionId session);
   // NotFound if the session is not open; otherwise marks it active now.
   absl::Status TouchSession(SessionId session);
+
+  // An open session's own state (its buffers' table, its executables, its
+  // activity) under a lock of its own. A caller that keeps it (an in-process
+  // client's SessionService) runs its calls through the overloads below and
+  // takes no lock another session takes; the others look it up by id.
+  struct Session;
+  // Null when the session is not open.
+  std::shared_ptr<Session> FindSession(SessionId session) const;
+  absl::Status TouchSession(Session& session);
   // Closes sessions idle for longer than `idle`; returns how many.
   int CloseIdleSessions(absl::Duration idle);
   int64_t open_sessions() const;
@@ -122,6 +131,7 @@ class Service {
   // Unregisters one handle of the session, ignoring one already gone (an
   // in-process GlobalData's release: no proto, no session touch).
   void ReleaseHandle(SessionId s, const GlobalDataHandle& handle);
+  void ReleaseHandle(Session& s, const GlobalDataHandle& handle);
   absl::Status DeconstructTuple(SessionId s, const DeconstructTupleRequest& arg, DeconstructTupleResponse* result);
   absl::Status GetShape(SessionId s, const GetShapeRequest& arg, GetShapeResponse* result);
   absl::Status GetComputationShape(SessionId s, const GetComputationShapeRequest& arg,
@@ -129,6 +139,8 @@ class Service {
   absl::Status Compile(SessionId s, const CompileRequest& arg, CompileResponse* result,
                        const RequestControl& request = {});
   absl::Status Execute(SessionId s, const ExecuteRequest& arg, ExecuteResponse* result,
+                       const RequestControl& request = {});
+  absl::Status Execute(Session& s, const ExecuteRequest& arg, ExecuteResponse* result,
                        const RequestControl& request = {});
   // Whether the last Execute of `handle` (in session `s`) took at most
   // `bound`: a hint for running the next one without a thread hand-off.
@@ -186,11 +198,6 @@ class Service {
  private:
   Service(std::unique_ptr<Backend> backend, const ServiceLimits& limits);
 
-  struct SessionState {
-    std::string client_name;
-    std::string token;
-    absl::Time last_active;
-  };
   // A device's queues as one session sees them.
   struct DeviceFeeds {
     std::shared_ptr<collectives::FeedQueue> infeed = std::make_shared<collectives::FeedQueue>();
@@ -220,13 +227,16 @@ class Service {
     AllocationTracker::Reservation result_charge;
     std::thread thread;
   };
-  struct ExecutableEntry {
-    SessionId session;
-    std::shared_ptr<Executable> executable;
+  // A session's executable handle, held by shared_ptr: a run holds the
+  // entry (so the executable), not the executable itself, whose reference
+  // count every session using the same cached executable would write.
+  struct alignas(64) ExecutableEntry {
+    ExecutableEntry(std::shared_ptr<Executable> executable, AllocationTracker::Reservation charge)
+        : executable(std::move(executable)), charge(std::move(charge)) {}
+    const std::shared_ptr<Executable> executable;
     AllocationTracker::Reservation charge;  // the executable's size, against the session's quota
-    // How long its last Execute took, failed or not (-1: none yet); shared
-    // so that a run records it without the service's lock.
-    std::shared_ptr<std::atomic<int64_t>> last_run_ns = std::make_shared<std::atomic<int64_t>>(-1);
+    // How long its last Execute took, failed or not (-1: none yet).
+    std::atomic<int64_t> last_run_ns{-1};
   };
 
   // Proto -> verified HloModule.
@@ -271,19 +281,26 @@ class Service {
   absl::Status ApplyOutputLayout(const ExecutionOptions& options, HloModule* module);
   // A request's debug options with the service's limits applied.
   absl::StatusOr<DebugOptions> EffectiveDebugOptions(const DebugOptions& requested) const;
-  // With `last_run_ns`, also the entry's record of its last run time.
-  absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(
-      SessionId s, const ExecutionHandle& handle, std::shared_ptr<std::atomic<int64_t>>* last_run_ns = nullptr) const;
+  // The executable, sharing ownership with its session's entry. With
+  // `last_run_ns`, also the entry's record of its last run time (valid while
+  // the executable returned is held).
+  absl::StatusOr<std::shared_ptr<Executable>> ResolveExecutable(Session& s, const ExecutionHandle& handle,
+                                                                std::atomic<int64_t>** last_run_ns = nullptr) const;
+  // The open session `s`, or NotFound naming it.
+  absl::StatusOr<std::shared_ptr<Session>> OpenSessionOrError(SessionId s) const;
+  // Drops the session's executables (outside its lock: an executable's
+  // last reference may take a while to go).
+  static void DropExecutables(Session& s);
   // Argument handles -> buffers checked against (and relaid into) the
   // parameters of `executable`, plus the quota the run takes. The handles
   // at `donated` positions are taken (consumed) last, once all else passed.
-  absl::StatusOr<PreparedRun> PrepareRun(SessionId s, std::shared_ptr<Executable> executable,
+  absl::StatusOr<PreparedRun> PrepareRun(Session& s, std::shared_ptr<Executable> executable,
                                          const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
                                          absl::Span<const int64_t> donated);
   // Runs `executable` on argument handles (checked against its signature)
   // as the only process on `device`; with `transfer_result`, a small
   // result comes back as a literal (in `output_layout` when given).
-  absl::Status Run(SessionId s, std::shared_ptr<Executable> executable,
+  absl::Status Run(Session& s, std::shared_ptr<Executable> executable,
                    const google::protobuf::RepeatedPtrField<GlobalDataHandle>& args,
                    absl::Span<const int64_t> donated, int64_t device,
                    bool transfer_result, const Shape* output_layout, ExecuteResponse* result,
@@ -291,13 +308,13 @@ class Service {
   // `inline_result_charge` (async runs): receives the part of the run's
   // reservation that counted a result returned as a literal, so that the
   // literal stays charged to the session while it waits to be collected.
-  absl::Status RunPrepared(SessionId s, PreparedRun run, int64_t device, bool transfer_result,
+  absl::Status RunPrepared(Session& s, PreparedRun run, int64_t device, bool transfer_result,
                            const Shape* output_layout, ExecuteResponse* result, const RequestControl& request,
                            AllocationTracker::Reservation* inline_result_charge = nullptr);
   // One request of ExecuteParallel (the `index`-th), compiled through the
   // cache (its hit recorded in a new response of `result`) and checked
   // against its arguments, to run on `device`.
-  absl::StatusOr<PreparedRun> PrepareParallelRequest(SessionId s, const ExecuteGraphRequest& r, int64_t index,
+  absl::StatusOr<PreparedRun> PrepareParallelRequest(Session& s, const ExecuteGraphRequest& r, int64_t index,
                                                      int64_t device, const RequestControl& request,
                                                      ExecuteParallelResponse* result);
   // Registers ExecuteParallel's results as handles of the session, in the
@@ -342,12 +359,13 @@ class Service {
   std::unique_ptr<PersistentCache> persistent_cache_;  // null without cache_dir
   std::atomic<int64_t> persistent_loads_{0};          // executables loaded instead of compiled
 
-  mutable absl::Mutex mutex_;  // sessions and executable handles
+  // Open sessions (their opening, closing and lookups by id or token; not
+  // what they do), and feeds and channels (runs that use them).
+  mutable absl::Mutex mutex_;
   SessionId next_session_ ABSL_GUARDED_BY(mutex_) = 1;
-  absl::flat_hash_map<SessionId, SessionState> sessions_ ABSL_GUARDED_BY(mutex_);
+  absl::flat_hash_map<SessionId, std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<std::string, SessionId> session_by_token_ ABSL_GUARDED_BY(mutex_);
-  int64_t next_executable_ ABSL_GUARDED_BY(mutex_) = 1;
-  absl::flat_hash_map<int64_t, ExecutableEntry> executables_ ABSL_GUARDED_BY(mutex_);
+  std::atomic<int64_t> next_executable_{1};
   absl::flat_hash_map<std::pair<SessionId, int64_t>, DeviceFeeds> feeds_ ABSL_GUARDED_BY(mutex_);
   absl::flat_hash_map<SessionId, std::shared_ptr<collectives::ChannelTable>> channels_ ABSL_GUARDED_BY(mutex_);
 
@@ -361,7 +379,31 @@ class Service {
 
   std::atomic<int64_t> next_channel_{1};
   std::atomic<int64_t> compilations_{0};
+  // Runs of ExecuteParallel, and of closed sessions (open sessions count
+  // their own).
   std::atomic<int64_t> executions_{0};
+};
+
+// Cache-line aligned, as are its table and executable entries: written on
+// every call of the session, and never on a line another session's writes.
+struct alignas(64) Service::Session {
+  Session(SessionId id, std::string client_name, std::string token,
+          std::shared_ptr<AllocationTracker::SessionTable> table)
+      : id(id), client_name(std::move(client_name)), token(std::move(token)), table(std::move(table)) {}
+
+  const SessionId id;
+  const std::string client_name;
+  const std::string token;
+  const std::shared_ptr<AllocationTracker::SessionTable> table;  // its buffers
+  std::atomic<int64_t> last_active_ns{0};                        // Unix time, coarse
+  // Cleared by CloseSession under `mutex`, so that nothing is added to
+  // `executables` after the close dropped them.
+  std::atomic<bool> open{true};
+  mutable absl::Mutex mutex;
+  absl::flat_hash_map<int64_t, std::shared_ptr<ExecutableEntry>> executables ABSL_GUARDED_BY(mutex);
+  // Its runs (Execute, ExecuteGraph, ExecuteAsync), for GetServiceInfo;
+  // added to the service's count when it closes.
+  std::atomic<int64_t> executions{0};
 };
 
 // A ServiceInterface bound to one session of a Service; closes the session
@@ -369,7 +411,10 @@ class Service {
 class SessionService : public ServiceInterface {
  public:
   SessionService(std::shared_ptr<Service> service, SessionId session, bool owns_session)
-      : service_(std::move(service)), session_(session), owns_session_(owns_session) {}
+      : service_(std::move(service)),
+        session_(session),
+        record_(service_->FindSession(session)),
+        owns_session_(owns_session) {}
   ~SessionService() override;
 
   SessionId session() const { return session_; }
@@ -409,7 +454,12 @@ class SessionService : public ServiceInterface {
  private:
   std::shared_ptr<Service> service_;
   SessionId session_;
+  // The session's state, kept for the calls that run without the service's
+  // session table (Execute, ReleaseHandle); null if it was not open.
+  std::shared_ptr<Service::Session> record_;
   bool owns_session_;
+  // TouchSession through the record.
+  absl::Status Touch();
 };
 
 }  // namespace xla

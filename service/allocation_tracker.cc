@@ -77,7 +77,7 @@ int64_t AllocationTracker::CloseSession(SessionId session) {
 }
 
 std::shared_ptr<AllocationTracker::SessionTable> AllocationTracker::Table(SessionId session) const {
-  absl::MutexLock lock(&sessions_mutex_);
+  absl::ReaderMutexLock lock(&sessions_mutex_);
   auto it = sessions_.find(session);
   return it == sessions_.end() ? nullptr : it->second;
 }
@@ -309,7 +309,7 @@ void AllocationTracker::DropReferences(SessionTable& table, const DeviceBuffer& 
 }
 
 int64_t AllocationTracker::bytes_in_use() const {
-  absl::MutexLock lock(&sessions_mutex_);
+  absl::ReaderMutexLock lock(&sessions_mutex_);
   int64_t total = 0;
   for (const auto& [id, table] : sessions_) {
     absl::MutexLock table_lock(&table->mutex_);
@@ -319,7 +319,7 @@ int64_t AllocationTracker::bytes_in_use() const {
 }
 
 int64_t AllocationTracker::live_handles() const {
-  absl::MutexLock lock(&sessions_mutex_);
+  absl::ReaderMutexLock lock(&sessions_mutex_);
   int64_t total = 0;
   for (const auto& [id, table] : sessions_) {
     absl::MutexLock table_lock(&table->mutex_);

@@ -75,7 +75,6 @@ class AllocationTracker {
   class alignas(64) SessionTable : public std::enable_shared_from_this<SessionTable> {
    public:
     explicit SessionTable(SessionId session) : session_(session) {}
-    SessionId session() const { return session_; }
 
    private:
     friend class AllocationTracker;

@@ -182,7 +182,9 @@ absl::Status Service::TouchSession(SessionId session) {
 absl::Status Service::TouchSession(Session& session) {
   // A call racing a close may pass here; it then fails at its first access
   // to the session's tables.
-  if (!session.open.load(std::memory_order_relaxed)) return NotFound("session %d is not open (closed or timed out)", session.id);
+  if (!session.open.load(std::memory_order_relaxed)) {
+    return NotFound("session %d is not open (closed or timed out)", session.id);
+  }
   session.last_active_ns.store(absl::ToUnixNanos(CoarseNow()), std::memory_order_relaxed);
   return absl::OkStatus();
 }
@@ -302,10 +304,6 @@ absl::Status Service::TransferToClient(SessionId session, const TransferToClient
                    TransferLiteralToClient(session, arg.data(), requested.has_value() ? &*requested : nullptr));
   *result->mutable_literal() = literal.ToProto();
   return absl::OkStatus();
-}
-
-void Service::ReleaseHandle(SessionId session, const GlobalDataHandle& handle) {
-  allocations_.Unregister(session, handle).IgnoreError();
 }
 
 void Service::ReleaseHandle(Session& session, const GlobalDataHandle& handle) {
@@ -842,11 +840,10 @@ absl::Status Service::Execute(Session& session, const ExecuteRequest& arg, Execu
                               const RequestControl& request) {
   std::atomic<int64_t>* last_run_ns = nullptr;
   ASSIGN_OR_RETURN(std::shared_ptr<Executable> executable, ResolveExecutable(session, arg.handle(), &last_run_ns));
-  // Keeps the entry `last_run_ns` is in, whatever the run does with its own.
-  std::shared_ptr<Executable> held = executable;
   result->mutable_profile()->set_compilation_cache_hit(true);
   const auto start = std::chrono::steady_clock::now();
-  absl::Status status = Run(session, std::move(executable), arg.arguments(), arg.donated_arguments(), /*device=*/0,
+  // `executable` (a copy goes to the run) keeps the entry `last_run_ns` is in.
+  absl::Status status = Run(session, executable, arg.arguments(), arg.donated_arguments(), /*device=*/0,
                             arg.transfer_result(),
                             /*output_layout=*/nullptr, result, request);
   // Failed runs too: a run stopped at its deadline was not short.
@@ -1545,9 +1542,10 @@ SessionService::~SessionService() {
 }
 
 // A session that was not open when this SessionService was made has no
-// record; its calls then fail as the service's own lookup does.
+// record, and never will be (session ids are not reused).
 absl::Status SessionService::Touch() {
-  return record_ != nullptr ? service_->TouchSession(*record_) : service_->TouchSession(session_);
+  if (record_ == nullptr) return NotFound("session %d is not open (closed or timed out)", session_);
+  return service_->TouchSession(*record_);
 }
 
 #define FORWARD(METHOD, REQUEST, RESPONSE)                                       \
@@ -1579,17 +1577,12 @@ FORWARD(ResetDevice, ResetDeviceRequest, ResetDeviceResponse)
 // through the kept record: no lock another session takes.
 absl::Status SessionService::Execute(const ExecuteRequest& arg, ExecuteResponse* result) {
   RETURN_IF_ERROR(Touch());
-  if (record_ == nullptr) return service_->Execute(session_, arg, result);
   return service_->Execute(*record_, arg, result);
 }
 
 void SessionService::ReleaseHandle(const GlobalDataHandle& handle) {
   // Already unregistered (explicitly, or by a consumed tuple) is fine here.
-  if (record_ == nullptr) {
-    service_->ReleaseHandle(session_, handle);
-  } else {
-    service_->ReleaseHandle(*record_, handle);
-  }
+  if (record_ != nullptr) service_->ReleaseHandle(*record_, handle);
 }
 
 absl::StatusOr<GlobalDataHandle> SessionService::TransferLiteralToServer(const Literal& literal) {

@@ -130,7 +130,6 @@ class Service {
   absl::Status Unregister(SessionId s, const UnregisterRequest& arg, UnregisterResponse* result);
   // Unregisters one handle of the session, ignoring one already gone (an
   // in-process GlobalData's release: no proto, no session touch).
-  void ReleaseHandle(SessionId s, const GlobalDataHandle& handle);
   void ReleaseHandle(Session& s, const GlobalDataHandle& handle);
   absl::Status DeconstructTuple(SessionId s, const DeconstructTupleRequest& arg, DeconstructTupleResponse* result);
   absl::Status GetShape(SessionId s, const GetShapeRequest& arg, GetShapeResponse* result);

@@ -1145,6 +1145,13 @@ void BenchCompile(const Target& cpu, const Target& interpreter, const std::vecto
 // ---------------------------------------------------------------------------
 // Per-call overhead: a 4-element add with arguments on the service.
 
+// x + y on f32[4]: a run that is nearly all per-call overhead.
+XlaComputation TinyAdd() {
+  XlaBuilder b("tiny_add");
+  Add(Parameter(&b, 0, ShapeUtil::MakeShape(F32, {4}), "x"), Parameter(&b, 1, ShapeUtil::MakeShape(F32, {4}), "y"));
+  return OrDie(b.Build(), "build tiny_add");
+}
+
 // The same tiny add from two sessions at the same time, one thread each:
 // on one service (a daemon's clients), or on a service each (nothing shared
 // but the process and the machine: the reference). Sessions that shared a
@@ -1152,9 +1159,7 @@ void BenchCompile(const Target& cpu, const Target& interpreter, const std::vecto
 // for each other on one service and not on two. Returns the slower
 // session's best time per call.
 double OverheadOfTwoConcurrentSessions(bool shared_service) {
-  XlaBuilder b("tiny_add");
-  Add(Parameter(&b, 0, ShapeUtil::MakeShape(F32, {4}), "x"), Parameter(&b, 1, ShapeUtil::MakeShape(F32, {4}), "y"));
-  const XlaComputation computation = OrDie(b.Build(), "build tiny_add");
+  const XlaComputation computation = TinyAdd();
   constexpr int kSessions = 2;
   constexpr int kRuns = 2000;
   struct Caller {
@@ -1201,9 +1206,7 @@ double OverheadOfTwoConcurrentSessions(bool shared_service) {
 
 void BenchOverhead(const Target& cpu, const Target& interpreter) {
   auto overhead_us = [](const Target& target) {
-    XlaBuilder b("tiny_add");
-    Add(Parameter(&b, 0, ShapeUtil::MakeShape(F32, {4}), "x"), Parameter(&b, 1, ShapeUtil::MakeShape(F32, {4}), "y"));
-    ExecutionHandle exe = Compile(target, OrDie(b.Build(), "build tiny_add"));
+    ExecutionHandle exe = Compile(target, TinyAdd());
     Literal x = Literal::CreateR1<float>({1, 2, 3, 4}), y = Literal::CreateR1<float>({5, 6, 7, 8});
     auto data = TransferAll(target.client, {&x, &y});
     std::vector<GlobalData*> args = Pointers(data);

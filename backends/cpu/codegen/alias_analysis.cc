@@ -93,7 +93,10 @@ void AttachAliasScopes(llvm::Module& module) {
   llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("xla.buffers");
   std::vector<llvm::Metadata*> scopes;
   for (const BufferRegion& r : parsed) {
-    const char* kind = r.kind == BufferRegion::kParam ? "param" : r.kind == BufferRegion::kResult ? "result" : "arena";
+    const char* kind = r.kind == BufferRegion::kParam    ? "param"
+                       : r.kind == BufferRegion::kResult ? "result"
+                       : r.kind == BufferRegion::kArena  ? "arena"
+                                                         : "row-scratch";
     scopes.push_back(md.createAnonymousAliasScope(domain, absl::StrCat(kind, "[", r.begin, ",", r.end, ")")));
   }
   std::vector<llvm::MDNode*> scope_lists, noalias_lists;

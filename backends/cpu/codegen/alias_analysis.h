@@ -25,17 +25,20 @@ namespace cpu {
 
 // Storage one buffer occupies during a run.
 struct BufferRegion {
-  enum Kind { kParam, kResult, kArena };
+  enum Kind { kParam, kResult, kArena, kRowScratch };
   Kind kind = kArena;
   // kParam/kResult: the entry leaf number (each leaf is its own buffer;
   // results are freshly allocated, so distinct from parameters and arena).
   // kArena: the byte range [begin, end) of the run's arena.
+  // kRowScratch: a row group's stack array for one member's row (its number
+  // in the module), distinct from every other storage.
   int64_t begin = 0;
   int64_t end = 0;
 
   static BufferRegion Param(int64_t leaf) { return {kParam, leaf, leaf + 1}; }
   static BufferRegion Result(int64_t leaf) { return {kResult, leaf, leaf + 1}; }
   static BufferRegion Arena(int64_t begin, int64_t end) { return {kArena, begin, end}; }
+  static BufferRegion RowScratch(int64_t number) { return {kRowScratch, number, number + 1}; }
 };
 
 // Whether two regions can share a byte.

@@ -40,6 +40,12 @@ struct EmitContext {
   // (loop_emitter.cc); the entry function returns at its next check between
   // kernels.
   llvm::Value* stop_flag = nullptr;
+  // CodeWeight (ir_emitter_internal.h) summed over what the computation
+  // being emitted emits: a row group that outweighs its share of the
+  // module's parts is emitted in chunks (row_group_emitter.cc).
+  int64_t computation_code_weight = 0;
+  // Row-scratch arrays given a buffer region so far (alias_analysis.h).
+  int64_t row_scratch_regions = 0;
 
   // Identical kernels compiled once (kernel_sharing.h): while a fusion with
   // structural twins is emitted, `sharing_key` is its structure, and each

@@ -486,15 +486,20 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
   ElementalIrEmitter elemental(ctx_, [this](const HloInstruction* h) { return BufferOf(h); });
   // Loops emitted (a row group's members each count).
   int64_t emitted_loops = 0;
+  int64_t code_weight = 0;
   for (const HloInstruction* h : order) {
     if (!trees_.contains(h) || HasStorageOfItsOwn(*h) || IsPlumbing(*h)) continue;
     if (IsFusionOfKind(*h, kRowGroupFusion)) {
+      for (const HloInstruction* m : RowGroupMembers(*h)) code_weight += CodeWeight(*m);
       emitted_loops += static_cast<int64_t>(RowGroupMembers(*h).size());
     } else if (h->shape().IsArray()) {
+      code_weight += CodeWeight(*h);
       ++emitted_loops;
     }
   }
   ScopedOutlineAllRanges outline(ctx_, emitted_loops > kMaxInlineLoops);
+  const int64_t enclosing_code_weight = ctx_.computation_code_weight;
+  ctx_.computation_code_weight = code_weight;
   for (const HloInstruction* h : order) {
     if (!trees_.contains(h)) continue;  // unreachable
     // A control-flow instruction's temporaries for its emitter to take.
@@ -518,6 +523,7 @@ absl::Status IrEmitter::EmitComputation(const HloComputation& computation, std::
   }
   param_leaves_ = std::move(saved_params);
   result_leaves_ = std::move(saved_results);
+  ctx_.computation_code_weight = enclosing_code_weight;
   return absl::OkStatus();
 }
 

@@ -61,6 +61,41 @@ inline int64_t InnerWork(const HloInstruction& hlo) {
   return 1;
 }
 
+// Rough size of the code one element of `hlo` becomes: one per operation of
+// its fused computation (and reducer), more for the transcendental ones,
+// which expand to polynomials.
+inline int64_t CodeWeight(const HloInstruction& hlo) {
+  switch (hlo.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+    case HloOpcode::kBitcast:
+      return 0;
+    case HloOpcode::kTanh:
+    case HloOpcode::kExp:
+    case HloOpcode::kExpm1:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kErf:
+    case HloOpcode::kSin:
+    case HloOpcode::kCos:
+    case HloOpcode::kTan:
+    case HloOpcode::kAtan2:
+    case HloOpcode::kPower:
+    case HloOpcode::kCbrt:
+      return 8;
+    default:
+      break;
+  }
+  int64_t weight = 1;
+  for (const HloComputation* called : hlo.called_computations()) {
+    for (const HloInstruction* h : called->instructions()) weight += CodeWeight(*h);
+  }
+  return weight;
+}
+
 // A rough per-element cost for the parallel runtime's block sizes: the
 // output written once, each operand read once per unit of inner work.
 inline ElementCost EstimateElementCost(const HloInstruction& hlo) {

@@ -49,7 +49,8 @@ std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts) {
   if (max_parts < 2 || !module.alias_empty() || !module.ifunc_empty()) return {};
 
   // Groups of functions that must share a part: a direct call keeps callee
-  // and caller together (so the callee can be inlined).
+  // and caller together (so the callee can be inlined), unless the callee
+  // is marked kSeparablePartAttribute.
   llvm::EquivalenceClasses<const llvm::Function*> groups;
   int64_t total_instructions = 0;
   for (const llvm::Function& function : module) {
@@ -64,7 +65,7 @@ std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts) {
     for (const llvm::Use& use : function.uses()) {
       const llvm::User* user = use.getUser();
       if (const auto* call = llvm::dyn_cast<llvm::CallBase>(user); call != nullptr && call->isCallee(&use)) {
-        groups.unionSets(&function, call->getFunction());
+        if (!function.hasFnAttribute(kSeparablePartAttribute)) groups.unionSets(&function, call->getFunction());
       } else if (!llvm::isa<llvm::Instruction>(user)) {
         return {};  // e.g. a table of function pointers
       }

@@ -29,6 +29,11 @@ namespace cpu {
 // not split, and compiled 20% slower than in two parts.
 inline constexpr int64_t kMinInstructionsPerPart = 200;
 
+// A function with this attribute may go to another part than the functions
+// that call it (a row group's chunks, row_group_emitter.cc): each call then
+// crosses objects, and the callee is not inlined into its caller.
+inline constexpr char kSeparablePartAttribute[] = "xla-separable-part";
+
 // Constants of at most this many bytes used by several parts are copied.
 inline constexpr uint64_t kMaxCopiedConstantBytes = 4096;
 

@@ -94,6 +94,10 @@ absl::StatusOr<OutlinedFunction> EmitOutlinedFunction(EmitContext& context, cons
         if (original != nullptr) {  // the same alignment
           if (llvm::MDNode* align = original->getMetadata(llvm::LLVMContext::MD_align)) {
             load->setMetadata(llvm::LLVMContext::MD_align, align);
+          } else if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(original)) {
+            load->setMetadata(llvm::LLVMContext::MD_align,
+                              llvm::MDNode::get(ctx, llvm::ConstantAsMetadata::get(
+                                                         b->getInt64(alloca->getAlign().value()))));
           }
         }
         CopyBufferRegion(v, load);  // the same buffer: the same alias scope

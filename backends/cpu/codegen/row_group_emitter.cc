@@ -14,6 +14,7 @@
 #include "backends/cpu/codegen/buffer_assignment.h"
 #include "backends/cpu/transforms/cpu_fusion.h"
 #include "backends/cpu/codegen/ir_emitter_internal.h"
+#include "backends/cpu/codegen/module_partition.h"
 #include "backends/cpu/transforms/matmul_plan.h"
 #include "backends/cpu/codegen/parallel_loop_emitter.h"
 #include "backends/cpu/codegen/reduction_emitter.h"
@@ -33,6 +34,45 @@ namespace xla {
 namespace cpu {
 
 using namespace ir_emitter_internal;  // NOLINT: the emitter's own helpers
+
+namespace {
+
+// Where a row group's members split into chunks emitted as functions of
+// their own (EmitRowGroup): the start of each chunk and the end, {0,
+// members} for one chunk. Only when parts of the module are compiled on
+// several threads, and only a group too long to be balanced against the
+// rest of its computation (`computation_weight`, CodeWeight summed over
+// what it emits): a chain of 100 ops was one 16-member group and a few
+// loops, its part twice the others' compile time. Chunks are small enough
+// to spread over the parts.
+std::vector<size_t> RowGroupChunks(const std::vector<const HloInstruction*>& members, int threads,
+                                   int64_t computation_weight) {
+  constexpr int64_t kMinChunkedWeight = 64;
+  constexpr int64_t kMinChunkWeight = 12;
+  std::vector<int64_t> weights;
+  int64_t total = 0;
+  for (const HloInstruction* m : members) {
+    weights.push_back(CodeWeight(*m));
+    total += weights.back();
+  }
+  if (threads < 2 || total < kMinChunkedWeight || total * 2 * threads < computation_weight) {
+    return {0, members.size()};
+  }
+  const int64_t chunk_weight = std::max<int64_t>(kMinChunkWeight, computation_weight / (2 * threads));
+  std::vector<size_t> starts = {0};
+  int64_t in_chunk = 0;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (in_chunk >= chunk_weight) {
+      starts.push_back(i);
+      in_chunk = 0;
+    }
+    in_chunk += weights[i];
+  }
+  starts.push_back(members.size());
+  return starts;
+}
+
+}  // namespace
 
 absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
   const std::vector<const HloInstruction*> members = RowGroupMembers(fusion);
@@ -125,23 +165,28 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
               IrStorageType(m->shape().element_type(), module_->getContext()),
               b_.getInt64(std::max<int64_t>(ShapeUtil::ElementsIn(row_shape), 1)), computed.at(m)->name() + ".row");
           alloca->setAlignment(llvm::Align(kAlignment));
+          // Its own region: a chunk (below) sees it through a pointer.
+          MarkBufferRegion(alloca, BufferRegion::RowScratch(ctx_.row_scratch_regions++));
           scratch[m] = alloca;
           row_shapes[m] = row_shape;
         }
-        ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) {
-          auto it = scratch.find(Resolve(h));
-          return it != scratch.end() ? it->second : remap(BufferOf(h));
-        });
-        // Scratch is read as one row, by the member or, inside a member's
-        // fused computation, by the parameter standing for it.
-        for (const HloInstruction* m : members) {
-          if (m->opcode() != HloOpcode::kFusion) continue;
-          for (const HloInstruction* p : m->called_computations().front()->parameter_instructions()) {
-            if (auto it = row_shapes.find(Resolve(p)); it != row_shapes.end()) local.SetRowBuffer(p, it->second);
+        // Members [first, last) for row `row`, reading buffers and scratch
+        // through `chunk_remap` (the identity unless they are a chunk's).
+        auto emit_members = [&](size_t first, size_t last, llvm::Value* row,
+                                const ValueRemap& chunk_remap) -> absl::Status {
+          ElementalIrEmitter local(ctx_, [&](const HloInstruction* h) {
+            auto it = scratch.find(Resolve(h));
+            return chunk_remap(it != scratch.end() ? it->second : remap(BufferOf(h)));
+          });
+          // Scratch is read as one row, by the member or, inside a member's
+          // fused computation, by the parameter standing for it.
+          for (const HloInstruction* m : members) {
+            if (m->opcode() != HloOpcode::kFusion) continue;
+            for (const HloInstruction* p : m->called_computations().front()->parameter_instructions()) {
+              if (auto it = row_shapes.find(Resolve(p)); it != row_shapes.end()) local.SetRowBuffer(p, it->second);
+            }
           }
-        }
-        for (const auto& [m, row_shape] : row_shapes) local.SetRowBuffer(m, row_shape);
-        return EmitForLoop(ctx_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
+          for (const auto& [m, row_shape] : row_shapes) local.SetRowBuffer(m, row_shape);
           // The next row (the last one again at the end: always in bounds).
           llvm::Value* next = b_.CreateAdd(row, b_.getInt64(1));
           next = b_.CreateSelect(b_.CreateICmpSLT(next, b_.getInt64(rows)), next, row);
@@ -149,12 +194,14 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
           // softmax: 1.2-1.4x faster than at the start of the row, where
           // the prefetches compete with this row's own loads).
           auto prefetch = [&](const RowStream& stream) {
-            llvm::Value* base = remap(stream.write ? addresses_.at(stream.value) : BufferOf(stream.value));
+            llvm::Value* base =
+                chunk_remap(remap(stream.write ? addresses_.at(stream.value) : BufferOf(stream.value)));
             return EmitRowPrefetch(ctx_, base, next, stream.row_bytes, stream.write,
                                    stream.value->name() + ".prefetch");
           };
-          for (const HloInstruction* m : members) {
-            if (m == members[1]) {
+          for (size_t i = first; i < last; ++i) {
+            const HloInstruction* m = members[i];
+            if (i == 1) {
               for (const RowStream& stream : streams) RETURN_IF_ERROR(prefetch(stream));
             }
             const bool to_scratch = scratch.contains(m);
@@ -173,7 +220,7 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
             for (int64_t d : shape.layout().minor_to_major()) {
               if (d != row_dim) inner.push_back(d);
             }
-            llvm::Value* out = to_scratch ? scratch.at(m) : remap(addresses_.at(m));
+            llvm::Value* out = chunk_remap(to_scratch ? scratch.at(m) : remap(addresses_.at(m)));
             RETURN_IF_ERROR(EmitLoopNest(ctx_, shape.dimensions(), inner, root.name(), loop.pieces,
                                          [&](const IrIndex& inner_index, int64_t piece) -> absl::Status {
                                            IrIndex index = inner_index;
@@ -182,6 +229,27 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
                                            local.StoreElement(v, out, shape, index);
                                            return absl::OkStatus();
                                          }));
+          }
+          return absl::OkStatus();
+        };
+        const ValueRemap identity = [](llvm::Value* v) { return v; };
+        const std::vector<size_t> chunk_starts = RowGroupChunks(members, ctx_.threads, ctx_.computation_code_weight);
+        return EmitForLoop(ctx_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
+          if (chunk_starts.size() <= 2) return emit_members(0, members.size(), row, identity);
+          // A long group's row in chunks of members, each chunk a function
+          // that may be compiled in another module part, on another thread
+          // (module_partition.h): one call per chunk and row.
+          for (size_t c = 0; c + 1 < chunk_starts.size(); ++c) {
+            ASSIGN_OR_RETURN(OutlinedFunction chunk,
+                             EmitOutlinedFunction(ctx_, absl::StrCat(name, ".chunk", c), {b_.getInt64Ty()},
+                                                  [&](llvm::Function* chunk_fn, const ValueRemap& chunk_remap) {
+                                                    // Before it is compared with twins (kernel_sharing.h).
+                                                    chunk_fn->addFnAttr(kSeparablePartAttribute);
+                                                    chunk_fn->addFnAttr(llvm::Attribute::NoInline);
+                                                    return emit_members(chunk_starts[c], chunk_starts[c + 1],
+                                                                        chunk_fn->getArg(1), chunk_remap);
+                                                  }));
+            b_.CreateCall(chunk.function, {chunk.captured, row});
           }
           return absl::OkStatus();
         });

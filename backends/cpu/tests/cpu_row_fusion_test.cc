@@ -117,6 +117,51 @@ TEST(CpuRowFusionTest, LongChainsSplitIntoGroupsOfBoundedSize) {
   EXPECT_EQ(groups, (40 + kMaxRowGroupMembers - 1) / kMaxRowGroupMembers) << ir.substr(0, 3000);
 }
 
+// Steps of t = tanh(v * 0.5), v' = t - rowsum(t): one group of 16 members
+// (kMaxRowGroupMembers) that is nearly all of the module's code.
+std::string TanhRowSumChainHlo(int steps) {
+  std::string text =
+      "HloModule tanh_chain\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  v0 = f32[32,128] parameter(0)\n"
+      "  zero = f32[] constant(0)\n  half = f32[] constant(0.5)\n"
+      "  h = f32[32,128] broadcast(half), dimensions={}\n";
+  for (int i = 0; i < steps; ++i) {
+    absl::StrAppend(&text, "  m", i, " = f32[32,128] multiply(v", i, ", h)\n");
+    absl::StrAppend(&text, "  t", i, " = f32[32,128] tanh(m", i, ")\n");
+    absl::StrAppend(&text, "  r", i, " = f32[32] reduce(t", i, ", zero), dimensions={1}, to_apply=add\n");
+    absl::StrAppend(&text, "  b", i, " = f32[32,128] broadcast(r", i, "), dimensions={0}\n");
+    absl::StrAppend(&text, "  ", i + 1 == steps ? "ROOT " : "", "v", i + 1, " = f32[32,128] subtract(t", i,
+                    ", b", i, ")\n");
+  }
+  return text + "}\n";
+}
+
+// Compiled on two threads, such a group's row runs as chunks of members,
+// functions of their own that the module's parts share out (one part would
+// otherwise hold nearly all the code); one thread keeps one function. The
+// values are the evaluator's either way, and equal across thread counts.
+TEST(CpuRowFusionTest, GroupsThatDominateTheModuleCompileInChunksAcrossParts) {
+  const std::string text = TanhRowSumChainHlo(8);
+  ExpectMatchesEvaluator(text, ErrorSpec{1e-4, 1e-4});
+  const std::string parallel_ir = OptimizedIr(text, 2);
+  const std::regex chunk(R"(define (internal )?void @(__xla_part\.)?rows(\.[-\w]+)+\.chunk(\d+)\()");
+  int chunks = 0, in_other_part = 0;
+  for (std::sregex_iterator it(parallel_ir.begin(), parallel_ir.end(), chunk), end; it != end; ++it) {
+    ++chunks;
+    if ((*it)[2].matched) ++in_other_part;
+  }
+  EXPECT_GE(chunks, 2) << parallel_ir.substr(0, 3000);
+  EXPECT_GE(in_other_part, 1) << "every chunk stayed in its caller's part\n" << parallel_ir.substr(0, 3000);
+  EXPECT_NE(parallel_ir.find("; ---- part 2 of 2"), std::string::npos);
+  // The chunks' loops are vectorized as the group's own were, with no
+  // run-time overlap checks (their row scratch has its own alias scope).
+  EXPECT_NE(parallel_ir.find("fdiv <"), std::string::npos) << parallel_ir.substr(0, 3000);
+  EXPECT_EQ(parallel_ir.find("vector.memcheck"), std::string::npos);
+  EXPECT_EQ(OptimizedIr(text, 1).find(".chunk"), std::string::npos);
+  // A softmax (a group of four short members) is not split.
+  EXPECT_EQ(OptimizedIr(Softmax("f32", "{1,0}"), 2).find(".chunk"), std::string::npos);
+}
+
 TEST(CpuRowFusionTest, SoftmaxInHalfPrecisionAndDouble) {
   ExpectMatchesEvaluator(Softmax("f64", "{1,0}"), ErrorSpec{1e-13, 1e-12});
   ExpectMatchesEvaluator(Softmax("f16", "{1,0}"), ErrorSpec{1e-2, 1e-2});

@@ -394,46 +394,54 @@ absl::StatusOr<std::vector<std::string>> CpuJit::OptimizeToObjects(std::unique_p
                                                                    std::unique_ptr<llvm::Module> module,
                                                                    const CodegenRequest& request) {
   RETURN_IF_ERROR(VerifyEmittedModule(*module));
-  std::vector<std::string> parts = PartitionModule(*module, request.max_parts);
-  if (parts.empty()) {
+  struct PartOutput {
+    absl::StatusOr<std::string> object = absl::UnknownError("not compiled");
+    std::string optimized_ir, assembly, pass_timings;
+  };
+  const size_t max_parts = static_cast<size_t>(std::max(request.max_parts, 1));
+  // Sized once: the threads write their own elements while parts are made.
+  std::vector<PartOutput> outputs(max_parts);
+  std::vector<std::string> bitcode(max_parts);
+  auto compile = [&](llvm::Module& part, PartOutput& out) {
+    absl::StatusOr<PooledTargetMachine> machine = MakeTargetMachine(request.optimization_level);
+    if (!machine.ok()) {
+      out.object = machine.status();
+      return;
+    }
+    out.object = CompileOnePart(part, **machine, request, request.optimized_ir ? &out.optimized_ir : nullptr,
+                                request.assembly ? &out.assembly : nullptr,
+                                request.pass_timings ? &out.pass_timings : nullptr);
+  };
+  // Each part in a context and on a target machine of its own (neither is
+  // thread-safe), on a thread started as soon as its bitcode is written;
+  // the last is the module itself, compiled on this thread.
+  auto compile_bitcode = [&](size_t p) {
+    llvm::LLVMContext part_context;
+    llvm::Expected<std::unique_ptr<llvm::Module>> part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(bitcode[p], absl::StrCat("part", p)), part_context);
+    if (!part) {
+      outputs[p].object = absl::InternalError("CPU backend: reading a module part: " + ErrorString(part.takeError()));
+      return;
+    }
+    compile(**part, outputs[p]);
+  };
+  std::vector<std::thread> threads;
+  const int parts = PartitionModule(*module, request.max_parts, [&](int p, std::string part_bitcode) {
+    bitcode[p] = std::move(part_bitcode);
+    threads.emplace_back(compile_bitcode, static_cast<size_t>(p));
+  });
+  if (parts == 0) {
     absl::StatusOr<std::string> object = OptimizeToObject(*module, request);
     module.reset();  // before its context
     context.reset();
     if (!object.ok()) return object.status();
     return std::vector<std::string>{std::move(*object)};
   }
-  // The IR is in the parts' bitcode now (the module goes before its context).
-  module.reset();
+  compile(*module, outputs[parts - 1]);
+  module.reset();  // before its context
   context.reset();
-  struct PartOutput {
-    absl::StatusOr<std::string> object = absl::UnknownError("not compiled");
-    std::string optimized_ir, assembly, pass_timings;
-  };
-  std::vector<PartOutput> outputs(parts.size());
-  // Each part in a context and on a target machine of its own (neither is
-  // thread-safe); the last on this thread.
-  auto compile_part = [&](size_t p) {
-    PartOutput& out = outputs[p];
-    llvm::LLVMContext part_context;
-    llvm::Expected<std::unique_ptr<llvm::Module>> part = llvm::parseBitcodeFile(
-        llvm::MemoryBufferRef(parts[p], absl::StrCat("part", p)), part_context);
-    if (!part) {
-      out.object = absl::InternalError("CPU backend: reading a module part: " + ErrorString(part.takeError()));
-      return;
-    }
-    absl::StatusOr<PooledTargetMachine> machine = MakeTargetMachine(request.optimization_level);
-    if (!machine.ok()) {
-      out.object = machine.status();
-      return;
-    }
-    out.object = CompileOnePart(**part, **machine, request, request.optimized_ir ? &out.optimized_ir : nullptr,
-                                request.assembly ? &out.assembly : nullptr,
-                                request.pass_timings ? &out.pass_timings : nullptr);
-  };
-  std::vector<std::thread> threads;
-  for (size_t p = 0; p + 1 < parts.size(); ++p) threads.emplace_back(compile_part, p);
-  compile_part(parts.size() - 1);
   for (std::thread& thread : threads) thread.join();
+  outputs.resize(parts);
 
   std::vector<std::string> objects;
   for (size_t p = 0; p < outputs.size(); ++p) {

@@ -45,8 +45,9 @@ void Externalize(llvm::GlobalValue* value) {
 
 }  // namespace
 
-std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts) {
-  if (max_parts < 2 || !module.alias_empty() || !module.ifunc_empty()) return {};
+int PartitionModule(llvm::Module& module, int max_parts,
+                    const std::function<void(int part, std::string bitcode)>& part_ready) {
+  if (max_parts < 2 || !module.alias_empty() || !module.ifunc_empty()) return 0;
 
   // Groups of functions that must share a part: a direct call keeps callee
   // and caller together (so the callee can be inlined), unless the callee
@@ -59,7 +60,7 @@ std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts) {
     total_instructions += function.getInstructionCount();
   }
   const int64_t parts_by_size = total_instructions / kMinInstructionsPerPart;
-  if (parts_by_size < 2) return {};
+  if (parts_by_size < 2) return 0;
   for (const llvm::Function& function : module) {
     if (function.isDeclaration()) continue;
     for (const llvm::Use& use : function.uses()) {
@@ -67,7 +68,7 @@ std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts) {
       if (const auto* call = llvm::dyn_cast<llvm::CallBase>(user); call != nullptr && call->isCallee(&use)) {
         if (!function.hasFnAttribute(kSeparablePartAttribute)) groups.unionSets(&function, call->getFunction());
       } else if (!llvm::isa<llvm::Instruction>(user)) {
-        return {};  // e.g. a table of function pointers
+        return 0;  // e.g. a table of function pointers
       }
     }
   }
@@ -83,7 +84,7 @@ std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts) {
     weights.emplace_back(instructions, group->getData());
   }
   const int parts = static_cast<int>(std::min<int64_t>({max_parts, parts_by_size, static_cast<int64_t>(weights.size())}));
-  if (parts < 2) return {};
+  if (parts < 2) return 0;
   std::sort(weights.begin(), weights.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second->getName() < b.second->getName();
   });
@@ -102,10 +103,10 @@ std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts) {
   absl::flat_hash_map<const llvm::GlobalValue*, absl::btree_set<int>> copied_into;
   const llvm::DataLayout& layout = module.getDataLayout();
   for (llvm::GlobalVariable& global : module.globals()) {
-    if (global.hasAppendingLinkage()) return {};  // llvm.used and the like
+    if (global.hasAppendingLinkage()) return 0;  // llvm.used and the like
     if (global.isDeclaration()) continue;
     std::vector<const llvm::Function*> users;
-    if (!AddUsingFunctions(&global, &users)) return {};
+    if (!AddUsingFunctions(&global, &users)) return 0;
     absl::btree_set<int> reading_parts;
     for (const llvm::Function* user : users) reading_parts.insert(part_of.at(user));
     if (reading_parts.size() > 1 && global.isConstant() && global.hasLocalLinkage() &&
@@ -127,19 +128,34 @@ std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts) {
     }
   }
 
-  std::vector<std::string> bitcode(parts);
-  for (int p = 0; p < parts; ++p) {
+  auto in_part = [&](const llvm::GlobalValue* value, int p) {
+    if (auto it = part_of.find(value); it != part_of.end()) return it->second == p;
+    if (auto it = copied_into.find(value); it != copied_into.end()) return it->second.contains(p);
+    return false;
+  };
+  const int last = parts - 1;
+  for (int p = 0; p < last; ++p) {
     llvm::ValueToValueMapTy map;
-    std::unique_ptr<llvm::Module> part = llvm::CloneModule(module, map, [&](const llvm::GlobalValue* value) {
-      if (auto it = part_of.find(value); it != part_of.end()) return it->second == p;
-      if (auto it = copied_into.find(value); it != copied_into.end()) return it->second.contains(p);
-      return false;
-    });
-    llvm::raw_string_ostream os(bitcode[p]);
+    std::unique_ptr<llvm::Module> part =
+        llvm::CloneModule(module, map, [&](const llvm::GlobalValue* value) { return in_part(value, p); });
+    std::string bitcode;
+    llvm::raw_string_ostream os(bitcode);
     llvm::WriteBitcodeToFile(*part, os);
     os.flush();
+    part_ready(p, std::move(bitcode));
   }
-  return bitcode;
+  // The last part, in place: the others' definitions become declarations,
+  // as CloneModule makes them.
+  for (llvm::Function& function : module) {
+    if (!function.isDeclaration() && !in_part(&function, last)) function.deleteBody();  // external now
+  }
+  for (llvm::GlobalVariable& global : module.globals()) {
+    if (global.isDeclaration() || in_part(&global, last)) continue;
+    global.setInitializer(nullptr);
+    global.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    global.setComdat(nullptr);
+  }
+  return parts;
 }
 
 }  // namespace cpu

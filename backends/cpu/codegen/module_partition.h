@@ -13,6 +13,7 @@
 #define BACKENDS_CPU_CODEGEN_MODULE_PARTITION_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,13 +39,18 @@ inline constexpr char kSeparablePartAttribute[] = "xla-separable-part";
 inline constexpr uint64_t kMaxCopiedConstantBytes = 4096;
 
 // Splits `module` into at most `max_parts` balanced parts (by instruction
-// count), each returned as bitcode, or returns an empty vector when the
-// module is better compiled whole (too small, one group of functions, or
-// constructs the split does not handle). Symbols that one part defines and
-// another uses become external in `module` first (default visibility, not
+// count) and returns how many, or 0 when the module is better compiled
+// whole (too small, one group of functions, or constructs the split does not
+// handle), leaving it as it was. Every part but the last is handed to
+// `part_ready` as bitcode as soon as it is written, in order, so that it can
+// be compiled while the next is made; `module` itself becomes the last part,
+// in which what the other parts define is only declared (a copy less to
+// write and read on the compile's critical path). Symbols that one part
+// defines and another uses become external first (default visibility, not
 // dso_local: the parts' objects may be linked far apart, so they reach each
 // other through the GOT).
-std::vector<std::string> PartitionModule(llvm::Module& module, int max_parts);
+int PartitionModule(llvm::Module& module, int max_parts,
+                    const std::function<void(int part, std::string bitcode)>& part_ready);
 
 }  // namespace cpu
 }  // namespace xla

@@ -98,15 +98,21 @@ int PartitionModule(llvm::Module& module, int max_parts,
     }
   }
 
+  // Globals the split does not handle, found before anything is changed.
+  std::vector<std::vector<const llvm::Function*>> global_users;
+  for (llvm::GlobalVariable& global : module.globals()) {
+    if (global.hasAppendingLinkage()) return 0;  // llvm.used and the like
+    global_users.emplace_back();
+    if (!global.isDeclaration() && !AddUsingFunctions(&global, &global_users.back())) return 0;
+  }
   // Globals: with their only part, copied when small constants several
   // parts read, else in the first part that reads them.
   absl::flat_hash_map<const llvm::GlobalValue*, absl::btree_set<int>> copied_into;
   const llvm::DataLayout& layout = module.getDataLayout();
+  size_t global_index = 0;
   for (llvm::GlobalVariable& global : module.globals()) {
-    if (global.hasAppendingLinkage()) return 0;  // llvm.used and the like
+    const std::vector<const llvm::Function*>& users = global_users[global_index++];
     if (global.isDeclaration()) continue;
-    std::vector<const llvm::Function*> users;
-    if (!AddUsingFunctions(&global, &users)) return 0;
     absl::btree_set<int> reading_parts;
     for (const llvm::Function* user : users) reading_parts.insert(part_of.at(user));
     if (reading_parts.size() > 1 && global.isConstant() && global.hasLocalLinkage() &&
@@ -147,7 +153,9 @@ int PartitionModule(llvm::Module& module, int max_parts,
   // The last part, in place: the others' definitions become declarations,
   // as CloneModule makes them.
   for (llvm::Function& function : module) {
-    if (!function.isDeclaration() && !in_part(&function, last)) function.deleteBody();  // external now
+    if (function.isDeclaration() || in_part(&function, last)) continue;
+    function.deleteBody();  // external now
+    function.setComdat(nullptr);
   }
   for (llvm::GlobalVariable& global : module.globals()) {
     if (global.isDeclaration() || in_part(&global, last)) continue;

@@ -151,6 +151,7 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
   // Per row, not per element: the range runs over rows.
   return EmitParallelRange(ctx_, rows, name, cost, total_work,
       [&](llvm::Value* begin, llvm::Value* end, const ValueRemap& remap) -> absl::Status {
+        const std::vector<size_t> chunk_starts = RowGroupChunks(members, ctx_.threads, ctx_.computation_code_weight);
         // Scratch rows: a stack array per member, in the function that runs
         // the rows (so each worker has its own).
         absl::flat_hash_map<const HloInstruction*, llvm::Value*> scratch;
@@ -165,8 +166,12 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
               IrStorageType(m->shape().element_type(), module_->getContext()),
               b_.getInt64(std::max<int64_t>(ShapeUtil::ElementsIn(row_shape), 1)), computed.at(m)->name() + ".row");
           alloca->setAlignment(llvm::Align(kAlignment));
-          // Its own region: a chunk (below) sees it through a pointer.
-          MarkBufferRegion(alloca, BufferRegion::RowScratch(ctx_.row_scratch_regions++));
+          // Its own region when chunks (below) see it through pointers;
+          // otherwise LLVM knows the alloca, and the module's regions stay
+          // few (alias_analysis.cc attaches none past kMaxRegions).
+          if (chunk_starts.size() > 2) {
+            MarkBufferRegion(alloca, BufferRegion::RowScratch(ctx_.row_scratch_regions++));
+          }
           scratch[m] = alloca;
           row_shapes[m] = row_shape;
         }
@@ -233,7 +238,6 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
           return absl::OkStatus();
         };
         const ValueRemap identity = [](llvm::Value* v) { return v; };
-        const std::vector<size_t> chunk_starts = RowGroupChunks(members, ctx_.threads, ctx_.computation_code_weight);
         return EmitForLoop(ctx_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
           if (chunk_starts.size() <= 2) return emit_members(0, members.size(), row, identity);
           // A long group's row in chunks of members, each chunk a function

@@ -237,24 +237,30 @@ absl::Status IrEmitter::EmitRowGroup(const HloInstruction& fusion) {
           }
           return absl::OkStatus();
         };
+        // A long group's row in chunks of members, each chunk a function
+        // that may be compiled in another module part, on another thread
+        // (module_partition.h): made before the row loop, so that their
+        // captured arrays are filled once, not per row.
+        std::vector<OutlinedFunction> chunks;
+        for (size_t c = 0; chunk_starts.size() > 2 && c + 1 < chunk_starts.size(); ++c) {
+          ASSIGN_OR_RETURN(OutlinedFunction chunk,
+                           EmitOutlinedFunction(ctx_, absl::StrCat(name, ".chunk", c), {b_.getInt64Ty()},
+                                                [&](llvm::Function* chunk_fn, const ValueRemap& chunk_remap) {
+                                                  // Before it is compared with twins (kernel_sharing.h).
+                                                  chunk_fn->addFnAttr(kSeparablePartAttribute);
+                                                  chunk_fn->addFnAttr(llvm::Attribute::NoInline);
+                                                  return emit_members(chunk_starts[c], chunk_starts[c + 1],
+                                                                      chunk_fn->getArg(1), chunk_remap);
+                                                }));
+          chunks.push_back(chunk);
+        }
         const ValueRemap identity = [](llvm::Value* v) { return v; };
         return EmitForLoop(ctx_, begin, end, name + ".row", [&](llvm::Value* row) -> absl::Status {
-          if (chunk_starts.size() <= 2) return emit_members(0, members.size(), row, identity);
-          // A long group's row in chunks of members, each chunk a function
-          // that may be compiled in another module part, on another thread
-          // (module_partition.h): one call per chunk and row.
-          for (size_t c = 0; c + 1 < chunk_starts.size(); ++c) {
-            ASSIGN_OR_RETURN(OutlinedFunction chunk,
-                             EmitOutlinedFunction(ctx_, absl::StrCat(name, ".chunk", c), {b_.getInt64Ty()},
-                                                  [&](llvm::Function* chunk_fn, const ValueRemap& chunk_remap) {
-                                                    // Before it is compared with twins (kernel_sharing.h).
-                                                    chunk_fn->addFnAttr(kSeparablePartAttribute);
-                                                    chunk_fn->addFnAttr(llvm::Attribute::NoInline);
-                                                    return emit_members(chunk_starts[c], chunk_starts[c + 1],
-                                                                        chunk_fn->getArg(1), chunk_remap);
-                                                  }));
-            b_.CreateCall(chunk.function, {chunk.captured, row});
-          }
+          if (chunks.empty()) return emit_members(0, members.size(), row, identity);
+          // The chunks' loops run inside this one: an outer loop to
+          // EmitForLoop (a stop check per row, no vectorizer hints).
+          ++ctx_.loops_emitted;
+          for (const OutlinedFunction& chunk : chunks) b_.CreateCall(chunk.function, {chunk.captured, row});
           return absl::OkStatus();
         });
       });
